@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type BuildProgress, FIRST_KEY_FILE, loadConfig, startPlatform } from '@sandpit/server';
+import { Command } from 'commander';
+import { ProgressReporter } from '../progress.ts';
+
+/** Starts the whole platform on its embedded defaults and says how to reach it. */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('start the platform (SQLite store, the best local runtime, the base template built on first use)')
+    .option('-p, --port <port>', 'control-plane port (default: $PORT or 3000)')
+    .action(async (opts: { port?: string }) => {
+      const env = { ...process.env };
+      if (opts.port) env.PORT = opts.port;
+      // Quiet logs on the terminal unless asked; the progress bar and summary are what a person reads.
+      env.SANDPIT_LOG_LEVEL ??= 'warn';
+      const config = loadConfig(env);
+      const progress = new ProgressReporter();
+      const platform = await startPlatform(config, { createFirstTeam: true, onProgress: (p: BuildProgress) => progress.update(p) });
+      const stop = async () => {
+        await platform.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+
+      const keyFile = join(config.dataDir, FIRST_KEY_FILE);
+      const keyLine = platform.createdKey
+        ? `API key (created now, also saved in ${keyFile}):\n    ${platform.createdKey}`
+        : config.bootstrapApiKey
+          ? 'API key: the value of SANDPIT_BOOTSTRAP_API_KEY'
+          : `API key: ${await readFile(keyFile, 'utf8').then(() => `in ${keyFile}`, () => 'create one with ./sandpit team create <name>')}`;
+      console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
+      console.log(keyLine);
+      console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
+      console.log('Preparing the base template platform/base (first use builds it; later starts reuse the cache)...');
+      try {
+        const root = await platform.templates.base();
+        progress.done(`platform/base ready (${root})`);
+      } catch (err) {
+        progress.done(`platform/base could not be built: ${(err as Error).message}`);
+      }
+    });
+}

@@ -1,0 +1,107 @@
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { ApiError, tooMany } from './errors.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import type { Services } from './routes/context.ts';
+import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
+import { infoRoutes, VERSION } from './routes/info.ts';
+import { sandboxRoutes } from './routes/sandboxes.ts';
+import { ErrorEnvelope } from './schemas/common.ts';
+import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/** Builds the HTTP server: control plane and data plane on one listener. */
+export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: log,
+    disableRequestLogging: true,
+    bodyLimit: 2 * 1024 * 1024,
+    // Names and values are validated exactly as sent: no coercion, no silent stripping.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Bodiless POSTs (pause, resume) often still carry a JSON content type.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, 'bad_request', 'request body is not valid JSON'), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    if (err instanceof ApiError) {
+      return reply.code(err.status).headers(err.headers).send({ error: { code: err.code, message: err.message } });
+    }
+    if (err.validation) {
+      const where = err.validationContext ?? 'request';
+      return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
+    }
+    const status = err.statusCode ?? 500;
+    if (status < 500 && STATUS_CODES[status]) {
+      return reply.code(status).send({ error: { code: STATUS_CODES[status], message: err.message } });
+    }
+    req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
+    return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
+  });
+
+  if (s.config.rateLimitMax > 0) {
+    await app.register(fastifyRateLimit, {
+      max: s.config.rateLimitMax,
+      timeWindow: s.config.rateLimitWindowMs,
+      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
+      errorResponseBuilder: (_req, ctx) => tooMany('rate_limited', `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s`, Math.ceil(ctx.ttl / 1000)),
+    });
+  }
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Sandpit API', version: VERSION, description: 'Sandboxes for AI agents. Errors use {"error": {"code", "message"}}.' },
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          AccessToken: { type: 'apiKey', in: 'header', name: 'X-Access-Token' },
+        },
+      },
+      security: [],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(Sandbox);
+  app.addSchema(SandboxWithToken);
+  // Control-plane routes declare the API key scheme unless they say otherwise.
+  app.addHook('onRoute', (route) => {
+    if (route.schema && route.schema.security === undefined) route.schema.security = [{ ApiKey: [] }];
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await infoRoutes(app, s);
+  await apiKeyRoutes(app, s);
+  await sandboxRoutes(app, s);
+  await controlExecRoutes(app, s);
+  await dataPlaneExecRoutes(app, s);
+  return app;
+}

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+
+/** Everything the server reads from its environment, with working defaults. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Host name clients use; sandbox and preview hosts are built under it. */
+  publicHost: string;
+  region: string;
+  dataDir: string;
+  imageDir: string;
+  driver: 'auto' | 'container' | 'gvisor';
+  bootstrapApiKey?: string;
+  logLevel: string;
+  /** Requests per key (or client address) in each rate window; 0 disables. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  maxActiveSandboxesPerTeam: number;
+  agentBinary: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = env.SANDPIT_DATA_DIR || '/var/lib/sandpit';
+  const region = env.SANDPIT_REGION || 'local';
+  if (!/^[a-z0-9]+$/.test(region)) throw new Error(`SANDPIT_REGION must match [a-z0-9]+, got '${region}'`);
+  const driver = env.SANDPIT_DRIVER || 'auto';
+  if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
+    throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
+  }
+  return {
+    host: env.HOST || '0.0.0.0',
+    port: int(env, 'PORT', 3000),
+    publicHost: env.SANDPIT_PUBLIC_HOST || 'localhost',
+    region,
+    dataDir,
+    imageDir: env.SANDPIT_IMAGE_DIR || join(dataDir, 'images'),
+    driver,
+    bootstrapApiKey: env.SANDPIT_BOOTSTRAP_API_KEY || undefined,
+    logLevel: env.SANDPIT_LOG_LEVEL || 'info',
+    rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT', 2000),
+    rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS', 10_000),
+    maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES', 100),
+    agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
+  };
+}

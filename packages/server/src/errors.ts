@@ -1,0 +1,24 @@
+/** The one error type the API raises: an HTTP status plus the contract's stable code. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, 'bad_request', message);
+export const unauthorized = (message = 'missing or invalid credentials') => new ApiError(401, 'unauthorized', message);
+export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+export const gone = (message: string) => new ApiError(410, 'gone', message);
+export const tooMany = (code: string, message: string, retryAfterS?: number) =>
+  new ApiError(429, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) });
+export const unavailable = (message: string) => new ApiError(503, 'unavailable', message);
+export const internal = (message = 'internal error') => new ApiError(500, 'internal', message);

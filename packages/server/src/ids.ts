@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest } from './errors.ts';
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const SANDBOX_ID = new RegExp(`^(?:sb-[a-z0-9]+-)?(${UUID})$`, 'i');
+const BARE_UUID = new RegExp(`^${UUID}$`, 'i');
+
+export const newId = () => randomUUID();
+
+/** Accepts both the bare UUID and the region-tagged form; returns the bare lowercase UUID. */
+export function parseSandboxId(raw: string): string {
+  const m = SANDBOX_ID.exec(raw);
+  if (!m || !m[1]) throw badRequest(`'${raw.slice(0, 100)}' is not a sandbox id (a UUID or sb-<region>-<uuid>)`);
+  return m[1].toLowerCase();
+}
+
+export function parseUuid(raw: string, what: string): string {
+  if (!BARE_UUID.test(raw)) throw badRequest(`'${raw.slice(0, 100)}' is not a valid ${what} (a UUID)`);
+  return raw.toLowerCase();
+}
+
+export const isUuid = (raw: string) => BARE_UUID.test(raw);
+
+export const taggedSandboxId = (region: string, id: string) => `sb-${region}-${id}`;

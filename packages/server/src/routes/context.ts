@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { AuthService, Principal } from '../services/auth.ts';
+import type { ExecService } from '../services/exec.ts';
+import type { SandboxService } from '../services/sandboxes.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+/** The services routes may call; routes never reach the runtime directly. */
+export interface Services {
+  config: Config;
+  auth: AuthService;
+  sandboxes: SandboxService;
+  exec: ExecService;
+  driverName: string;
+}
+
+/** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. */
+export function apiKeyHook(auth: AuthService) {
+  return async (req: FastifyRequest, _reply: FastifyReply) => {
+    const raw = req.headers['x-api-key'];
+    req.principal = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
+  };
+}
+
+export function principal(req: FastifyRequest): Principal {
+  if (!req.principal) throw new Error('route is missing the API key hook');
+  return req.principal;
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../schemas/common.ts';
+import { apiKeyHook, principal, type Services } from './context.ts';
+
+export const VERSION = '0.1.0';
+
+export async function infoRoutes(app: FastifyInstance, s: Services) {
+  const { publicHost, region } = s.config;
+  // The bound port, which differs from the configured one when that was 0.
+  const port = () => {
+    const addr = app.server.address();
+    return typeof addr === 'object' && addr ? addr.port : s.config.port;
+  };
+  app.get(
+    '/info',
+    {
+      schema: {
+        summary: 'Discovery: where the data plane, sandbox hosts and previews are',
+        tags: ['info'],
+        security: [],
+        response: {
+          200: Type.Object({
+            version: Type.String(),
+            region: Type.String(),
+            driver: Type.String({ description: 'Runtime driver this host runs sandboxes on' }),
+            data_plane_url: Type.String(),
+            sandbox_url: Type.String({ description: 'Template with {sandbox_id}' }),
+            preview_url: Type.String({ description: 'Template with {port} and {sandbox_id}' }),
+          }),
+        },
+      },
+    },
+    async () => ({
+      version: VERSION,
+      region,
+      driver: s.driverName,
+      data_plane_url: `http://${publicHost}:${port()}`,
+      sandbox_url: `http://{sandbox_id}.sandbox.${publicHost}:${port()}`,
+      preview_url: `http://{port}-{sandbox_id}.preview.${publicHost}:${port()}`,
+    }),
+  );
+
+  app.get(
+    '/me',
+    {
+      onRequest: apiKeyHook(s.auth),
+      schema: {
+        summary: 'The team, user and permissions of the calling API key',
+        tags: ['auth'],
+        response: {
+          200: Type.Object({ team_id: Type.String(), user_id: Type.String(), key_id: Type.String(), permissions: Type.Array(Type.String()) }),
+          ...errors(401),
+        },
+      },
+    },
+    async (req) => {
+      const p = principal(req);
+      return { team_id: p.teamId, user_id: p.userId, key_id: p.keyId, permissions: [...p.permissions] };
+    },
+  );
+}

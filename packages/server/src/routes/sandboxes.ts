@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest } from '../errors.ts';
+import { errors, SandboxIdParam } from '../schemas/common.ts';
+import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, SandboxList } from '../schemas/sandbox.ts';
+import { sandboxView, withToken } from '../services/sandbox-view.ts';
+import { apiKeyHook, principal, type Services } from './context.ts';
+
+type IdParams = { sandbox_id: string };
+
+export async function sandboxRoutes(app: FastifyInstance, s: Services) {
+  const onRequest = apiKeyHook(s.auth);
+  const read = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:read');
+  const write = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:write');
+  const tags = ['sandboxes'];
+
+  app.post(
+    '/sandboxes',
+    {
+      onRequest,
+      schema: {
+        summary: 'Create a sandbox; it is ready to use when this returns',
+        tags,
+        body: Type.Optional(CreateSandboxBody),
+        response: { 201: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 429) },
+      },
+    },
+    async (req, reply) => {
+      write(req);
+      const rec = await s.sandboxes.create(principal(req), (req.body as CreateSandboxBody | undefined) ?? {});
+      reply.code(201).header('cache-control', 'no-store');
+      return withToken(rec, sandboxView(rec));
+    },
+  );
+
+  app.get(
+    '/sandboxes',
+    {
+      onRequest,
+      schema: {
+        summary: 'List the team\'s sandboxes, newest first; filter with status and metadata.{key}=value',
+        tags,
+        querystring: ListSandboxesQuery,
+        response: { 200: SandboxList, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      read(req);
+      const query = req.query as Record<string, string | string[]>;
+      const metadata: [string, string][] = [];
+      for (const [k, v] of Object.entries(query)) {
+        if (!k.startsWith('metadata.')) continue;
+        if (Array.isArray(v)) throw badRequest(`query parameter '${k}' is given more than once`);
+        metadata.push([k.slice('metadata.'.length), v]);
+      }
+      const single = (name: string) => {
+        const v = query[name];
+        if (Array.isArray(v)) throw badRequest(`query parameter '${name}' is given more than once`);
+        return v;
+      };
+      const page = await s.sandboxes.list(principal(req), { limit: single('limit'), cursor: single('cursor'), status: single('status'), metadata });
+      return { sandboxes: page.items.map((r) => sandboxView(r)), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+    },
+  );
+
+  app.get(
+    '/sandboxes/:sandbox_id',
+    { onRequest, schema: { summary: 'Get a sandbox', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404) } } },
+    async (req) => {
+      read(req);
+      return sandboxView(await s.sandboxes.get(principal(req), (req.params as IdParams).sandbox_id));
+    },
+  );
+
+  app.patch(
+    '/sandboxes/:sandbox_id',
+    {
+      onRequest,
+      schema: {
+        summary: 'Update name, metadata, timers, network rules or preview access',
+        tags,
+        params: SandboxIdParam,
+        body: PatchSandboxBody,
+        response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (req) => {
+      write(req);
+      return sandboxView(await s.sandboxes.patch(principal(req), (req.params as IdParams).sandbox_id, req.body as PatchSandboxBody));
+    },
+  );
+
+  app.post(
+    '/sandboxes/:sandbox_id/pause',
+    {
+      onRequest,
+      schema: { summary: 'Pause a sandbox (409 when already paused)', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409) } },
+    },
+    async (req) => {
+      write(req);
+      return sandboxView(await s.sandboxes.pause(principal(req), (req.params as IdParams).sandbox_id));
+    },
+  );
+
+  for (const [verb, summary] of [
+    ['resume', 'Resume a paused sandbox (409 when active); returns the access token'],
+    ['activate', 'Resume when paused, no-op when active; returns the access token'],
+  ] as const) {
+    app.post(
+      `/sandboxes/:sandbox_id/${verb}`,
+      { onRequest, schema: { summary, tags, params: SandboxIdParam, response: { 200: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 409, 429) } } },
+      async (req, reply) => {
+        write(req);
+        const rec = await s.sandboxes[verb](principal(req), (req.params as IdParams).sandbox_id);
+        reply.header('cache-control', 'no-store');
+        return withToken(rec, sandboxView(rec));
+      },
+    );
+  }
+
+  app.delete(
+    '/sandboxes/:sandbox_id',
+    { onRequest, schema: { summary: 'Delete a sandbox and release everything it held', tags, params: SandboxIdParam, response: { 204: Type.Null(), ...errors(400, 401, 403, 404) } } },
+    async (req, reply) => {
+      write(req);
+      await s.sandboxes.delete(principal(req), (req.params as IdParams).sandbox_id);
+      reply.code(204);
+    },
+  );
+}

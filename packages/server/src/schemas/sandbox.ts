@@ -1,0 +1,107 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Resources } from './common.ts';
+
+const METADATA_DOC =
+  'At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved';
+
+export const Metadata = Type.Record(Type.String(), Type.String(), { maxProperties: 64, description: METADATA_DOC });
+
+export const NetworkRules = Type.Object(
+  {
+    allow_out: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+        maxItems: 256,
+        description: 'CIDRs and domain names (wildcard *.<domain>); when present everything else is denied',
+      }),
+    ),
+    deny_out: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 256, description: 'CIDRs only' })),
+  },
+  { additionalProperties: false, description: '10/8, 172.16/12, 192.168/16, 127/8 and 169.254/16 are always blocked' },
+);
+
+export const EnvVars = Type.Record(Type.String(), Type.String(), { maxProperties: 256 });
+
+export const SecretBindings = Type.Record(Type.String(), Type.String(), {
+  maxProperties: 64,
+  description: 'env-var name -> secret name; the sandbox sees only a proxy token',
+});
+
+export const CreateSandboxBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    from_template: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template UUID or name; default platform/base' })),
+    auto_pause_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800 })),
+    auto_delete_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 2592000 })),
+    metadata: Type.Optional(Metadata),
+    env: Type.Optional(EnvVars),
+    network: Type.Optional(NetworkRules),
+    secrets: Type.Optional(SecretBindings),
+    preview_access: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
+  },
+  { additionalProperties: false },
+);
+export type CreateSandboxBody = Static<typeof CreateSandboxBody>;
+
+export const PatchSandboxBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    metadata: Type.Optional(Metadata),
+    auto_pause_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 604800 }), Type.Null()])),
+    auto_delete_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2592000 }), Type.Null()])),
+    network: Type.Optional(Type.Union([NetworkRules, Type.Null()])),
+    preview_access: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
+  },
+  { additionalProperties: false, description: 'metadata replaces the whole object; null disables a timer or restores default network rules' },
+);
+export type PatchSandboxBody = Static<typeof PatchSandboxBody>;
+
+export const SandboxStatus = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('pausing'),
+  Type.Literal('paused'),
+  Type.Literal('resuming'),
+  Type.Literal('migrating'),
+  Type.Literal('failed'),
+]);
+
+const sandboxFields = {
+  id: Type.String({ description: 'Region-tagged id sb-<region>-<uuid>' }),
+  name: Type.Optional(Type.String()),
+  template_id: Type.String(),
+  status: SandboxStatus,
+  driver: Type.String({ description: 'Runtime driver the sandbox runs on' }),
+  latest_snapshot_id: Type.Optional(Type.String()),
+  auto_pause_seconds: Type.Optional(Type.Integer()),
+  auto_delete_seconds: Type.Optional(Type.Integer()),
+  auto_delete_at: Type.Optional(DateTime),
+  network: Type.Optional(NetworkRules),
+  metadata: Metadata,
+  preview_access: Type.Union([Type.Literal('legacy_public'), Type.Literal('public'), Type.Literal('private')]),
+  secrets: Type.Array(Type.Object({ env: Type.String(), secret: Type.String(), revoked: Type.Boolean() })),
+  resources: Resources,
+  region: Type.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+};
+
+export const Sandbox = Type.Object(sandboxFields, { $id: 'Sandbox' });
+export type Sandbox = Static<typeof Sandbox>;
+
+export const SandboxWithToken = Type.Object(
+  { ...sandboxFields, access_token: Type.String({ description: 'Send as X-Access-Token to the data plane' }) },
+  { $id: 'SandboxWithToken' },
+);
+
+export const SandboxList = Type.Object({
+  sandboxes: Type.Array(Type.Ref('Sandbox')),
+  next_cursor: Type.Optional(Type.String()),
+});
+
+export const ListSandboxesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ description: 'Page size, 1 to 1000 (default 100)' })),
+    cursor: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String({ description: 'One status or a comma-separated list' })),
+  },
+  { additionalProperties: true, description: 'metadata.{key}=value filters match exactly, as strings' },
+);

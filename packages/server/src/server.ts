@@ -1,0 +1,116 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { type Clock, systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import type { RuntimeDriver } from './runtime/driver.ts';
+import { createDriver } from './runtime/select.ts';
+import { AgentPool } from './services/agents.ts';
+import { AuthService } from './services/auth.ts';
+import { ExecService } from './services/exec.ts';
+import { reconcile } from './services/reconcile.ts';
+import { SandboxService } from './services/sandboxes.ts';
+import { type BuildProgress, TemplateService } from './services/templates.ts';
+import { type Db, openDb } from './store/db.ts';
+import { SandboxStore } from './store/sandboxes.ts';
+import { TeamStore } from './store/teams.ts';
+
+export interface Platform {
+  app: FastifyInstance;
+  db: Db;
+  driver: RuntimeDriver;
+  sandboxes: SandboxService;
+  auth: AuthService;
+  templates: TemplateService;
+  /** The first team's key when this start created it (printed once by `serve`). */
+  createdKey?: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  onProgress?: (p: BuildProgress) => void;
+  /** Create the first team with a generated key when the store has none and no bootstrap key is set. */
+  createFirstTeam?: boolean;
+  timerIntervalMs?: number;
+}
+
+export const FIRST_KEY_FILE = 'first-api-key';
+const TIMER_INTERVAL_MS = 250;
+
+/** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
+export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
+  const clock = opts.clock ?? systemClock;
+  const log = createLogger(config.logLevel);
+  const db = await openDb(config.dataDir);
+  try {
+    const teams = new TeamStore(db);
+    const store = new SandboxStore(db);
+    const auth = new AuthService(teams, clock);
+
+    let createdKey: string | undefined;
+    if ((await teams.countTeams()) === 0) {
+      if (config.bootstrapApiKey) await auth.createTeam('default', { key: config.bootstrapApiKey });
+      else if (opts.createFirstTeam) {
+        createdKey = (await auth.createTeam('default')).key;
+        await writeFile(join(config.dataDir, FIRST_KEY_FILE), `${createdKey}\n`, { mode: 0o600 });
+      }
+    }
+
+    const driver = await createDriver(config, log);
+    const templates = new TemplateService(config.imageDir, opts.onProgress);
+    const agents = new AgentPool(driver);
+    const sandboxes = new SandboxService({
+      store,
+      teams,
+      driver,
+      templates,
+      agents,
+      clock,
+      log,
+      region: config.region,
+      maxActivePerTeam: config.maxActiveSandboxesPerTeam,
+    });
+    const exec = new ExecService(sandboxes, agents, clock);
+    await reconcile(store, driver, clock, log);
+
+    const app = await buildApp({ config, auth, sandboxes, exec, driverName: driver.name }, log);
+    await app.listen({ host: config.host, port: config.port });
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+
+    let ticking = false;
+    const timer = setInterval(() => {
+      if (ticking) return;
+      ticking = true;
+      sandboxes
+        .runTimers()
+        .catch((err) => log.error({ err: String(err) }, 'timer run failed'))
+        .finally(() => (ticking = false));
+    }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
+    timer.unref();
+
+    return {
+      app,
+      db,
+      driver,
+      sandboxes,
+      auth,
+      templates,
+      createdKey,
+      url: `http://${config.publicHost}:${port}`,
+      async close() {
+        clearInterval(timer);
+        await app.close();
+        agents.closeAll();
+        await db.destroy();
+      },
+    };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}

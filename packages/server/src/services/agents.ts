@@ -1,0 +1,35 @@
+import { AgentClient } from '../runtime/agent-client.ts';
+import type { RuntimeDriver } from '../runtime/driver.ts';
+
+/** One multiplexed agent connection per sandbox, opened on demand and re-opened after a drop. */
+export class AgentPool {
+  readonly driver: RuntimeDriver;
+  readonly #clients = new Map<string, Promise<AgentClient>>();
+
+  constructor(driver: RuntimeDriver) {
+    this.driver = driver;
+  }
+
+  get(id: string, timeoutMs = 5000): Promise<AgentClient> {
+    const cached = this.#clients.get(id);
+    if (cached) return cached;
+    const p = AgentClient.connect(this.driver.agentSocket(id), { timeoutMs });
+    this.#clients.set(id, p);
+    p.then(
+      (c) => c.on('close', () => this.#clients.get(id) === p && this.#clients.delete(id)),
+      () => this.#clients.get(id) === p && this.#clients.delete(id),
+    );
+    return p;
+  }
+
+  /** Closes the connection, e.g. before a checkpoint or after delete. */
+  drop(id: string): void {
+    const p = this.#clients.get(id);
+    this.#clients.delete(id);
+    p?.then((c) => c.close(), () => undefined);
+  }
+
+  closeAll(): void {
+    for (const id of [...this.#clients.keys()]) this.drop(id);
+  }
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { ApiKeyRecord, TeamStore } from '../store/teams.ts';
+import { isPermission, PERMISSIONS, type Permission } from './permissions.ts';
+
+/** Who is calling: always derived from the API key, never from a header the client chooses. */
+export interface Principal {
+  teamId: string;
+  userId: string;
+  keyId: string;
+  permissions: readonly string[];
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const newKeySecret = () => `sp_${randomBytes(24).toString('base64url')}`;
+
+export class AuthService {
+  readonly teams: TeamStore;
+  readonly clock: Clock;
+  constructor(teams: TeamStore, clock: Clock) {
+    this.teams = teams;
+    this.clock = clock;
+  }
+
+  async authenticate(key: string | undefined): Promise<Principal> {
+    if (!key) throw unauthorized('missing X-API-Key header');
+    const rec = await this.teams.findKeyByHash(hashKey(key));
+    if (!rec) throw unauthorized('invalid API key');
+    return { teamId: rec.teamId, userId: rec.userId, keyId: rec.id, permissions: rec.permissions };
+  }
+
+  require(p: Principal, perm: Permission): void {
+    if (!p.permissions.includes(perm)) throw forbidden(`this API key lacks the '${perm}' permission`);
+  }
+
+  /** Creates a team, its owner and an admin key with every permission; `key` fixes the key's value. */
+  async createTeam(name: string, opts: { email?: string; key?: string } = {}) {
+    const now = this.clock.now();
+    const key = opts.key ?? newKeySecret();
+    const ids = { teamId: newId(), userId: newId(), keyId: newId() };
+    await this.teams.createTeam({
+      teamId: ids.teamId,
+      teamName: name,
+      userId: ids.userId,
+      email: opts.email ?? `owner@${name}.local`,
+      fullName: 'Owner',
+      key: { id: ids.keyId, name: 'admin', hash: hashKey(key), prefix: key.slice(0, 7), permissions: [...PERMISSIONS] },
+      now,
+    });
+    return { ...ids, key };
+  }
+
+  /** A new key for the caller's user with a subset of the caller's own permissions. */
+  async createKey(p: Principal, name: string, permissions: string[] | undefined) {
+    this.require(p, 'keys:manage');
+    const wanted = permissions ?? [...p.permissions];
+    for (const perm of wanted) {
+      if (!isPermission(perm)) throw badRequest(`unknown permission '${perm}'; known: ${PERMISSIONS.join(', ')}`);
+      if (!p.permissions.includes(perm)) throw forbidden(`cannot grant '${perm}': the calling key does not hold it`);
+    }
+    const key = newKeySecret();
+    const rec: ApiKeyRecord = {
+      id: newId(),
+      teamId: p.teamId,
+      userId: p.userId,
+      name,
+      keyPrefix: key.slice(0, 7),
+      permissions: [...new Set(wanted)],
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+    };
+    await this.teams.insertKey({ ...rec, hash: hashKey(key), prefix: rec.keyPrefix, now: rec.createdAt });
+    return { record: rec, key };
+  }
+}

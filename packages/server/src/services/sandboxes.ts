@@ -1,0 +1,346 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import { badRequest, conflict, notFound, tooMany, unauthorized } from '../errors.ts';
+import { newId, parseSandboxId } from '../ids.ts';
+import type { RuntimeDriver } from '../runtime/driver.ts';
+import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts';
+import type { SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
+import type { TeamStore } from '../store/teams.ts';
+import type { AgentPool } from './agents.ts';
+import type { Principal } from './auth.ts';
+import { KeyedLock } from './keyed-lock.ts';
+import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
+import type { TemplateService } from './templates.ts';
+
+export interface SandboxServiceDeps {
+  store: SandboxStore;
+  teams: TeamStore;
+  driver: RuntimeDriver;
+  templates: TemplateService;
+  agents: AgentPool;
+  clock: Clock;
+  log: Logger;
+  region: string;
+  maxActivePerTeam: number;
+}
+
+export interface ListQuery {
+  limit?: string;
+  cursor?: string;
+  status?: string;
+  metadata: [string, string][];
+}
+
+const STATUSES = new Set(['active', 'pausing', 'paused', 'resuming', 'migrating', 'failed']);
+/** How long an auto-pause that failed waits before it is tried again. */
+const AUTO_PAUSE_RETRY_MS = 30_000;
+
+/** The sandbox state machine: every transition goes through here, one at a time per sandbox. */
+export class SandboxService {
+  readonly deps: SandboxServiceDeps;
+  readonly lock = new KeyedLock();
+  readonly #creating = new Map<string, number>();
+
+  constructor(deps: SandboxServiceDeps) {
+    this.deps = deps;
+  }
+
+  async create(p: Principal, body: CreateSandboxBody): Promise<SandboxRecord> {
+    const { store, driver, templates, clock } = this.deps;
+    const metadata = body.metadata ?? {};
+    checkMetadata(metadata);
+    const env = body.env ?? {};
+    checkEnv(env);
+    const secrets = body.secrets ?? {};
+    checkSecretBindings(secrets);
+    for (const name of Object.keys(secrets)) {
+      if (name in env) throw badRequest(`'${name}' is both an env variable and a secret binding`);
+    }
+    const network = body.network ? normalizeNetwork(body.network) : null;
+    const template = await templates.resolve(p.teamId, body.from_template);
+
+    await this.#reserveActiveSlot(p.teamId);
+    try {
+      const id = newId();
+      await driver.create({
+        id,
+        templateRoot: template.rootfs,
+        resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
+        env: { ...template.env, ...env },
+        hostname: 'sandbox',
+      });
+      const now = clock.now();
+      const rec: SandboxRecord = {
+        id,
+        teamId: p.teamId,
+        name: body.name ?? null,
+        templateId: template.id,
+        driver: driver.name,
+        region: this.deps.region,
+        status: 'active',
+        metadata,
+        env,
+        network,
+        secrets,
+        previewAccess: body.preview_access ?? 'public',
+        resources: template.resources,
+        accessToken: `sat_${randomBytes(24).toString('base64url')}`,
+        autoPauseSeconds: body.auto_pause_seconds ?? null,
+        autoDeleteSeconds: body.auto_delete_seconds ?? null,
+        autoPauseAt: body.auto_pause_seconds ? now + body.auto_pause_seconds * 1000 : null,
+        autoDeleteAt: null,
+        activeSince: now,
+        pausedAt: null,
+        latestSnapshotId: null,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      };
+      try {
+        await store.insert(rec, 'created');
+      } catch (err) {
+        await driver.destroy(id).catch(() => undefined);
+        throw err;
+      }
+      return rec;
+    } finally {
+      this.#creating.set(p.teamId, (this.#creating.get(p.teamId) ?? 1) - 1);
+    }
+  }
+
+  /** Counts in-flight creates too, so concurrent requests cannot overshoot the cap. */
+  async #reserveActiveSlot(teamId: string): Promise<void> {
+    const max = await this.#maxActive(teamId);
+    const inFlight = this.#creating.get(teamId) ?? 0;
+    this.#creating.set(teamId, inFlight + 1);
+    const active = await this.deps.store.countActive(teamId);
+    if (active + inFlight >= max) {
+      this.#creating.set(teamId, (this.#creating.get(teamId) ?? 1) - 1);
+      throw tooMany('too_many_sandboxes', `the team has ${active} active sandboxes, the limit is ${max}; pause or delete one`);
+    }
+  }
+
+  async #maxActive(teamId: string): Promise<number> {
+    const team = await this.deps.teams.getTeam(teamId);
+    return team?.limits.max_active_sandboxes ?? this.deps.maxActivePerTeam;
+  }
+
+  async get(p: Principal, rawId: string): Promise<SandboxRecord> {
+    const rec = await this.deps.store.get(parseSandboxId(rawId));
+    if (!rec || rec.teamId !== p.teamId) throw notFound(`sandbox '${rawId}' not found`);
+    return rec;
+  }
+
+  /** Data-plane access: the sandbox exists and the token is its own. */
+  async getWithToken(rawId: string | undefined, token: string | undefined): Promise<SandboxRecord> {
+    if (!rawId) throw badRequest('missing X-Platform-Sandbox-Id header (or use the per-sandbox host)');
+    if (!token) throw unauthorized('missing X-Access-Token header');
+    const rec = await this.deps.store.get(parseSandboxId(rawId));
+    if (!rec) throw notFound(`sandbox '${rawId}' not found`);
+    const a = Buffer.from(rec.accessToken);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) throw unauthorized('invalid access token for this sandbox');
+    return rec;
+  }
+
+  async list(p: Principal, q: ListQuery): Promise<{ items: SandboxRecord[]; nextCursor?: string }> {
+    const limit = q.limit === undefined ? 100 : Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
+    const statuses = q.status === undefined ? undefined : q.status.split(',').map((s) => s.trim());
+    for (const s of statuses ?? []) if (!STATUSES.has(s)) throw badRequest(`unknown status '${s.slice(0, 32)}'`);
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const items = await this.deps.store.list({ teamId: p.teamId, statuses, metadata: q.metadata, after, limit: limit + 1 });
+    if (items.length <= limit) return { items };
+    const page = items.slice(0, limit);
+    const last = page[page.length - 1]!;
+    return { items: page, nextCursor: encodeCursor(last) };
+  }
+
+  async patch(p: Principal, rawId: string, body: PatchSandboxBody): Promise<SandboxRecord> {
+    const id = (await this.get(p, rawId)).id;
+    if (body.metadata !== undefined) checkMetadata(body.metadata);
+    const network = body.network === undefined || body.network === null ? body.network : normalizeNetwork(body.network);
+    return this.lock.run(id, async () => {
+      const rec = await this.#mustGet(p, id, rawId);
+      if (body.network !== undefined && (rec.status === 'paused' || rec.status === 'pausing')) {
+        throw conflict('network rules cannot be changed while the sandbox is paused; resume it first');
+      }
+      const now = this.deps.clock.now();
+      if (body.name !== undefined) rec.name = body.name;
+      if (body.metadata !== undefined) rec.metadata = body.metadata;
+      if (body.preview_access !== undefined) rec.previewAccess = body.preview_access;
+      if (network !== undefined) rec.network = network;
+      if (body.auto_pause_seconds !== undefined) {
+        rec.autoPauseSeconds = body.auto_pause_seconds;
+        rec.autoPauseAt = rec.status === 'active' && body.auto_pause_seconds !== null ? (rec.activeSince ?? now) + body.auto_pause_seconds * 1000 : null;
+      }
+      if (body.auto_delete_seconds !== undefined) {
+        rec.autoDeleteSeconds = body.auto_delete_seconds;
+        // Applying the window to an already-paused sandbox arms the deadline from now.
+        rec.autoDeleteAt = rec.status === 'paused' && body.auto_delete_seconds !== null ? now + body.auto_delete_seconds * 1000 : null;
+      }
+      rec.updatedAt = now;
+      await this.deps.store.save(rec, { type: 'updated', at: now }, body.metadata !== undefined);
+      return rec;
+    });
+  }
+
+  async pause(p: Principal, rawId: string): Promise<SandboxRecord> {
+    const id = (await this.get(p, rawId)).id;
+    return this.lock.run(id, async () => {
+      const rec = await this.#mustGet(p, id, rawId);
+      if (rec.status === 'paused') throw conflict('the sandbox is already paused');
+      if (rec.status !== 'active') throw conflict(`the sandbox is ${rec.status} and cannot be paused`);
+      await this.#pause(rec, 'paused');
+      if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
+      return rec;
+    });
+  }
+
+  async #pause(rec: SandboxRecord, eventType: string): Promise<void> {
+    const { store, driver, clock } = this.deps;
+    rec.status = 'pausing';
+    rec.updatedAt = clock.now();
+    await store.save(rec);
+    try {
+      await driver.pause(rec.id);
+    } catch (err) {
+      rec.status = 'active';
+      rec.updatedAt = clock.now();
+      await store.save(rec);
+      throw err;
+    }
+    const now = clock.now();
+    rec.status = 'paused';
+    rec.pausedAt = now;
+    rec.activeSince = null;
+    rec.autoPauseAt = null;
+    rec.autoDeleteAt = rec.autoDeleteSeconds === null ? null : now + rec.autoDeleteSeconds * 1000;
+    rec.updatedAt = now;
+    await store.save(rec, { type: eventType, at: now });
+  }
+
+  async resume(p: Principal, rawId: string): Promise<SandboxRecord> {
+    const id = (await this.get(p, rawId)).id;
+    return this.lock.run(id, async () => {
+      const rec = await this.#mustGet(p, id, rawId);
+      if (rec.status === 'active') throw conflict('the sandbox is already active');
+      if (rec.status !== 'paused') throw conflict(`the sandbox is ${rec.status} and cannot be resumed`);
+      await this.#resume(rec);
+      return rec;
+    });
+  }
+
+  /** Idempotent resume: a paused sandbox is resumed, an active one is returned as it is. */
+  async activate(p: Principal, rawId: string): Promise<SandboxRecord> {
+    const id = (await this.get(p, rawId)).id;
+    return this.lock.run(id, async () => {
+      const rec = await this.#mustGet(p, id, rawId);
+      if (rec.status === 'paused') await this.#resume(rec);
+      else if (rec.status !== 'active') throw conflict(`the sandbox is ${rec.status} and cannot be activated`);
+      return rec;
+    });
+  }
+
+  /** Makes the sandbox runnable for a command: auto-resumes a paused one. */
+  async ensureActive(rec: SandboxRecord): Promise<SandboxRecord> {
+    if (rec.status === 'active') return rec;
+    return this.lock.run(rec.id, async () => {
+      const cur = await this.deps.store.get(rec.id);
+      if (!cur) throw notFound('sandbox not found');
+      if (cur.status === 'paused') await this.#resume(cur);
+      else if (cur.status !== 'active') throw conflict(`the sandbox is ${cur.status}; commands cannot run in it`);
+      return cur;
+    });
+  }
+
+  async #resume(rec: SandboxRecord): Promise<void> {
+    const { store, driver, clock } = this.deps;
+    const max = await this.#maxActive(rec.teamId);
+    const active = await store.countActive(rec.teamId);
+    if (active + (this.#creating.get(rec.teamId) ?? 0) >= max) {
+      throw tooMany('too_many_sandboxes', `the team has ${active} active sandboxes, the limit is ${max}; pause or delete one`);
+    }
+    rec.status = 'resuming';
+    rec.updatedAt = clock.now();
+    await store.save(rec);
+    try {
+      await driver.resume(rec.id);
+    } catch (err) {
+      rec.status = 'paused';
+      rec.updatedAt = clock.now();
+      await store.save(rec);
+      throw err;
+    }
+    const now = clock.now();
+    rec.status = 'active';
+    rec.activeSince = now;
+    rec.pausedAt = null;
+    rec.autoDeleteAt = null;
+    rec.autoPauseAt = rec.autoPauseSeconds === null ? null : now + rec.autoPauseSeconds * 1000;
+    rec.updatedAt = now;
+    await store.save(rec, { type: 'resumed', at: now });
+  }
+
+  async delete(p: Principal, rawId: string): Promise<void> {
+    const id = (await this.get(p, rawId)).id;
+    await this.lock.run(id, async () => {
+      const rec = await this.#mustGet(p, id, rawId);
+      await this.#delete(rec, 'deleted');
+    });
+  }
+
+  /** The row is marked first: if we crash before the engine is cleaned, reconciliation finishes it. */
+  async #delete(rec: SandboxRecord, eventType: string): Promise<void> {
+    const now = this.deps.clock.now();
+    rec.deletedAt = now;
+    rec.updatedAt = now;
+    await this.deps.store.save(rec, { type: eventType, at: now, data: { status: rec.status } });
+    this.deps.agents.drop(rec.id);
+    await this.deps.driver.destroy(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'engine cleanup failed; reconciliation retries'));
+  }
+
+  /** Runs due auto-pauses and auto-deletes; called by the timer loop (and directly by tests). */
+  async runTimers(): Promise<void> {
+    const { store, clock, log } = this.deps;
+    const now = clock.now();
+    for (const id of await store.dueForAutoPause(now)) {
+      await this.lock.run(id, async () => {
+        const rec = await store.get(id);
+        if (!rec || rec.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
+        try {
+          await this.#pause(rec, 'auto_paused');
+          if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
+        } catch (err) {
+          log.warn({ sandbox: id, err: String(err) }, 'auto-pause failed; will retry');
+          rec.autoPauseAt = clock.now() + AUTO_PAUSE_RETRY_MS;
+          await store.save(rec);
+        }
+      });
+    }
+    for (const id of await store.dueForAutoDelete(clock.now())) {
+      await this.lock.run(id, async () => {
+        const rec = await store.get(id);
+        if (!rec || rec.status !== 'paused' || rec.autoDeleteAt === null || rec.autoDeleteAt > clock.now()) return;
+        await this.#delete(rec, 'auto_deleted');
+      });
+    }
+  }
+
+  async #mustGet(p: Principal, id: string, rawId: string): Promise<SandboxRecord> {
+    const rec = await this.deps.store.get(id);
+    if (!rec || rec.teamId !== p.teamId) throw notFound(`sandbox '${rawId}' not found`);
+    return rec;
+  }
+}
+
+function encodeCursor(s: SandboxRecord): string {
+  return Buffer.from(`${s.createdAt}:${s.id}`).toString('base64url');
+}
+
+function decodeCursor(c: string): { createdAt: number; id: string } {
+  const [ts, id] = Buffer.from(c, 'base64url').toString().split(':');
+  if (!ts || !id || !/^\d+$/.test(ts)) throw badRequest('invalid cursor');
+  return { createdAt: Number(ts), id };
+}

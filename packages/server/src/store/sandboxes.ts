@@ -1,0 +1,216 @@
+import type { Selectable } from 'kysely';
+import type { Db } from './db.ts';
+import type { SandboxTable } from './schema.ts';
+
+export type SandboxStatus = 'active' | 'pausing' | 'paused' | 'resuming' | 'migrating' | 'failed';
+
+export interface NetworkRules {
+  allow_out?: string[];
+  deny_out?: string[];
+}
+
+export interface ResourcesRecord {
+  vcpu_count: number;
+  memory_mib: number;
+  disk_mib: number;
+}
+
+/** A sandbox row with its JSON columns parsed. */
+export interface SandboxRecord {
+  id: string;
+  teamId: string;
+  name: string | null;
+  templateId: string;
+  driver: string;
+  region: string;
+  status: SandboxStatus;
+  metadata: Record<string, string>;
+  env: Record<string, string>;
+  network: NetworkRules | null;
+  secrets: Record<string, string>;
+  previewAccess: 'legacy_public' | 'public' | 'private';
+  resources: ResourcesRecord;
+  accessToken: string;
+  autoPauseSeconds: number | null;
+  autoDeleteSeconds: number | null;
+  autoPauseAt: number | null;
+  autoDeleteAt: number | null;
+  activeSince: number | null;
+  pausedAt: number | null;
+  latestSnapshotId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+function fromRow(r: Selectable<SandboxTable>): SandboxRecord {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    name: r.name,
+    templateId: r.template_id,
+    driver: r.driver,
+    region: r.region,
+    status: r.status as SandboxStatus,
+    metadata: JSON.parse(r.metadata),
+    env: JSON.parse(r.env),
+    network: r.network === null ? null : JSON.parse(r.network),
+    secrets: JSON.parse(r.secrets),
+    previewAccess: r.preview_access as SandboxRecord['previewAccess'],
+    resources: JSON.parse(r.resources),
+    accessToken: r.access_token,
+    autoPauseSeconds: r.auto_pause_seconds,
+    autoDeleteSeconds: r.auto_delete_seconds,
+    autoPauseAt: r.auto_pause_at === null ? null : Number(r.auto_pause_at),
+    autoDeleteAt: r.auto_delete_at === null ? null : Number(r.auto_delete_at),
+    activeSince: r.active_since === null ? null : Number(r.active_since),
+    pausedAt: r.paused_at === null ? null : Number(r.paused_at),
+    latestSnapshotId: r.latest_snapshot_id,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    deletedAt: r.deleted_at === null ? null : Number(r.deleted_at),
+  };
+}
+
+function toRow(s: SandboxRecord): SandboxTable {
+  return {
+    id: s.id,
+    team_id: s.teamId,
+    name: s.name,
+    template_id: s.templateId,
+    driver: s.driver,
+    region: s.region,
+    status: s.status,
+    metadata: JSON.stringify(s.metadata),
+    env: JSON.stringify(s.env),
+    network: s.network === null ? null : JSON.stringify(s.network),
+    secrets: JSON.stringify(s.secrets),
+    preview_access: s.previewAccess,
+    resources: JSON.stringify(s.resources),
+    access_token: s.accessToken,
+    auto_pause_seconds: s.autoPauseSeconds,
+    auto_delete_seconds: s.autoDeleteSeconds,
+    auto_pause_at: s.autoPauseAt,
+    auto_delete_at: s.autoDeleteAt,
+    active_since: s.activeSince,
+    paused_at: s.pausedAt,
+    latest_snapshot_id: s.latestSnapshotId,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    deleted_at: s.deletedAt,
+  };
+}
+
+export interface ListFilter {
+  teamId: string;
+  statuses?: string[];
+  metadata?: [string, string][];
+  /** Keyset position: items strictly after (createdAt, id) in descending order. */
+  after?: { createdAt: number; id: string };
+  limit: number;
+}
+
+export class SandboxStore {
+  readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async insert(s: SandboxRecord, eventType: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('sandboxes').values(toRow(s)).execute();
+      await insertMetadata(tx, s.id, s.metadata);
+      await tx.insertInto('sandbox_events').values({ sandbox_id: s.id, team_id: s.teamId, type: eventType, at: s.createdAt, data: null }).execute();
+    });
+  }
+
+  /** Writes the whole record; `event` appends a lifecycle event in the same transaction. */
+  async save(s: SandboxRecord, event?: { type: string; at: number; data?: unknown }, metadataChanged = false): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const { id: _id, ...rest } = toRow(s);
+      await tx.updateTable('sandboxes').set(rest).where('id', '=', s.id).execute();
+      if (metadataChanged) {
+        await tx.deleteFrom('sandbox_metadata').where('sandbox_id', '=', s.id).execute();
+        await insertMetadata(tx, s.id, s.metadata);
+      }
+      if (event) {
+        await tx
+          .insertInto('sandbox_events')
+          .values({ sandbox_id: s.id, team_id: s.teamId, type: event.type, at: event.at, data: event.data === undefined ? null : JSON.stringify(event.data) })
+          .execute();
+      }
+    });
+  }
+
+  async get(id: string): Promise<SandboxRecord | undefined> {
+    const row = await this.db.selectFrom('sandboxes').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  async list(f: ListFilter): Promise<SandboxRecord[]> {
+    let q = this.db.selectFrom('sandboxes').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null);
+    if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+    for (const [key, value] of f.metadata ?? []) {
+      q = q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('sandbox_metadata')
+            .select('sandbox_metadata.key')
+            .whereRef('sandbox_metadata.sandbox_id', '=', 'sandboxes.id')
+            .where('sandbox_metadata.key', '=', key)
+            .where('sandbox_metadata.value', '=', value),
+        ),
+      );
+    }
+    if (f.after) {
+      const { createdAt, id } = f.after;
+      q = q.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    return rows.map(fromRow);
+  }
+
+  /** Every sandbox that is not deleted, across teams: for reconciliation and timers. */
+  async listLive(): Promise<SandboxRecord[]> {
+    const rows = await this.db.selectFrom('sandboxes').selectAll().where('deleted_at', 'is', null).execute();
+    return rows.map(fromRow);
+  }
+
+  async dueForAutoPause(now: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('sandboxes')
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .where('status', '=', 'active')
+      .where('auto_pause_at', '<=', now)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async dueForAutoDelete(now: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('sandboxes')
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .where('status', '=', 'paused')
+      .where('auto_delete_at', '<=', now)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async countActive(teamId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('sandboxes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .where('deleted_at', 'is', null)
+      .where('status', 'in', ['active', 'pausing', 'resuming', 'migrating'])
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+async function insertMetadata(tx: Db, sandboxId: string, metadata: Record<string, string>): Promise<void> {
+  const rows = Object.entries(metadata).map(([key, value]) => ({ sandbox_id: sandboxId, key, value }));
+  if (rows.length > 0) await tx.insertInto('sandbox_metadata').values(rows).execute();
+}

@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLI = new URL('../../../cli/src/main.ts', import.meta.url).pathname;
+export const IMAGE_DIR = process.env.SANDPIT_IMAGE_DIR || '/var/lib/sandpit/images';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+/** A real Sandpit server in its own process, on its own data directory. */
+export class ServerProcess {
+  readonly dataDir: string;
+  readonly key: string;
+  readonly port: number;
+  readonly env: Record<string, string>;
+  child: ChildProcess | undefined;
+  output = '';
+
+  private constructor(dataDir: string, port: number, env: Record<string, string>) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.key = `sp_test_${randomBytes(12).toString('hex')}`;
+    this.env = env;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  static async start(env: Record<string, string> = {}): Promise<ServerProcess> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sandpit-test-'));
+    const s = new ServerProcess(dataDir, await freePort(), env);
+    await s.launch();
+    return s;
+  }
+
+  async launch(): Promise<void> {
+    const child = spawn(process.execPath, [CLI, 'serve'], {
+      env: {
+        ...process.env,
+        PORT: String(this.port),
+        HOST: '127.0.0.1',
+        SANDPIT_DATA_DIR: this.dataDir,
+        SANDPIT_IMAGE_DIR: IMAGE_DIR,
+        SANDPIT_BOOTSTRAP_API_KEY: this.key,
+        SANDPIT_LOG_LEVEL: 'warn',
+        ...this.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout?.on('data', (d) => (this.output += d));
+    child.stderr?.on('data', (d) => (this.output += d));
+    const deadline = Date.now() + 600_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${this.output}`);
+      if (this.output.includes('platform/base ready')) return;
+      if (this.output.includes('could not be built')) throw new Error(`base template failed:\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`server did not become ready:\n${this.output}`);
+  }
+
+  /** Simulates a crash: SIGKILL, no shutdown path runs. */
+  async kill9(): Promise<void> {
+    await this.#signal('SIGKILL');
+  }
+
+  async #signal(sig: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(sig);
+    await exited;
+  }
+
+  /** Deletes every sandbox through the API, stops the server, and removes the data directory. */
+  async stop(): Promise<void> {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
+      const api = new Api(this.url, this.key);
+      for (;;) {
+        const res = await api.get('/sandboxes?limit=1000');
+        const list = (res.body as { sandboxes?: { id: string }[] }).sandboxes ?? [];
+        if (list.length === 0) break;
+        for (const sb of list) await api.del(`/sandboxes/${sb.id}`);
+      }
+      await this.#signal('SIGTERM');
+    }
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small real HTTP client for tests. */
+export class Api {
+  readonly base: string;
+  readonly key: string | undefined;
+  constructor(base: string, key?: string) {
+    this.base = base;
+    this.key = key;
+  }
+
+  async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+    const h: Record<string, string> = { ...headers };
+    if (this.key !== undefined && !('x-api-key' in h)) h['x-api-key'] = this.key;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      h['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const res = await fetch(this.base + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('application/json')) parsed = text ? JSON.parse(text) : undefined;
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.req<T>('GET', path, undefined, headers);
+  }
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.req<T>('POST', path, body, headers);
+  }
+  patch<T = any>(path: string, body?: unknown) {
+    return this.req<T>('PATCH', path, body);
+  }
+  del<T = any>(path: string) {
+    return this.req<T>('DELETE', path);
+  }
+}
+
+/** Parses a text/event-stream body into its data events and comment lines. */
+export function parseSse(text: string): { events: any[]; comments: string[]; stray: string[] } {
+  const events: any[] = [];
+  const comments: string[] = [];
+  const stray: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
+    else if (line.startsWith(':')) comments.push(line);
+    else if (line !== '') stray.push(line);
+  }
+  return { events, comments, stray };
+}
