@@ -1,0 +1,94 @@
+/**
+ * Issue 2 benchmarks against a real server process and the raw engine in the same run:
+ * create -> first exec, data-plane exec round trip, pause/resume, idle memory, GET throughput.
+ * Run: ./sandpit bench   (or: node bench/foundation.bench.ts)
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { ensureBaseTemplate } from '../packages/server/src/runtime/templates/base-template.ts';
+import { median, ratio, report, sample } from './stats.ts';
+
+const run = promisify(execFile);
+const N = Number(process.env.BENCH_RUNS ?? 50);
+const IDLE = Number(process.env.BENCH_IDLE_SANDBOXES ?? 100);
+
+async function rawCrun(rootfs: string): Promise<number[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-bench-crun-'));
+  try {
+    await run('crun', ['spec'], { cwd: dir });
+    const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+    spec.process.terminal = false;
+    spec.process.args = ['/bin/true'];
+    spec.root = { path: rootfs, readonly: true };
+    await writeFile(join(dir, 'config.json'), JSON.stringify(spec));
+    let i = 0;
+    return await sample(N, () => run('crun', ['--root', join(dir, 'state'), 'run', '--bundle', dir, `bench-${process.pid}-${i++}`]));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function memAvailableKiB(): Promise<number> {
+  const m = /MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'));
+  return Number(m?.[1] ?? 0);
+}
+
+async function main() {
+  const rootfs = await ensureBaseTemplate(IMAGE_DIR);
+  const server = await ServerProcess.start({ SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(IDLE + 10) });
+  const api = new Api(server.url, server.key);
+  try {
+    console.log(`Sandpit foundation benchmark (driver container, ${N} runs each)\n`);
+    const raw = await rawCrun(rootfs);
+    report('raw `crun run /bin/true` (same root)', raw);
+
+    const ids: string[] = [];
+    const createExec = await sample(N, async () => {
+      const sb = (await api.post('/sandboxes', {})).body;
+      ids.push(sb.id);
+      const res = await new Api(server.url).post('/exec', { command: 'true' }, { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token });
+      if (res.body.exit_code !== 0) throw new Error(`exec failed: ${JSON.stringify(res.body)}`);
+    });
+    report('create -> first exec of `true` returns', createExec, '<= 40 ms, <= 1.5x raw');
+    ratio('create -> first exec vs raw crun run', createExec, raw);
+    for (const id of ids.splice(0)) await api.del(`/sandboxes/${id}`);
+
+    const sb = (await api.post('/sandboxes', {})).body;
+    const dp = new Api(server.url);
+    const headers = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
+    await sample(20, () => dp.post('/exec', { command: 'true' }, headers));
+    report('data-plane exec round trip of `true`', await sample(N * 4, () => dp.post('/exec', { command: 'true' }, headers)), '<= 5 ms');
+
+    const pauses: number[] = [];
+    const resumes: number[] = [];
+    for (let i = 0; i < N; i++) {
+      pauses.push(...(await sample(1, () => api.post(`/sandboxes/${sb.id}/pause`))));
+      resumes.push(...(await sample(1, () => api.post(`/sandboxes/${sb.id}/resume`))));
+    }
+    report('pause (freezer, via API)', pauses, '<= 20 ms');
+    report('resume (thaw, via API)', resumes, '<= 20 ms');
+
+    const gets = await autocannon({ url: `${server.url}/sandboxes/${sb.id}`, headers: { 'x-api-key': server.key }, connections: 16, duration: 5 });
+    console.log(`${'GET /sandboxes/{id} throughput'.padEnd(44)} ${Math.round(gets.requests.average)} req/s (non-2xx ${gets.non2xx})   (target >= 3000)`);
+    await api.del(`/sandboxes/${sb.id}`);
+
+    const before = await memAvailableKiB();
+    for (let i = 0; i < IDLE; i++) ids.push((await api.post('/sandboxes', {})).body.id);
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = await memAvailableKiB();
+    const listed = (await api.get('/sandboxes?limit=1000')).body.sandboxes.filter((s: any) => s.status === 'active').length;
+    console.log(`${'idle sandboxes held at once'.padEnd(44)} ${listed} active   (target 100)`);
+    console.log(`${'host memory per idle sandbox'.padEnd(44)} ${((before - after) / 1024 / IDLE).toFixed(1)} MiB (MemAvailable delta / ${IDLE}, agent included)   (target <= 30 MiB)`);
+    for (const id of ids.splice(0)) await api.del(`/sandboxes/${id}`);
+    console.log(`\nmedian summary: create+exec ${median(createExec).toFixed(1)} ms, raw crun ${median(raw).toFixed(1)} ms`);
+  } finally {
+    await server.stop();
+  }
+}
+
+await main();
