@@ -1,0 +1,44 @@
+import { ApiKeys } from './api-keys.ts';
+import { type ClientOptions, HttpClient, type RequestOptions } from './http.ts';
+import { Sandboxes } from './sandboxes.ts';
+import type { Info, Me } from './types.ts';
+
+/** One connection to a Sandpit server: configuration, discovery and the resource groups. */
+export class SandpitClient {
+  /** The transport, for the SDK's own resource classes. */
+  readonly http: HttpClient;
+  readonly sandboxes: Sandboxes;
+  readonly apiKeys: ApiKeys;
+  readonly #dataPlaneUrl: string | undefined;
+  #info: Promise<Info> | undefined;
+
+  constructor(opts: ClientOptions = {}) {
+    this.http = new HttpClient(opts);
+    this.sandboxes = new Sandboxes(this.http);
+    this.apiKeys = new ApiKeys(this.http);
+    this.#dataPlaneUrl = opts.dataPlaneUrl?.replace(/\/+$/, '');
+  }
+
+  get apiUrl(): string {
+    return this.http.apiUrl;
+  }
+
+  /** GET /info (no key needed): version, region and where the data plane and sandbox hosts are. Cached once it succeeds. */
+  info(opts: RequestOptions = {}): Promise<Info> {
+    this.#info ??= this.http.json<Info>({ method: 'GET', path: '/info', apiKey: false, ...opts }).catch((err: unknown) => {
+      this.#info = undefined;
+      throw err;
+    });
+    return this.#info;
+  }
+
+  /** The team, user and permissions of the API key in use. */
+  me(opts: RequestOptions = {}): Promise<Me> {
+    return this.http.json({ method: 'GET', path: '/me', ...opts });
+  }
+
+  /** Where data-plane calls go: the configured address, else the one the server announces. */
+  async dataPlaneUrl(opts: RequestOptions = {}): Promise<string> {
+    return this.#dataPlaneUrl ?? (await this.info(opts)).data_plane_url.replace(/\/+$/, '');
+  }
+}

@@ -1,0 +1,124 @@
+import { SandpitClient } from './client.ts';
+import { Commands } from './commands.ts';
+import type { CommandOptions, ExecResult, StreamOptions, StreamResult } from './exec.ts';
+import type { ClientOptions, RequestOptions } from './http.ts';
+import type { ListSandboxesFilters } from './sandboxes.ts';
+import type { CreateSandboxParams, SandboxInfo, SandboxWithToken, UpdateSandboxParams } from './types.ts';
+
+/** How the static helpers reach the server: an existing client, or options for a new one. */
+export interface ConnectionOptions extends ClientOptions {
+  client?: SandpitClient;
+  signal?: AbortSignal;
+}
+
+export type CreateSandboxOptions = CreateSandboxParams & ConnectionOptions;
+export type ListSandboxesOptions = ListSandboxesFilters & ConnectionOptions;
+
+/** Separates connection options from the request fields they were given with. */
+function connection<T extends ConnectionOptions>(opts: T) {
+  const { client, apiUrl, apiKey, dataPlaneUrl, timeoutMs, maxRetries, retryDelayMs, fetch, signal, ...rest } = opts;
+  return {
+    client: client ?? new SandpitClient({ apiUrl, apiKey, dataPlaneUrl, timeoutMs, maxRetries, retryDelayMs, fetch }),
+    request: { timeoutMs, signal } satisfies RequestOptions,
+    rest,
+  };
+}
+
+/**
+ * A live sandbox: made by `create`, `connect` or `resume`, it holds the access token that
+ * `commands` uses on the data plane. Plain records (`get`, `list`) are `SandboxInfo`.
+ */
+export class Sandbox {
+  readonly id: string;
+  readonly client: SandpitClient;
+  /** Runs commands over the data plane with the access token. */
+  readonly commands: Commands;
+  #info: SandboxInfo;
+  #accessToken: string;
+
+  private constructor(client: SandpitClient, info: SandboxWithToken) {
+    const { access_token, ...rest } = info;
+    this.client = client;
+    this.id = info.id;
+    this.#info = rest;
+    this.#accessToken = access_token;
+    this.commands = new Commands(client, this.id, () => this.#accessToken);
+  }
+
+  /** Creates a sandbox (from `platform/base` unless `from_template` says otherwise), ready to use on return. */
+  static async create(opts: CreateSandboxOptions = {}): Promise<Sandbox> {
+    const { client, request, rest } = connection(opts);
+    return new Sandbox(client, await client.sandboxes.create(rest, request));
+  }
+
+  /** Attaches to an existing sandbox, resuming it when paused. */
+  static async connect(id: string, opts: ConnectionOptions = {}): Promise<Sandbox> {
+    const { client, request } = connection(opts);
+    return new Sandbox(client, await client.sandboxes.activate(id, request));
+  }
+
+  static get(id: string, opts: ConnectionOptions = {}): Promise<SandboxInfo> {
+    const { client, request } = connection(opts);
+    return client.sandboxes.get(id, request);
+  }
+
+  /** The team's sandboxes, newest first, a page at a time: `for await (const page of Sandbox.list()) ...`. */
+  static list(opts: ListSandboxesOptions = {}): AsyncGenerator<SandboxInfo[]> {
+    const { client, request, rest } = connection(opts);
+    return client.sandboxes.list(rest, request);
+  }
+
+  /** Deletes a sandbox by id; false when it was already gone. */
+  static kill(id: string, opts: ConnectionOptions = {}): Promise<boolean> {
+    const { client, request } = connection(opts);
+    return client.sandboxes.kill(id, request);
+  }
+
+  /** The sandbox as last seen by this object. */
+  get info(): SandboxInfo {
+    return this.#info;
+  }
+
+  /** Token for the data plane (X-Access-Token); it grants access to this sandbox only. */
+  get accessToken(): string {
+    return this.#accessToken;
+  }
+
+  /** Fetches the current state. */
+  async getInfo(opts: RequestOptions = {}): Promise<SandboxInfo> {
+    this.#info = await this.client.sandboxes.get(this.id, opts);
+    return this.#info;
+  }
+
+  async update(params: UpdateSandboxParams, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    this.#info = await this.client.sandboxes.update(this.id, params, opts);
+    return this.#info;
+  }
+
+  async pause(opts: RequestOptions = {}): Promise<SandboxInfo> {
+    this.#info = await this.client.sandboxes.pause(this.id, opts);
+    return this.#info;
+  }
+
+  async resume(opts: RequestOptions = {}): Promise<SandboxInfo> {
+    const { access_token, ...info } = await this.client.sandboxes.resume(this.id, opts);
+    this.#info = info;
+    this.#accessToken = access_token;
+    return info;
+  }
+
+  /** Deletes the sandbox; false when it was already gone. */
+  kill(opts: RequestOptions = {}): Promise<boolean> {
+    return this.client.sandboxes.kill(this.id, opts);
+  }
+
+  /** Runs a command to completion over the control plane (API key; auto-resumes a paused sandbox). */
+  exec(command: string, opts: CommandOptions = {}): Promise<ExecResult> {
+    return this.client.sandboxes.exec(this.id, command, opts);
+  }
+
+  /** Runs a command over the control plane, streaming its output to the callbacks. */
+  execStream(command: string, opts: StreamOptions = {}): Promise<StreamResult> {
+    return this.client.sandboxes.execStream(this.id, command, opts);
+  }
+}

@@ -1,0 +1,103 @@
+import { NotFoundError } from './errors.ts';
+import { type CommandOptions, type ExecResult, type ExecTarget, runCommand, type StreamOptions, type StreamResult, streamCommand } from './exec.ts';
+import type { HttpClient, RequestOptions } from './http.ts';
+import type { CreateSandboxParams, SandboxInfo, SandboxPage, SandboxStatus, SandboxWithToken, UpdateSandboxParams } from './types.ts';
+
+export interface ListSandboxesFilters {
+  /** One status or several. */
+  status?: SandboxStatus | SandboxStatus[];
+  /** Exact matches on metadata values (compared as strings). */
+  metadata?: Record<string, string>;
+  /** Page size, 1 to 1000 (server default 100). */
+  limit?: number;
+  /** Start after this cursor (from an earlier page). */
+  cursor?: string;
+}
+
+/** Starting, restoring or snapshotting a sandbox can take longer than an ordinary call. */
+const LIFECYCLE_TIMEOUT_MS = 300_000;
+
+const at = (id: string) => `/sandboxes/${encodeURIComponent(id)}`;
+
+/** The sandbox endpoints of the control plane, by id; `Sandbox` builds on these. */
+export class Sandboxes {
+  readonly #http: HttpClient;
+
+  constructor(http: HttpClient) {
+    this.#http = http;
+  }
+
+  /** Creates a sandbox, ready to use when this returns (deadline 5 minutes unless `timeoutMs` is given). */
+  create(params: CreateSandboxParams = {}, opts: RequestOptions = {}): Promise<SandboxWithToken> {
+    return this.#http.json({ method: 'POST', path: '/sandboxes', body: params, timeoutMs: opts.timeoutMs ?? LIFECYCLE_TIMEOUT_MS, signal: opts.signal });
+  }
+
+  get(id: string, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    return this.#http.json({ method: 'GET', path: at(id), ...opts });
+  }
+
+  /** The team's sandboxes, newest first, one page at a time. */
+  async *list(filters: ListSandboxesFilters = {}, opts: RequestOptions = {}): AsyncGenerator<SandboxInfo[]> {
+    let cursor = filters.cursor;
+    do {
+      const query = new URLSearchParams();
+      if (filters.status !== undefined) query.set('status', [filters.status].flat().join(','));
+      for (const [key, value] of Object.entries(filters.metadata ?? {})) query.set(`metadata.${key}`, value);
+      if (filters.limit !== undefined) query.set('limit', String(filters.limit));
+      if (cursor !== undefined) query.set('cursor', cursor);
+      const page = await this.#http.json<SandboxPage>({ method: 'GET', path: '/sandboxes', query, ...opts });
+      yield page.sandboxes;
+      cursor = page.next_cursor;
+    } while (cursor !== undefined);
+  }
+
+  /** Changes name, metadata (replaced whole), timers (null disables), network rules or preview access. */
+  update(id: string, params: UpdateSandboxParams, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    return this.#http.json({ method: 'PATCH', path: at(id), body: params, ...opts });
+  }
+
+  /** Pauses an active sandbox (ConflictError when already paused). */
+  pause(id: string, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    return this.#lifecycle('pause', id, opts);
+  }
+
+  /** Resumes a paused sandbox (ConflictError when active). */
+  resume(id: string, opts: RequestOptions = {}): Promise<SandboxWithToken> {
+    return this.#lifecycle('resume', id, opts);
+  }
+
+  /** Resumes when paused, does nothing when active; either way returns the access token. */
+  activate(id: string, opts: RequestOptions = {}): Promise<SandboxWithToken> {
+    return this.#lifecycle('activate', id, opts);
+  }
+
+  /** Deletes a sandbox; false when it was already gone (404 is swallowed, as the contract says of kill helpers). */
+  async kill(id: string, opts: RequestOptions = {}): Promise<boolean> {
+    try {
+      await this.#http.json({ method: 'DELETE', path: at(id), ...opts });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  /** Runs a command to completion over the control plane (auto-resumes a paused sandbox). */
+  async exec(id: string, command: string, opts: CommandOptions = {}): Promise<ExecResult> {
+    const answer = await runCommand(this.#http, this.#target(id), command, opts);
+    return { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exit_code };
+  }
+
+  /** Runs a command over the control plane, streaming its output to the callbacks. */
+  execStream(id: string, command: string, opts: StreamOptions = {}): Promise<StreamResult> {
+    return streamCommand(this.#http, this.#target(id), command, opts);
+  }
+
+  #target(id: string): ExecTarget {
+    return { path: `${at(id)}/exec` };
+  }
+
+  #lifecycle<T>(verb: 'pause' | 'resume' | 'activate', id: string, opts: RequestOptions): Promise<T> {
+    return this.#http.json({ method: 'POST', path: `${at(id)}/${verb}`, timeoutMs: opts.timeoutMs ?? LIFECYCLE_TIMEOUT_MS, signal: opts.signal });
+  }
+}
