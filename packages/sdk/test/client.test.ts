@@ -257,6 +257,12 @@ describe('streams', () => {
     await assert.rejects(c.sandboxes.execStream(SANDBOX.id, 'cut'), ConnectionError);
   });
 
+  it('a stream whose answer never starts fails with TimeoutError', async (t) => {
+    const srv = await scriptedServer(() => {});
+    t.after(() => srv.close());
+    await assert.rejects(client(srv.url).sandboxes.execStream(SANDBOX.id, 'x', { timeoutMs: 200 }), TimeoutError);
+  });
+
   it('reports the exec error of the final event', async (t) => {
     const srv = await scriptedServer((_req, res) => {
       sse(res);

@@ -47,6 +47,10 @@ describe('SDK against a real server', () => {
     const control = await sb.exec('echo "$GREETING"', { env: { GREETING: 'hi' } });
     assert.deepEqual(control, { stdout: 'hi\n', stderr: '', exitCode: 0 });
 
+    const updated = await sb.update({ name: 'sdk-e2e-renamed', metadata: { suite: 'sdk', step: 'update' } });
+    assert.equal(updated.name, 'sdk-e2e-renamed');
+    assert.deepEqual(sb.info.metadata, { suite: 'sdk', step: 'update' });
+
     await sb.commands.run('echo kept > /tmp/state');
     assert.equal((await sb.pause()).status, 'paused');
     await assert.rejects(sb.pause(), ConflictError);
