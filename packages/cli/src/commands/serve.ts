@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BuildProgress, FIRST_KEY_FILE, loadConfig, startPlatform } from '@sandpit/server';
+import type { BuildProgress } from '@sandpit/server';
 import { Command } from 'commander';
 import { ProgressReporter } from '../progress.ts';
 
@@ -10,6 +10,8 @@ export function serveCommand(): Command {
     .description('start the platform (SQLite store, the best local runtime, the base template built on first use)')
     .option('-p, --port <port>', 'control-plane port (default: $PORT or 3000)')
     .action(async (opts: { port?: string }) => {
+      // Loaded on use so that client commands start without the server's dependencies.
+      const { FIRST_KEY_FILE, loadConfig, startPlatform } = await import('@sandpit/server');
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
       // Quiet logs on the terminal unless asked; the progress bar and summary are what a person reads.

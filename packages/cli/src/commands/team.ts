@@ -1,4 +1,3 @@
-import { AuthService, loadConfig, openDb, systemClock, TeamStore } from '@sandpit/server';
 import { Command } from 'commander';
 
 /** Operator commands that act on the store directly (the server may be running). */
@@ -10,6 +9,7 @@ export function teamCommand(): Command {
     .option('--email <email>', 'owner e-mail')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { email?: string; json?: boolean }) => {
+      const { AuthService, loadConfig, openDb, systemClock, TeamStore } = await import('@sandpit/server');
       const db = await openDb(loadConfig().dataDir);
       try {
         const auth = new AuthService(new TeamStore(db), systemClock);

@@ -18,16 +18,20 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     '/sandboxes',
     {
       onRequest,
+      // Every field is optional, so no body at all means the defaults.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
       schema: {
         summary: 'Create a sandbox; it is ready to use when this returns',
         tags,
-        body: Type.Optional(CreateSandboxBody),
+        body: CreateSandboxBody,
         response: { 201: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 429) },
       },
     },
     async (req, reply) => {
       write(req);
-      const rec = await s.sandboxes.create(principal(req), (req.body as CreateSandboxBody | undefined) ?? {});
+      const rec = await s.sandboxes.create(principal(req), req.body as CreateSandboxBody);
       reply.code(201).header('cache-control', 'no-store');
       return withToken(rec, sandboxView(rec));
     },
