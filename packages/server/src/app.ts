@@ -3,10 +3,13 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { billingRoutes } from './routes/billing.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { teamRoutes } from './routes/teams.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 
@@ -98,10 +101,13 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await metricsRoutes(app, s);
   await infoRoutes(app, s);
   await apiKeyRoutes(app, s);
   await sandboxRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
+  await teamRoutes(app, s);
+  await billingRoutes(app, s);
   return app;
 }

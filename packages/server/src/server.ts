@@ -4,17 +4,25 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './services/agents.ts';
 import { AuthService } from './services/auth.ts';
+import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
+import { GateService } from './services/gates.ts';
+import { MeteringService } from './services/metering.ts';
+import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
 import { SandboxService } from './services/sandboxes.ts';
+import { TeamManagementService } from './services/team-management.ts';
 import { type BuildProgress, TemplateService } from './services/templates.ts';
+import { BillingStore, MeterStore } from './store/billing.ts';
 import { type Db, openDb } from './store/db.ts';
 import { SandboxStore } from './store/sandboxes.ts';
+import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
 
 export interface Platform {
@@ -24,6 +32,7 @@ export interface Platform {
   sandboxes: SandboxService;
   auth: AuthService;
   templates: TemplateService;
+  billing: BillingService;
   /** The first team's key when this start created it (printed once by `serve`). */
   createdKey?: string;
   url: string;
@@ -40,6 +49,9 @@ export interface StartOptions {
 
 export const FIRST_KEY_FILE = 'first-api-key';
 const TIMER_INTERVAL_MS = 250;
+/** Billing job: meters new lifecycle events and rolls periods over; disks are sampled every DISK_SAMPLE_MS of clock time. */
+const BILLING_INTERVAL_MS = 1000;
+const DISK_SAMPLE_MS = 60_000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
@@ -60,7 +72,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       }
     }
 
-    const driver = await createDriver(config, log);
+    const teamManagementStore = new TeamManagementStore(db);
+    await teamManagementStore.grantMissingOwners(newId, clock.now());
+    const meterStore = new MeterStore(db);
+    const metrics = new PlatformMetrics(meterStore);
+    const driver = instrumentDriver(await createDriver(config, log), metrics);
     const templates = new TemplateService(config.imageDir, opts.onProgress);
     const agents = new AgentPool(driver);
     const sandboxes = new SandboxService({
@@ -77,7 +93,18 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const exec = new ExecService(sandboxes, agents, clock);
     await reconcile(store, driver, clock, log);
 
-    const app = await buildApp({ config, auth, sandboxes, exec, driverName: driver.name }, log);
+    const teamManagement = new TeamManagementService(teamManagementStore, clock);
+    const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
+    const billing = new BillingService({
+      store: new BillingStore(db),
+      metering,
+      gates: new GateService(teamManagementStore, clock),
+      teams: teamManagement,
+      clock,
+    });
+    await billing.runJob();
+
+    const app = await buildApp({ config, auth, sandboxes, exec, teamManagement, billing, metrics, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -92,6 +119,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
     timer.unref();
+    let billingRun: Promise<void> | undefined;
+    const billingTimer = setInterval(() => {
+      if (billingRun) return;
+      billingRun = billing
+        .runJob()
+        .catch((err) => log.error({ err: String(err) }, 'billing job failed'))
+        .finally(() => (billingRun = undefined));
+    }, BILLING_INTERVAL_MS);
+    billingTimer.unref();
 
     return {
       app,
@@ -100,10 +136,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       sandboxes,
       auth,
       templates,
+      billing,
       createdKey,
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
+        clearInterval(billingTimer);
+        await billingRun;
         await app.close();
         agents.closeAll();
         await db.destroy();

@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthService, Principal } from '../services/auth.ts';
+import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ExecService } from '../services/exec.ts';
+import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
+import type { TeamManagementService } from '../services/team-management.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +19,9 @@ export interface Services {
   auth: AuthService;
   sandboxes: SandboxService;
   exec: ExecService;
+  teamManagement: TeamManagementService;
+  billing: BillingService;
+  metrics: PlatformMetrics;
   driverName: string;
 }
 

@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { activeRoleNames, insertAssignment, OWNER } from '../store/team-management.ts';
 import type { ApiKeyRecord, TeamStore } from '../store/teams.ts';
-import { isPermission, PERMISSIONS, type Permission } from './permissions.ts';
+import { isPermission, PERMISSIONS, type Permission, permissionsOfRoles } from './permissions.ts';
 
 /** Who is calling: always derived from the API key, never from a header the client chooses. */
 export interface Principal {
@@ -14,7 +15,7 @@ export interface Principal {
 }
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
-const newKeySecret = () => `sp_${randomBytes(24).toString('base64url')}`;
+export const newKeySecret = () => `sp_${randomBytes(24).toString('base64url')}`;
 
 export class AuthService {
   readonly teams: TeamStore;
@@ -28,7 +29,10 @@ export class AuthService {
     if (!key) throw unauthorized('missing X-API-Key header');
     const rec = await this.teams.findKeyByHash(hashKey(key));
     if (!rec) throw unauthorized('invalid API key');
-    return { teamId: rec.teamId, userId: rec.userId, keyId: rec.id, permissions: rec.permissions };
+    // A key acts with its own permissions narrowed to its user's current roles, so a role change applies at once.
+    const allowed = permissionsOfRoles(await activeRoleNames(this.teams.db, rec.userId));
+    const permissions = rec.permissions.filter((perm) => allowed.has(perm as Permission));
+    return { teamId: rec.teamId, userId: rec.userId, keyId: rec.id, permissions };
   }
 
   require(p: Principal, perm: Permission): void {
@@ -49,6 +53,8 @@ export class AuthService {
       key: { id: ids.keyId, name: 'admin', hash: hashKey(key), prefix: key.slice(0, 7), permissions: [...PERMISSIONS] },
       now,
     });
+    // A crash before this line leaves a team without roles; startup repairs it (grantMissingOwners).
+    await insertAssignment(this.teams.db, { id: newId(), teamId: ids.teamId, userId: ids.userId, roleName: OWNER, grantedBy: ids.userId, now });
     return { ...ids, key };
   }
 

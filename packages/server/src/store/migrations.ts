@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { foundation } from './migrations/0001-foundation.ts';
+import { teamsBilling } from './migrations/0002-teams-billing.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -8,6 +9,7 @@ import { foundation } from './migrations/0001-foundation.ts';
  */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_teams_billing': teamsBilling,
 };
 
 export const migrationProvider: MigrationProvider = {

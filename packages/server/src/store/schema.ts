@@ -76,6 +76,91 @@ export interface SandboxEventTable {
   data: string | null;
 }
 
+export interface RoleAssignmentTable {
+  id: string;
+  team_id: string;
+  user_id: string;
+  role_name: string;
+  scope_type: string;
+  /** The user whose API key granted it (the owner itself for a team's first owner). */
+  granted_by: string;
+  granted_at: number;
+  created_at: number;
+  updated_at: number;
+  revoked_at: number | null;
+}
+
+/** Explicit per-team rollout gate settings; a gate without a row has its default. */
+export interface TeamGateTable {
+  team_id: string;
+  gate: string;
+  enabled: number;
+  updated_at: number;
+}
+
+/** Rates in USD per hour of one vCPU, one GiB of memory, one GiB of storage. */
+export interface PricingPlanTable {
+  plan_key: string;
+  plan_name: string;
+  currency: string;
+  vcpu_hour_usd: number;
+  memory_gib_hour_usd: number;
+  storage_gib_hour_usd: number;
+  trial_grant_usd: number;
+  is_default: number;
+  created_at: number;
+}
+
+export interface BillingAccountTable {
+  team_id: string;
+  plan_key: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BillingCreditTable {
+  id: string;
+  team_id: string;
+  source: string;
+  amount_usd: number;
+  granted_at: number;
+}
+
+/** Usage and charges are null while the period is open and frozen when it is finalized. */
+export interface BillingPeriodTable {
+  id: string;
+  team_id: string;
+  period_start: number;
+  period_end: number;
+  status: string;
+  plan_key: string;
+  vcpu_seconds: number | null;
+  memory_mib_seconds: number | null;
+  storage_mib_seconds: number | null;
+  charges_usd: number | null;
+  credits_applied_usd: number | null;
+  finalized_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Metering ledger: `quantity` (vCPUs, memory MiB, storage bytes) held over [start_at, end_at). */
+export interface MeterSegmentTable {
+  id: Generated<number>;
+  team_id: string;
+  subject_kind: string;
+  subject_id: string;
+  resource: string;
+  quantity: number;
+  start_at: number;
+  end_at: number | null;
+}
+
+export interface MeterCursorTable {
+  name: string;
+  seq: number;
+}
+
 export interface Database {
   teams: TeamTable;
   users: UserTable;
@@ -83,4 +168,12 @@ export interface Database {
   sandboxes: SandboxTable;
   sandbox_metadata: SandboxMetadataTable;
   sandbox_events: SandboxEventTable;
+  role_assignments: RoleAssignmentTable;
+  team_gates: TeamGateTable;
+  pricing_plans: PricingPlanTable;
+  billing_accounts: BillingAccountTable;
+  billing_credits: BillingCreditTable;
+  billing_periods: BillingPeriodTable;
+  meter_segments: MeterSegmentTable;
+  meter_cursors: MeterCursorTable;
 }
