@@ -1,0 +1,282 @@
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import type { EngineState, EngineStats, RuntimeDriver, SandboxSpec } from '../driver.ts';
+import { CgroupV1 } from './cgroups.ts';
+import { Crun } from './crun.ts';
+import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from './host-checks.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+import { LayerStore, type Logger } from './layer-store.ts';
+import { unmountUnder } from './mounts.ts';
+import { ociConfig } from './oci-config.ts';
+import { mountOverlay } from './overlay.ts';
+import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
+import { writeSandboxEtc } from './sandbox-files.ts';
+import { waitForSocket } from './wait-socket.ts';
+
+export interface ContainerDriverOptions {
+  dataDir: string;
+  /** Static in-sandbox agent, bind-mounted read-only at /.sandpit/agent and run as PID 1. */
+  agentBinary: string;
+  logger?: Logger;
+  /** Apparent size of the sparse btrfs image holding all writable layers (default 256 GiB). */
+  layerStoreGiB?: number;
+  /** /etc/resolv.conf for each sandbox; absent keeps the template's placeholder. */
+  resolvConf?: (spec: SandboxSpec) => string | undefined;
+  /** How long create waits for the agent's socket (default 10 s). */
+  readyTimeoutMs?: number;
+}
+
+/** What is kept on disk per sandbox so that a restarted server can manage it. */
+interface SandboxMeta {
+  id: string;
+  templateRoot: string;
+  hostname: string;
+  resources: SandboxSpec['resources'];
+  subvolId?: number;
+  createdAt: string;
+}
+
+const SOCKET_PATH_MAX = 107;
+
+const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
+
+/**
+ * Sandboxes as crun containers: an overlay root (shared template + own
+ * quota-capped layer), cgroup v1 limits, the freezer for pause, and the agent
+ * as PID 1. All state is on disk (sandbox dir, layer store, crun root), so the
+ * server can die and a new one picks the sandboxes up again.
+ */
+export class ContainerDriver implements RuntimeDriver {
+  readonly name = 'container' as const;
+  readonly pauseKeeps = 'ram' as const;
+
+  private readonly opts: ContainerDriverOptions;
+  private readonly paths: DriverPaths;
+  private readonly logger: Logger;
+  private readonly crun: Crun;
+  private readonly layers: LayerStore;
+  private readonly mutex = new KeyedMutex();
+  private cgroups: CgroupV1 | undefined;
+  private nofile = 1024;
+
+  constructor(opts: ContainerDriverOptions) {
+    this.opts = opts;
+    this.paths = driverPaths(opts.dataDir);
+    this.logger = opts.logger ?? quietLogger;
+    this.crun = new Crun(this.paths.crunRoot);
+    this.layers = new LayerStore({
+      image: this.paths.layerImage,
+      mountPoint: this.paths.layersDir,
+      sizeGiB: opts.layerStoreGiB ?? 256,
+      logger: this.logger,
+    });
+  }
+
+  /** True when crun and cgroup v1 (with the freezer) are usable here, else the reason they are not. */
+  static available(): Promise<boolean | string> {
+    return checkAvailable();
+  }
+
+  /** Whether sandbox disks are capped (false when the btrfs layer store could not be set up). */
+  get diskQuotas(): boolean {
+    return this.layers.quotas;
+  }
+
+  /** Prepares the crun root, cgroup parents and the layer store; re-mounts them after a host restart. */
+  async init(): Promise<void> {
+    await Promise.all([
+      mkdir(this.paths.crunRoot, { recursive: true, mode: 0o700 }),
+      mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 }),
+    ]);
+    await ensureHugetlbMounted();
+    const cgroups = await CgroupV1.detect();
+    if (!cgroups.controllers.has('freezer')) throw new Error('the cgroup v1 freezer is not mounted');
+    await cgroups.prepareParent();
+    await this.layers.init();
+    this.nofile = await hardNofileLimit();
+    this.cgroups = cgroups;
+  }
+
+  agentSocket(id: string): string {
+    return sandboxPaths(this.paths, id).socket;
+  }
+
+  create(spec: SandboxSpec): Promise<void> {
+    checkId(spec.id);
+    const { vcpuCount, memoryMib, diskMib } = spec.resources;
+    if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) {
+      throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
+    }
+    if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) {
+      throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
+    }
+    return this.mutex.run(spec.id, () => this.createLocked(spec));
+  }
+
+  private async createLocked(spec: SandboxSpec): Promise<void> {
+    this.cg();
+    const sp = sandboxPaths(this.paths, spec.id);
+    if (sp.socket.length > SOCKET_PATH_MAX) throw new Error(`agent socket path too long for a unix socket: ${sp.socket}`);
+    if (await exists(sp.dir)) throw new Error(`sandbox ${spec.id} already exists`);
+    if (!(await exists(this.opts.agentBinary))) throw new Error(`agent binary ${this.opts.agentBinary} not found`);
+    if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
+    const id = spec.id;
+    try {
+      await mkdir(sp.runDir, { recursive: true });
+      // Independent steps run side by side; crun starts once root and config are in place.
+      const layer = this.layers.create(id).then(() =>
+        writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
+      const limited = layer.then(() => this.layers.limit(id, spec.resources.diskMib));
+      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
+        mountOverlay(spec.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs));
+      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile });
+      const configured = writeFile(sp.config, JSON.stringify(config));
+      const started = settleAll([mounted, configured]).then(() =>
+        this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
+      const [subvolId] = await settleAll([limited, started] as const);
+      const meta: SandboxMeta = {
+        id, templateRoot: spec.templateRoot, hostname: spec.hostname, resources: spec.resources,
+        subvolId, createdAt: new Date().toISOString(),
+      };
+      const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
+      await Promise.all([
+        writeFile(sp.meta, JSON.stringify(meta)),
+        waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => isAlive(pid)),
+      ]);
+    } catch (err) {
+      const log = (await readFile(sp.log, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n');
+      await this.destroyLocked(id).catch((e: Error) =>
+        this.logger.warn(`cleanup after failed create of ${id}: ${e.message}`));
+      throw new Error(`creating sandbox ${id} failed: ${(err as Error).message}${log ? `\n${log}` : ''}`);
+    }
+  }
+
+  pause(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const cg = this.cg();
+      if ((await cg.freezerState(id)) === undefined) throw new Error(`sandbox ${id} is not running`);
+      await cg.freeze(id);
+    });
+  }
+
+  resume(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const cg = this.cg();
+      if ((await cg.freezerState(id)) === undefined) throw new Error(`sandbox ${id} is not running`);
+      await cg.thaw(id);
+    });
+  }
+
+  destroy(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, () => this.destroyLocked(id));
+  }
+
+  /** Every step tolerates what an earlier, interrupted destroy (or a crash) left behind. */
+  private async destroyLocked(id: string): Promise<void> {
+    const cg = this.cg();
+    const sp = sandboxPaths(this.paths, id);
+    // SIGKILL while still frozen, then thaw: nothing runs another instruction.
+    for (const pid of await cg.procs(id)) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
+    if ((await cg.freezerState(id)) !== undefined) await cg.thaw(id).catch(() => undefined);
+    await waitEmpty(cg, id, 3000);
+    await this.crun.deleteForce(id);
+    await cg.remove(id);
+    await unmountUnder(sp.dir);
+    const meta = await readMeta(sp.meta);
+    await this.layers.remove(id, meta?.subvolId);
+    await rm(sp.dir, { recursive: true, force: true });
+  }
+
+  async state(id: string): Promise<EngineState> {
+    checkId(id);
+    const cg = this.cg();
+    const sp = sandboxPaths(this.paths, id);
+    const [cs, frozen, onDisk, inLayers] = await Promise.all([
+      this.crun.state(id),
+      cg.freezerState(id),
+      exists(sp.dir),
+      exists(this.layers.dir(id)),
+    ]);
+    if (cs) {
+      if (cs.status === 'paused' || frozen === 'FROZEN' || frozen === 'FREEZING') {
+        return cs.status === 'stopped' ? 'stopped' : 'paused';
+      }
+      return cs.status === 'running' ? 'running' : 'stopped';
+    }
+    return onDisk || inLayers ? 'stopped' : 'missing';
+  }
+
+  async list(): Promise<string[]> {
+    const [dirs, crunIds, layerIds] = await Promise.all([
+      readdirNames(this.paths.sandboxesDir),
+      this.crun.list(),
+      this.layers.list(),
+    ]);
+    return [...new Set([...dirs, ...crunIds, ...layerIds])].sort();
+  }
+
+  async stats(id: string): Promise<EngineStats> {
+    checkId(id);
+    const cg = this.cg();
+    const sp = sandboxPaths(this.paths, id);
+    const meta = await readMeta(sp.meta);
+    if (!meta && !(await exists(sp.dir))) throw new Error(`sandbox ${id} not found`);
+    const [memoryBytes, cpuUsageNs, diskBytes] = await Promise.all([
+      cg.readNumber('memory', id, 'memory.usage_in_bytes'),
+      cg.readNumber('cpuacct', id, 'cpuacct.usage'),
+      this.layers.usage(id, meta?.subvolId),
+    ]);
+    return { memoryBytes, cpuUsageNs, diskBytes };
+  }
+
+  private cg(): CgroupV1 {
+    if (!this.cgroups) throw new Error('container driver: call init() first');
+    return this.cgroups;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}
+
+async function readdirNames(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+}
+
+async function readMeta(path: string): Promise<SandboxMeta | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as SandboxMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitEmpty(cg: CgroupV1, id: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while ((await cg.procs(id)).length > 0 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Like Promise.all, but waits for every promise to settle before rejecting, so cleanup never races a step. */
+async function settleAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(ps);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

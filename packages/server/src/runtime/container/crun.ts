@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { open, readdir } from 'node:fs/promises';
+import { runCommand } from './run-command.ts';
+
+export interface CrunState {
+  id: string;
+  pid: number;
+  status: string;
+}
+
+/** Thin wrappers over the crun CLI, always with our own state root. */
+export class Crun {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  /**
+   * `crun run --detach`: the container outlives us (crun reparents it), and
+   * its stdout/stderr (and crun's own errors) go to `logPath`, never to a pipe
+   * that would break when the server exits.
+   */
+  async runDetached(id: string, bundle: string, pidFile: string, logPath: string): Promise<void> {
+    const log = await open(logPath, 'a');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn('crun', ['--root', this.root, 'run', '--detach', '--pid-file', pidFile, '--bundle', bundle, id], {
+          stdio: ['ignore', log.fd, log.fd],
+        });
+        child.on('error', (err) => reject(new Error(`crun: ${err.message}`)));
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`crun run exited with code ${code}`))));
+      });
+    } finally {
+      await log.close();
+    }
+  }
+
+  async state(id: string): Promise<CrunState | undefined> {
+    try {
+      const { stdout } = await runCommand('crun', ['--root', this.root, 'state', id]);
+      return JSON.parse(stdout) as CrunState;
+    } catch (err) {
+      if (/does not exist|No such file/i.test((err as Error).message)) return undefined;
+      throw err;
+    }
+  }
+
+  async deleteForce(id: string): Promise<void> {
+    try {
+      await runCommand('crun', ['--root', this.root, 'delete', '--force', id]);
+    } catch (err) {
+      if (/does not exist|No such file/i.test((err as Error).message)) return;
+      throw err;
+    }
+  }
+
+  /** Container ids crun keeps state for (one directory each under its root). */
+  async list(): Promise<string[]> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  }
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { ensureBaseTemplate } from '../src/runtime/templates/base-template.ts';
+
+const run = promisify(execFile);
+const imageDir = process.env.SANDPIT_IMAGE_DIR ?? '/var/lib/sandpit/images';
+const ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', LANG: 'C.UTF-8' };
+
+async function inRoot(root: string, ...args: string[]): Promise<string> {
+  const { stdout, stderr } = await run('chroot', [root, ...args], { env: ENV });
+  return `${stdout}${stderr}`.trim();
+}
+
+test('platform/base builds (or is reused) and has the promised tools', { timeout: 20 * 60_000 }, async () => {
+  let lastPhase = '';
+  let lastPrint = 0;
+  const started = Date.now();
+  const root = await ensureBaseTemplate(imageDir, (p) => {
+    const now = Date.now();
+    if (p.phase !== lastPhase || now - lastPrint > 2000 || p.done === p.total) {
+      console.log(`[${((now - started) / 1000).toFixed(1)}s] ${p.phase} ${p.done}/${p.total}${p.line ? ` ${p.line}` : ''}`);
+      lastPhase = p.phase;
+      lastPrint = now;
+    }
+  });
+  console.log(`template root ${root} ready in ${Date.now() - started} ms`);
+  // A second call hits the cache.
+  const t0 = performance.now();
+  assert.equal(await ensureBaseTemplate(imageDir), root);
+  assert.ok(performance.now() - t0 < 50, 'cached template is returned without a rebuild');
+
+  assert.match(await inRoot(root, 'python3', '--version'), /^Python 3\.\d+/);
+  assert.match(await inRoot(root, 'node', '--version'), /^v22\./);
+  assert.match(await inRoot(root, 'npm', '--version'), /^10\./);
+  assert.match(await inRoot(root, 'npx', '--version'), /^10\./);
+  assert.match(await inRoot(root, 'git', '--version'), /^git version/);
+  assert.match(await inRoot(root, 'curl', '--version'), /^curl /);
+  assert.match(await inRoot(root, 'gcc', '--version'), /gcc/);
+  assert.match(await inRoot(root, 'make', '--version'), /GNU Make/);
+  assert.match(await inRoot(root, 'python3', '-m', 'venv', '--help'), /usage: venv/);
+  assert.match(await inRoot(root, 'pip', '--version'), /^pip /);
+  assert.equal(await inRoot(root, 'id', '-u', 'user'), '1000');
+  assert.equal(await inRoot(root, 'id', '-g', 'user'), '1000');
+  assert.equal(await inRoot(root, 'getent', 'passwd', 'user'), 'user:x:1000:1000::/home/user:/bin/bash');
+  const home = statSync(`${root}/home/user`);
+  assert.ok(home.isDirectory());
+  assert.equal(home.uid, 1000);
+  assert.equal(statSync(`${root}/tmp`).mode & 0o7777, 0o1777);
+  assert.ok(existsSync(`${root}/run/sandpit`));
+  assert.ok(existsSync(`${root}/.sandpit/agent`));
+  assert.doesNotMatch(await inRoot(root, 'cat', '/etc/resolv.conf'), /nameserver/);
+});
