@@ -1,8 +1,10 @@
-import { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } from '@sandpit/server';
+import type { GateService } from '@sandpit/server';
 import { Command } from 'commander';
 
 /** Opens the store, finds the team by name or id, and runs `fn` with the gate service. */
 async function withTeam(team: string, fn: (gates: GateService, teamId: string) => Promise<void>): Promise<void> {
+  // Loaded on use so that client commands start without the server's dependencies.
+  const { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } = await import('@sandpit/server');
   const db = await openDb(loadConfig().dataDir);
   try {
     const teams = new TeamStore(db);

@@ -13,7 +13,7 @@ export const GATES = {
 
 export type Gate = keyof typeof GATES;
 
-export const isGate = (g: string): g is Gate => Object.hasOwn(GATES, g);
+const isGate = (g: string): g is Gate => Object.hasOwn(GATES, g);
 
 export interface GateState {
   gate: Gate;

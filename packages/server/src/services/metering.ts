@@ -14,7 +14,7 @@ const CLOSES_COMPUTE = new Set(['paused', 'auto_paused', 'reconciled_paused', 'f
 const ENDS_DISK = new Set(['failed', 'deleted', 'auto_deleted']);
 const SAMPLES_DISK = new Set(['created', 'paused', 'auto_paused', 'resumed', 'reconciled_active', 'reconciled_paused']);
 
-export const SANDBOX_DISK = 'sandbox_disk';
+const SANDBOX_DISK = 'sandbox_disk';
 const BATCH = 500;
 const MIB = 1024 * 1024;
 
