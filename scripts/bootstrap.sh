@@ -26,6 +26,8 @@ ensure_packages() {
   [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(libc6-dev)
   command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
   command -v xfs_quota >/dev/null || missing+=(xfsprogs)
+  # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
+  command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"

@@ -121,6 +121,7 @@ before(async () => {
 after(async () => {
   if (skip || !dataDir) return;
   for (const id of created) await driver.destroy(id).catch((e: Error) => console.log(`cleanup ${id}: ${e.message}`));
+  await driver.close();
   await run('umount', [join(dataDir, 'layers')]).catch(() => undefined);
   await rm(dataDir, { recursive: true, force: true });
   // The parents are shared with a real server on this host; rmdir only succeeds when empty.
@@ -256,7 +257,8 @@ test('sandboxes outlive the server process; a new driver instance takes them ove
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
   const code = await new Promise((r) => child.on('close', r));
   assert.equal(code, 0);
-  const restarted = new ContainerDriver({ dataDir, agentBinary });
+  const restarted = new ContainerDriver({ dataDir, agentBinary, layerPoolSize: 0 });
+  t.after(() => restarted.close());
   await restarted.init();
   assert.ok((await restarted.list()).includes(s.id));
   assert.equal(await restarted.state(s.id), 'running');

@@ -1,4 +1,4 @@
-import { lstat, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { listMounts } from './mounts.ts';
 import { runCommand } from './run-command.ts';
@@ -14,6 +14,8 @@ export interface LayerStoreOptions {
   mountPoint: string;
   /** Apparent size of the sparse image; host disk is only used as sandboxes write. */
   sizeGiB: number;
+  /** Ready-made layers kept for fast creates (0 disables). */
+  poolSize: number;
   logger: Logger;
 }
 
@@ -30,10 +32,18 @@ export class LayerStore {
   private readonly opts: LayerStoreOptions;
   private sysfsQgroups: string | undefined;
   private btrfs = false;
+  private readonly pool: PoolEntry[] = [];
+  /** Per driver instance, so instances sharing a data dir never take each other's entries. */
+  private readonly poolDir: string;
+  private poolSeq = 0;
+  private wantedMib = 4096;
+  private refilling: Promise<void> | undefined;
+  private closed = false;
 
   constructor(opts: LayerStoreOptions) {
     this.opts = opts;
     this.mountPoint = opts.mountPoint;
+    this.poolDir = join(opts.mountPoint, `.pool-${process.pid}-${++instances}`);
   }
 
   get quotas(): boolean {
@@ -44,6 +54,8 @@ export class LayerStore {
     try {
       await this.mountStore();
       this.btrfs = true;
+      await this.removeStalePools();
+      await mkdir(this.poolDir);
     } catch (err) {
       this.opts.logger.warn(`container driver: no btrfs layer store (${(err as Error).message}); sandbox disks are NOT capped`);
       await mkdir(this.mountPoint, { recursive: true });
@@ -76,6 +88,17 @@ export class LayerStore {
     }
   }
 
+  /** Pools left by driver instances whose process has died. */
+  private async removeStalePools(): Promise<void> {
+    for (const name of await readdir(this.mountPoint)) {
+      const pid = Number(name.match(/^\.pool-(\d+)-\d+$/)?.[1]);
+      if (!pid || pidAlive(pid)) continue;
+      const dir = join(this.mountPoint, name);
+      await deleteSubvolumes((await readdir(dir)).map((n) => join(dir, n)));
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   dir(id: string): string {
     return join(this.mountPoint, id);
   }
@@ -88,23 +111,58 @@ export class LayerStore {
     return join(this.mountPoint, id, 'work');
   }
 
-  /** Makes the sandbox's layer (subvolume) with empty upper/ and work/ dirs. */
-  async create(id: string): Promise<void> {
+  /**
+   * Gives sandbox `id` its layer. `ready` resolves once upper/ and work/ exist
+   * (the overlay can be mounted), `capped` once the disk limit is in force,
+   * with the subvolume id. A pre-made layer from the pool is just renamed into
+   * place, which keeps btrfs commands off the create path.
+   */
+  acquire(id: string, diskMib: number): { ready: Promise<void>; capped: Promise<number | undefined> } {
     const dir = this.dir(id);
-    if (this.btrfs) await runCommand('btrfs', ['subvolume', 'create', dir]);
-    else await mkdir(dir);
-    await Promise.all([mkdir(this.upper(id)), mkdir(this.work(id))]);
+    if (!this.btrfs) {
+      const ready = mkdir(dir).then(() => Promise.all([mkdir(this.upper(id)), mkdir(this.work(id))])).then(() => undefined);
+      return { ready, capped: ready.then(() => undefined) };
+    }
+    this.wantedMib = diskMib;
+    const i = this.pool.findIndex((e) => e.diskMib === diskMib);
+    const entry = i >= 0 ? this.pool.splice(i, 1)[0] : this.pool.shift();
+    if (entry) {
+      const ready = rename(entry.path, dir);
+      const capped = entry.diskMib === diskMib
+        ? ready.then(() => entry.subvolId)
+        : ready.then(() => runCommand('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir])).then(() => entry.subvolId);
+      return { ready, capped };
+    }
+    const ready = makeLayer(dir);
+    return { ready, capped: ready.then(() => capLayer(dir, diskMib)) };
   }
 
-  /** Caps the layer at `diskMib`; returns the subvolume id used for usage reads. */
-  async limit(id: string, diskMib: number): Promise<number | undefined> {
-    if (!this.btrfs) return undefined;
-    const dir = this.dir(id);
-    const [, rootid] = await Promise.all([
-      runCommand('btrfs', ['qgroup', 'limit', String(diskMib * 1024 * 1024), dir]),
-      runCommand('btrfs', ['inspect-internal', 'rootid', dir]),
-    ]);
-    return Number(rootid.stdout.trim());
+  /** Tops the pool up in the background (called after a create, not during one, to leave it the CPU). */
+  replenish(): void {
+    if (!this.btrfs || this.closed || this.refilling || this.pool.length >= this.opts.poolSize) return;
+    this.refilling = (async () => {
+      try {
+        while (!this.closed && this.pool.length < this.opts.poolSize) {
+          const diskMib = this.wantedMib;
+          const path = join(this.poolDir, String(this.poolSeq++));
+          await makeLayer(path);
+          const subvolId = await capLayer(path, diskMib);
+          if (subvolId !== undefined) this.pool.push({ path, subvolId, diskMib });
+        }
+      } catch (err) {
+        this.opts.logger.warn(`container driver: refilling the layer pool failed: ${(err as Error).message}`);
+      } finally {
+        this.refilling = undefined;
+      }
+    })();
+  }
+
+  /** Stops refilling and deletes the pooled layers (the sandboxes' own layers stay). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.refilling;
+    await deleteSubvolumes(this.pool.splice(0).map((e) => e.path));
+    await rm(this.poolDir, { recursive: true, force: true });
   }
 
   /** Bytes the layer holds (btrfs accounts at each transaction commit, so it may lag by seconds). */
@@ -132,6 +190,42 @@ export class LayerStore {
   async list(): Promise<string[]> {
     const entries = await readdir(this.mountPoint, { withFileTypes: true }).catch(() => []);
     return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  }
+}
+
+const MIB = 1024 * 1024;
+let instances = 0;
+
+interface PoolEntry {
+  path: string;
+  subvolId: number;
+  diskMib: number;
+}
+
+async function makeLayer(dir: string): Promise<void> {
+  await runCommand('btrfs', ['subvolume', 'create', dir]);
+  await Promise.all([mkdir(join(dir, 'upper')), mkdir(join(dir, 'work'))]);
+}
+
+/** Sets the qgroup limit on the subvolume at `dir`; returns its id. */
+async function capLayer(dir: string, diskMib: number): Promise<number> {
+  const [, rootid] = await Promise.all([
+    runCommand('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir]),
+    runCommand('btrfs', ['inspect-internal', 'rootid', dir]),
+  ]);
+  return Number(rootid.stdout.trim());
+}
+
+async function deleteSubvolumes(paths: string[]): Promise<void> {
+  if (paths.length > 0) await runCommand('btrfs', ['subvolume', 'delete', ...paths]).catch(() => undefined);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
