@@ -121,7 +121,7 @@ before(async () => {
 after(async () => {
   if (skip || !dataDir) return;
   for (const id of created) await driver.destroy(id).catch((e: Error) => console.log(`cleanup ${id}: ${e.message}`));
-  await driver.close({ unmountStore: true });
+  await driver.close({ release: true });
   await rm(dataDir, { recursive: true, force: true });
   // The parents are shared with a real server on this host; rmdir only succeeds when empty.
   for (const ctrl of await readdir('/sys/fs/cgroup')) await rmdir(`/sys/fs/cgroup/${ctrl}/sandpit`).catch(() => undefined);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
 
@@ -84,9 +85,23 @@ describe('data-plane exec', () => {
   });
 
   test('routed by the per-sandbox host name', async () => {
-    const res = await new Api(server.url).post('/exec', { command: 'echo host' }, { host: `${sb.id}.sandbox.localhost`, 'x-access-token': sb.access_token });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body.stdout, 'host\n');
+    // fetch() does not let a caller set Host, so this one goes through node:http.
+    const body = JSON.stringify({ command: 'echo host' });
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        `${server.url}/exec`,
+        { method: 'POST', headers: { host: `${sb.id}.sandbox.localhost:${server.port}`, 'x-access-token': sb.access_token, 'content-type': 'application/json' } },
+        (r) => {
+          let text = '';
+          r.on('data', (d) => (text += d));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(JSON.parse(res.text).stdout, 'host\n');
   });
 
   test('wrong token, another sandbox\'s token, missing headers', async () => {
@@ -188,7 +203,7 @@ describe('exec stream', () => {
 
 describe('exec and pause', () => {
   test('exec on a paused sandbox auto-resumes it; processes and files survive pause', async () => {
-    await exec({ command: 'echo kept > /home/user/file; nohup sh -c "i=0; while true; do i=$((i+1)); echo $i > /tmp/counter; sleep 0.1; done" >/dev/null 2>&1 &' });
+    await exec({ command: "echo kept > /home/user/file; nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/counter; sleep 0.1; done' >/dev/null 2>&1 &" });
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await api.post(`/sandboxes/${sb.id}/pause`)).status, 200);
     const res = await exec({ command: 'cat /home/user/file; c1=$(cat /tmp/counter); sleep 0.5; c2=$(cat /tmp/counter); [ "$c2" -gt "$c1" ] && echo counting' });

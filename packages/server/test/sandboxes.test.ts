@@ -110,6 +110,7 @@ describe('create', () => {
   });
 
   test('every field is stored and returned', async () => {
+    assert.equal((await api.post('/secrets', { name: 'my-secret', value: 'not-in-the-sandbox' })).status, 201);
     const sb = await create({
       name: 'full',
       auto_pause_seconds: 3600,

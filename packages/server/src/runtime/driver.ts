@@ -1,4 +1,5 @@
 /** What every isolation engine (container, gvisor, vm) offers the services above it. */
+import type { Socket } from 'node:net';
 
 export type DriverName = 'container' | 'gvisor' | 'vm';
 
@@ -6,6 +7,12 @@ export interface Resources {
   vcpuCount: number;
   memoryMib: number;
   diskMib: number;
+}
+
+/** A host file or directory bind-mounted read-only into the sandbox. */
+export interface BindMount {
+  source: string;
+  destination: string;
 }
 
 export interface SandboxSpec {
@@ -19,6 +26,8 @@ export interface SandboxSpec {
   hostname: string;
   /** Join this network namespace; absent: a private namespace with loopback only. */
   netnsPath?: string;
+  /** Read-only bind mounts over the root (per-sandbox resolv.conf, the egress CA bundle). */
+  mounts?: BindMount[];
 }
 
 /** What the engine reports about a sandbox it holds. */
@@ -46,4 +55,40 @@ export interface RuntimeDriver {
   stats(id: string): Promise<EngineStats>;
   /** Unix socket path on the host where the sandbox's agent listens. */
   agentSocket(id: string): string;
+  /**
+   * Present when the agent dials the host instead of listening (gvisor): resolves
+   * with the agent's next connection. Absent: dial agentSocket(id).
+   */
+  connectAgent?(id: string, timeoutMs: number): Promise<Socket>;
+  /** Present when the engine can capture memory and disk (gvisor); absent: snapshots answer 503. */
+  readonly snapshots?: SnapshotEngine;
+  /**
+   * Stops background work; sandboxes keep running. `release` also frees host-wide
+   * resources (mounts) and only succeeds once no sandbox remains (tests, uninstall).
+   */
+  close(opts?: { release?: boolean }): Promise<void>;
+}
+
+/** The engine cannot capture the sandbox as it stands (open TCP connections, a held agent channel): the API answers 409. */
+export class CaptureRefused extends Error {
+  override name = 'CaptureRefused';
+}
+
+/** A snapshot as the engine holds it on disk. */
+export interface SnapshotFiles {
+  sizeBytes: number;
+}
+
+/** Memory+disk snapshots: captured from a sandbox, kept on disk, and started as new sandboxes. */
+export interface SnapshotEngine {
+  /** Captures sandbox `id` (running or paused) as `snapshotId`; a running sandbox continues afterwards. */
+  capture(id: string, snapshotId: string): Promise<SnapshotFiles>;
+  /** Starts a new sandbox (spec.id) whose processes continue from the snapshot. */
+  createFrom(spec: SandboxSpec, snapshotId: string): Promise<void>;
+  /** The complete snapshot, or undefined when it is missing or was never completed. */
+  inspect(snapshotId: string): Promise<SnapshotFiles | undefined>;
+  /** Idempotent. */
+  delete(snapshotId: string): Promise<void>;
+  /** Every snapshot id the engine holds files for, complete or not. */
+  list(): Promise<string[]>;
 }

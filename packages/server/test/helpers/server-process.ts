@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { teardownEngine } from '../../src/runtime/teardown.ts';
 
 export const CLI = new URL('../../../cli/src/main.ts', import.meta.url).pathname;
 export const IMAGE_DIR = process.env.SANDPIT_IMAGE_DIR || '/var/lib/sandpit/images';
@@ -98,6 +100,8 @@ export class ServerProcess {
       }
       await this.#signal('SIGTERM');
     }
+    // Whatever the server left (a crashed run, a failed delete) is destroyed here, and the layer store unmounted.
+    await teardownEngine(loadConfig({ SANDPIT_DATA_DIR: this.dataDir, SANDPIT_IMAGE_DIR: IMAGE_DIR, ...this.env }));
     await rm(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -102,12 +102,12 @@ export class ContainerDriver implements RuntimeDriver {
 
   /**
    * Stops background work (layer pool refills) and frees pooled layers;
-   * sandboxes keep running. With `unmountStore` (tests, uninstall), the layer
+   * sandboxes keep running. With `release` (tests, uninstall), the layer
    * store is unmounted too, which only succeeds once every sandbox is destroyed.
    */
-  async close(opts: { unmountStore?: boolean } = {}): Promise<void> {
+  async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.layers.close();
-    if (!opts.unmountStore) return;
+    if (!opts.release) return;
     const left = await this.list();
     if (left.length > 0) throw new Error(`cannot unmount the layer store: ${left.length} sandboxes remain`);
     await unmountUnder(this.paths.layersDir);
