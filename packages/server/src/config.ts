@@ -16,6 +16,11 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   maxActiveSandboxesPerTeam: number;
+  /** Per-team snapshot caps (teams.limits max_snapshots / max_snapshots_in_flight override them). */
+  maxSnapshotsPerTeam: number;
+  maxSnapshotsInFlightPerTeam: number;
+  /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
+  snapshotDeadlineMs: number;
   agentBinary: string;
 }
 
@@ -48,6 +53,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT', 2000),
     rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS', 10_000),
     maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES', 100),
+    maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS', 200),
+    maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
+    snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
     agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
   };
 }

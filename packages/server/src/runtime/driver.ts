@@ -81,8 +81,11 @@ export interface SnapshotFiles {
 
 /** Memory+disk snapshots: captured from a sandbox, kept on disk, and started as new sandboxes. */
 export interface SnapshotEngine {
-  /** Captures sandbox `id` (running or paused) as `snapshotId`; a running sandbox continues afterwards. */
-  capture(id: string, snapshotId: string): Promise<SnapshotFiles>;
+  /**
+   * Captures sandbox `id` (running or paused) as `snapshotId`; a running sandbox continues afterwards
+   * (`sandboxPaused`: it could not, and stays paused on a complete checkpoint).
+   */
+  capture(id: string, snapshotId: string): Promise<SnapshotFiles & { sandboxPaused: boolean }>;
   /** Starts a new sandbox (spec.id) whose processes continue from the snapshot. */
   createFrom(spec: SandboxSpec, snapshotId: string): Promise<void>;
   /** The complete snapshot, or undefined when it is missing or was never completed. */

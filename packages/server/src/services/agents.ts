@@ -13,7 +13,9 @@ export class AgentPool {
   get(id: string, timeoutMs = 5000): Promise<AgentClient> {
     const cached = this.#clients.get(id);
     if (cached) return cached;
-    const p = AgentClient.connect(this.driver.agentSocket(id), { timeoutMs });
+    const p = this.driver.connectAgent
+      ? this.driver.connectAgent(id, timeoutMs).then((socket) => AgentClient.attach(socket, { timeoutMs }))
+      : AgentClient.connect(this.driver.agentSocket(id), { timeoutMs });
     this.#clients.set(id, p);
     p.then(
       (c) => c.on('close', () => this.#clients.get(id) === p && this.#clients.delete(id)),

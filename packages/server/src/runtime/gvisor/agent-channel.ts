@@ -1,0 +1,130 @@
+import { chmod, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCommand } from '../container/run-command.ts';
+
+/**
+ * Host end of one sandbox's agent channel. In gVisor the agent dials out
+ * (`--connect`, a host unix socket opened through --host-uds=open) because a
+ * listening socket on a gofer mount is refused. The agent keeps one connection
+ * and redials after EOF, so `accept` hands out whatever connection comes next.
+ *
+ * A checkpoint fails, and this runsc build then kills the sandbox, while the
+ * sandbox holds any host socket: `close` stops listening and waits until the
+ * agent has closed its end of every connection.
+ */
+export class AgentChannel {
+  readonly path: string;
+  #server: net.Server | undefined;
+  #idle: net.Socket[] = [];
+  #waiters: ((s: net.Socket) => void)[] = [];
+  #live = new Set<net.Socket>();
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  get listening(): boolean {
+    return this.#server !== undefined;
+  }
+
+  async open(): Promise<void> {
+    if (this.#server) return;
+    await rm(this.path, { force: true });
+    const server = net.createServer({ allowHalfOpen: false }, (s) => this.#onConnection(s));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    // Root in the sandbox only: the agent runs as root, commands run as `user`.
+    await chmod(this.path, 0o600);
+    this.#server = server;
+  }
+
+  /** The agent's next connection (a waiting one first). */
+  accept(timeoutMs: number): Promise<net.Socket> {
+    const idle = this.#idle.shift();
+    if (idle) return Promise.resolve(idle);
+    if (!this.#server) return Promise.reject(Object.assign(new Error('the agent channel is closed'), { code: 'ECONNREFUSED' }));
+    return new Promise((resolve, reject) => {
+      const waiter = (s: net.Socket): void => {
+        clearTimeout(timer);
+        resolve(s);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(Object.assign(new Error(`the sandbox agent did not connect within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Waits until the agent has connected (it stays queued for `accept`). */
+  async ready(timeoutMs: number, alive: () => Promise<boolean>): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let lastCheck = performance.now();
+    while (this.#idle.length === 0 && this.#live.size === 0) {
+      const now = performance.now();
+      if (now > deadline) throw new Error(`the sandbox agent did not connect within ${timeoutMs} ms`);
+      if (now - lastCheck > 50) {
+        lastCheck = now;
+        if (!(await alive())) throw new Error('the sandbox stopped before its agent connected');
+      }
+      await sleep(2);
+    }
+  }
+
+  /**
+   * Stops listening and closes every connection; resolves once the sandbox
+   * (`sentryPid`) holds no end of any of them, false when it still does at the timeout.
+   */
+  async close(timeoutMs: number, sentryPid?: number): Promise<boolean> {
+    this.#server?.close();
+    this.#server = undefined;
+    await rm(this.path, { force: true });
+    for (const s of this.#live) s.destroy();
+    this.#idle = [];
+    if (!sentryPid) return true;
+    // gVisor does not pass a half-close through, so the proof is on the host:
+    // the sandbox's sockets whose peer (ours) is gone, counted until none is left.
+    const deadline = performance.now() + timeoutMs;
+    while ((await orphanedSockets(sentryPid)) > 0) {
+      if (performance.now() > deadline) return false;
+      await sleep(5);
+    }
+    return true;
+  }
+
+  #onConnection(s: net.Socket): void {
+    this.#live.add(s);
+    s.on('error', () => undefined);
+    s.once('close', () => {
+      this.#live.delete(s);
+      this.#idle = this.#idle.filter((i) => i !== s);
+    });
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter(s);
+    else this.#idle.push(s);
+  }
+}
+
+/**
+ * Unix stream sockets of process `pid` whose peer no longer exists: the
+ * sandbox's ends of host connections that we closed but it has not yet.
+ */
+export async function orphanedSockets(pid: number): Promise<number> {
+  const { stdout } = await runCommand('ss', ['-x', '-a', '-n', '-p']);
+  const alive = new Set<string>();
+  const mine: string[] = [];
+  for (const line of stdout.split('\n')) {
+    // Netid State Recv-Q Send-Q <local path> <inode> <peer path> <peer inode> [process]
+    const f = line.trim().split(/\s+/);
+    if (f[0] !== 'u_str' || f.length < 8) continue;
+    alive.add(f[5]!);
+    if (line.includes(`pid=${pid},`)) mine.push(f[7]!);
+  }
+  return mine.filter((peer) => peer !== '0' && !alive.has(peer)).length;
+}

@@ -1,0 +1,576 @@
+import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CgroupV1 } from '../container/cgroups.ts';
+import { hardNofileLimit } from '../container/host-checks.ts';
+import { KeyedMutex } from '../container/keyed-mutex.ts';
+import { LayerStore, type Logger } from '../container/layer-store.ts';
+import { isMountPoint, unmountUnder } from '../container/mounts.ts';
+import { ociConfig } from '../container/oci-config.ts';
+import { mountOverlay } from '../container/overlay.ts';
+import { checkId } from '../container/paths.ts';
+import { writeSandboxEtc } from '../container/sandbox-files.ts';
+import {
+  type BindMount,
+  CaptureRefused,
+  type EngineState,
+  type EngineStats,
+  type RuntimeDriver,
+  type SandboxSpec,
+  type SnapshotEngine,
+  type SnapshotFiles,
+} from '../driver.ts';
+import { AgentChannel } from './agent-channel.ts';
+import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
+import { captureNet, type NetConfig, openTcpEndpoints, provisionNet } from './netns.ts';
+import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
+import { probeRunsc, Runsc } from './runsc.ts';
+
+export interface GvisorDriverOptions {
+  dataDir: string;
+  /** Static in-sandbox agent, bind-mounted read-only at /.sandpit/agent and run as PID 1. */
+  agentBinary: string;
+  logger?: Logger;
+  /** Apparent size of the sparse btrfs image holding writable layers, checkpoints and snapshots (default 256 GiB). */
+  layerStoreGiB?: number;
+  /** Ready-made writable layers kept for fast creates (default 2; 0 disables). */
+  layerPoolSize?: number;
+  /** How long create and resume wait for the agent to connect (default 15 s). */
+  readyTimeoutMs?: number;
+}
+
+/** Kept on disk per sandbox so that a restarted server can resume, snapshot and destroy it. */
+interface SandboxMeta {
+  id: string;
+  templateRoot: string;
+  hostname: string;
+  resources: SandboxSpec['resources'];
+  subvolId?: number;
+  netnsPath?: string;
+  net?: NetConfig;
+  mounts?: BindMount[];
+  /**
+   * runsc container of the current run: every restore starts a new one, so the
+   * saved one can be deleted in the background (runsc delete waits until init
+   * has reaped the exited sandbox, 1.5 s on this host).
+   */
+  runscId: string;
+  createdAt: string;
+}
+
+/** What a fork needs besides the image and the layer. */
+interface SnapshotMeta {
+  sourceId: string;
+  templateRoot: string;
+  hostname: string;
+  resources: SandboxSpec['resources'];
+  netns: boolean;
+  createdAt: string;
+}
+
+/** Where the agent dials inside the sandbox: the bind-mounted run dir. */
+const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
+const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
+/** How long a restarted server waits for a checkpoint the previous one left running. */
+const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
+const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
+
+/**
+ * Sandboxes in gVisor (runsc, ptrace platform): the same overlay root and
+ * quota-capped btrfs layers as the container driver, cgroup limits through the
+ * OCI spec, and pause as a real checkpoint to disk (`runsc checkpoint`), so a
+ * paused sandbox holds no memory and survives a host restart; resume is
+ * `runsc restore` and every process continues. Snapshots are a checkpoint
+ * image hard-linked next to a read-only btrfs snapshot of the layer; forks
+ * restore that image into a writable copy of the layer.
+ */
+export class GvisorDriver implements RuntimeDriver {
+  readonly name = 'gvisor' as const;
+  readonly pauseKeeps = 'disk' as const;
+  readonly snapshots: SnapshotEngine;
+
+  private readonly opts: GvisorDriverOptions;
+  private readonly paths: GvisorPaths;
+  private readonly logger: Logger;
+  private readonly runsc: Runsc;
+  private readonly layers: LayerStore;
+  private readonly mutex = new KeyedMutex();
+  private readonly channels = new Map<string, AgentChannel>();
+  /** Sandboxes being checkpointed: their channel must stay shut until the save is over. */
+  private readonly capturing = new Set<string>();
+  private readonly deleting = new Set<Promise<void>>();
+  private cgroups: CgroupV1 | undefined;
+  private nofile = 1024;
+
+  constructor(opts: GvisorDriverOptions) {
+    this.opts = opts;
+    this.paths = gvisorPaths(opts.dataDir);
+    this.logger = opts.logger ?? quietLogger;
+    this.runsc = new Runsc(this.paths.runscRoot);
+    this.layers = new LayerStore({
+      image: this.paths.layerImage,
+      mountPoint: this.paths.layersDir,
+      sizeGiB: opts.layerStoreGiB ?? 256,
+      poolSize: opts.layerPoolSize ?? 2,
+      logger: this.logger,
+    });
+    this.snapshots = {
+      capture: (id, snapshotId) => this.capture(id, snapshotId),
+      createFrom: (spec, snapshotId) => this.createFrom(spec, snapshotId),
+      inspect: (snapshotId) => this.inspectSnapshot(snapshotId),
+      delete: (snapshotId) => this.deleteSnapshot(snapshotId),
+      list: () => this.listSnapshots(),
+    };
+  }
+
+  /** True when runsc can start a sandbox on this host (tried once, about 200 ms), else the reason. */
+  static async available(): Promise<true | string> {
+    const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-probe-'));
+    try {
+      return await probeRunsc(root);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([
+      mkdir(this.paths.runscRoot, { recursive: true, mode: 0o700 }),
+      mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 }),
+    ]);
+    const cgroups = await CgroupV1.detect();
+    await cgroups.prepareParent();
+    this.cgroups = cgroups;
+    await this.layers.init();
+    await Promise.all([mkdir(this.paths.checkpointsDir, { recursive: true }), mkdir(this.paths.snapshotsDir, { recursive: true })]);
+    this.nofile = await hardNofileLimit();
+    await this.settleInterruptedCaptures();
+    this.layers.replenish();
+  }
+
+  /**
+   * A server killed during a checkpoint leaves the checkpoint shell running (it
+   * finishes and renames the image only on success) or a partial image. Wait
+   * for the first, drop the second: each sandbox ends up with a complete image
+   * (paused) or none (running, or failed if gVisor ended it).
+   */
+  private async settleInterruptedCaptures(): Promise<void> {
+    for (const id of await dirNames(this.paths.sandboxesDir)) {
+      const sp = gvisorSandboxPaths(this.paths, id);
+      const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
+      if (pid) {
+        this.logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
+        const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
+        while (isAlive(pid) && performance.now() < deadline) await sleep(20);
+        await rm(sp.checkpointPid, { force: true });
+      }
+      await rm(sp.partial, { recursive: true, force: true });
+    }
+    // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
+    for (const rid of await this.runsc.list()) {
+      const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, sandboxOf(rid)).meta);
+      if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(this.paths, sandboxOf(rid)).image))) this.forget(rid);
+    }
+    for (const name of await dirNames(this.paths.snapshotsDir)) {
+      if (name.endsWith('.partial')) await removeTree(join(this.paths.snapshotsDir, name));
+    }
+  }
+
+  async close(opts: { release?: boolean } = {}): Promise<void> {
+    await this.layers.close();
+    await Promise.all(this.deleting);
+    for (const ch of this.channels.values()) await ch.close(0);
+    this.channels.clear();
+    if (!opts.release) return;
+    const left = await this.list();
+    if (left.length > 0) throw new Error(`cannot unmount the layer store: ${left.length} sandboxes remain`);
+    await unmountUnder(this.paths.layersDir);
+  }
+
+  agentSocket(id: string): string {
+    return gvisorSandboxPaths(this.paths, id).channel;
+  }
+
+  async connectAgent(id: string, timeoutMs: number): Promise<Socket> {
+    checkId(id);
+    let ch = this.channels.get(id);
+    // After a server restart the channel is opened on first use; never during a checkpoint.
+    if (!ch?.listening && !this.capturing.has(id) && (await this.runscState(id))?.status === 'running' && !this.capturing.has(id)) {
+      ch = this.channel(id);
+      await ch.open();
+    }
+    if (!ch) throw Object.assign(new Error(`sandbox ${id} is not running`), { code: 'ECONNREFUSED' });
+    return ch.accept(timeoutMs);
+  }
+
+  private channel(id: string): AgentChannel {
+    let ch = this.channels.get(id);
+    if (!ch) {
+      ch = new AgentChannel(gvisorSandboxPaths(this.paths, id).channel);
+      this.channels.set(id, ch);
+    }
+    return ch;
+  }
+
+  create(spec: SandboxSpec): Promise<void> {
+    checkSpec(spec);
+    return this.mutex.run(spec.id, async () => {
+      const sp = gvisorSandboxPaths(this.paths, spec.id);
+      if (await exists(sp.dir)) throw new Error(`sandbox ${spec.id} already exists`);
+      for (const p of [this.opts.agentBinary, spec.templateRoot]) if (!(await exists(p))) throw new Error(`${p} not found`);
+      try {
+        await mkdir(sp.runDir, { recursive: true });
+        const { ready, capped } = this.layers.acquire(spec.id, spec.resources.diskMib);
+        const layer = ready.then(() => writeSandboxEtc(this.layers.upper(spec.id), spec, undefined));
+        const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
+          mountOverlay(spec.templateRoot, this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
+        const [subvolId, net] = await Promise.all([
+          capped,
+          spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
+          mounted,
+          this.writeConfig(spec, spec.id, sp.config, sp.rootfs, sp.runDir),
+        ]);
+        await this.writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net });
+        await this.start(spec.id, spec.id, () => this.runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
+      } catch (err) {
+        await this.destroyLocked(spec.id).catch((e: Error) => this.logger.warn(`cleanup after failed create of ${spec.id}: ${e.message}`));
+        throw new Error(`creating sandbox ${spec.id} failed: ${(err as Error).message}`);
+      } finally {
+        this.layers.replenish();
+      }
+    });
+  }
+
+  /** Opens the channel, runs runsc (run or restore), and waits for the agent to dial in. */
+  private async start(id: string, runscId: string, launch: () => Promise<void>): Promise<void> {
+    const ch = this.channel(id);
+    await ch.open();
+    await launch();
+    await ch.ready(this.opts.readyTimeoutMs ?? 15_000, async () => (await this.runsc.state(runscId))?.status === 'running');
+  }
+
+  /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
+  private async writeConfig(spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string): Promise<void> {
+    const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as {
+      process: { args: string[] };
+    };
+    // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
+    config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX];
+    await writeFile(path, JSON.stringify(config));
+  }
+
+  private async writeMeta(path: string, meta: SandboxMeta): Promise<void> {
+    await writeFile(`${path}.tmp`, JSON.stringify(meta));
+    await rename(`${path}.tmp`, path);
+  }
+
+  private async runscState(id: string) {
+    const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, id).meta);
+    return meta ? this.runsc.state(meta.runscId) : undefined;
+  }
+
+  /** Deletes a finished runsc container in the background; its cgroup goes with it. */
+  private forget(runscId: string): void {
+    const done = this.runsc
+      .deleteForce(runscId)
+      .then(() => this.cg().remove(runscId))
+      .catch((err: Error) => this.logger.warn(`gvisor: deleting ${runscId}: ${err.message}`))
+      .finally(() => this.deleting.delete(done));
+    this.deleting.add(done);
+  }
+
+  pause(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, () => this.checkpointLocked(id));
+  }
+
+  /**
+   * Checkpoints a running sandbox to its image; the sandbox ends, its memory
+   * is freed. Refused (CaptureRefused) when gVisor would fail the save, since
+   * this runsc ends the sandbox on a failed save.
+   */
+  private async checkpointLocked(id: string): Promise<void> {
+    const sp = gvisorSandboxPaths(this.paths, id);
+    const meta = await readJson<SandboxMeta>(sp.meta);
+    if (!meta) throw new Error(`sandbox ${id} not found`);
+    const rs = await this.runsc.state(meta.runscId);
+    if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
+    if (meta.netnsPath) {
+      const tcp = await this.runsc.exec(meta.runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+      const open = openTcpEndpoints(tcp);
+      if (open.length > 0) {
+        throw new CaptureRefused(
+          `the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`,
+        );
+      }
+    }
+    this.capturing.add(id);
+    const ch = this.channel(id);
+    try {
+      if (!(await ch.close(CHANNEL_CLOSE_TIMEOUT_MS, rs.pid))) {
+        await ch.open();
+        throw new CaptureRefused('a process in the sandbox keeps the agent channel open, which gVisor cannot checkpoint; retry');
+      }
+      await rm(sp.partial, { recursive: true, force: true });
+      await mkdir(sp.partial, { recursive: true });
+      try {
+        await this.runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
+      } catch (err) {
+        await rm(sp.partial, { recursive: true, force: true });
+        if ((await this.runsc.state(meta.runscId))?.status === 'running') {
+          await ch.open();
+          throw err;
+        }
+        throw new Error(`${(err as Error).message} (runsc ended the sandbox)`);
+      } finally {
+        await rm(sp.checkpointPid, { force: true });
+      }
+      // The saved sandbox has exited: its runsc record and cgroups go in the background, the image stays.
+      this.forget(meta.runscId);
+    } finally {
+      this.capturing.delete(id);
+    }
+  }
+
+  resume(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const sp = gvisorSandboxPaths(this.paths, id);
+      await this.restoreLocked(id, sp.image);
+      // Every process is back in memory: the image is spent.
+      await rm(sp.image, { recursive: true, force: true });
+    });
+  }
+
+  private async restoreLocked(id: string, image: string): Promise<void> {
+    const sp = gvisorSandboxPaths(this.paths, id);
+    const meta = await readJson<SandboxMeta>(sp.meta);
+    if (!meta) throw new Error(`sandbox ${id} not found`);
+    if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
+    const runscId = `${id}-${Date.now().toString(36)}`;
+    await this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir);
+    await this.writeMeta(sp.meta, { ...meta, runscId });
+    // After a host restart the overlay is gone (the layer store is re-mounted by init).
+    if (!(await isMountPoint(sp.rootfs))) await mountOverlay(meta.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs);
+    if (meta.netnsPath && meta.net) await provisionNet(meta.netnsPath, meta.net);
+    try {
+      await this.start(id, runscId, () => this.runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
+    } catch (err) {
+      await this.channel(id).close(0);
+      await this.runsc.deleteForce(runscId).catch(() => undefined);
+      await this.cg().remove(runscId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private capture(id: string, snapshotId: string): Promise<SnapshotFiles & { sandboxPaused: boolean }> {
+    checkId(id);
+    checkId(snapshotId);
+    return this.mutex.run(id, async () => {
+      const sp = gvisorSandboxPaths(this.paths, id);
+      const running = (await this.runscState(id))?.status === 'running';
+      if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
+      const meta = await readJson<SandboxMeta>(sp.meta);
+      if (!meta) throw new Error(`sandbox ${id} not found`);
+      if (running) await this.checkpointLocked(id);
+      const snap = snapshotPaths(this.paths, snapshotId);
+      const part = snapshotPaths(this.paths, snapshotId, snap.partial);
+      try {
+        await removeTree(snap.partial);
+        await mkdir(part.image, { recursive: true });
+        // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
+        for (const f of await readdir(sp.image)) await link(join(sp.image, f), join(part.image, f));
+        await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
+        const sm: SnapshotMeta = {
+          sourceId: id, templateRoot: meta.templateRoot, hostname: meta.hostname, resources: meta.resources,
+          netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
+        };
+        await writeFile(part.meta, JSON.stringify(sm));
+        await rename(snap.partial, snap.dir);
+      } catch (err) {
+        await removeTree(snap.partial).catch(() => undefined);
+        throw err;
+      } finally {
+        if (running) {
+          // A running sandbox continues; if it cannot, it stays paused on its complete image.
+          await this.restoreLocked(id, sp.image).then(
+            () => rm(sp.image, { recursive: true, force: true }),
+            (err: Error) => this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`),
+          );
+        }
+      }
+      return { sizeBytes: await treeBytes(snap.dir), sandboxPaused: await exists(sp.image) };
+    });
+  }
+
+  private createFrom(spec: SandboxSpec, snapshotId: string): Promise<void> {
+    checkSpec(spec);
+    checkId(snapshotId);
+    return this.mutex.run(spec.id, async () => {
+      const snap = snapshotPaths(this.paths, snapshotId);
+      const sm = await readJson<SnapshotMeta>(snap.meta);
+      if (!sm) throw new Error(`snapshot ${snapshotId} not found`);
+      if (sm.netns !== !!spec.netnsPath) throw new Error(`snapshot ${snapshotId} was taken ${sm.netns ? 'with' : 'without'} a network namespace`);
+      const id = spec.id;
+      const sp = gvisorSandboxPaths(this.paths, id);
+      if (await exists(sp.dir)) throw new Error(`sandbox ${id} already exists`);
+      if (!(await exists(sm.templateRoot))) throw new Error(`the template root of snapshot ${snapshotId} is gone`);
+      const forked: SandboxSpec = { ...spec, templateRoot: sm.templateRoot, hostname: sm.hostname, resources: sm.resources };
+      try {
+        await mkdir(sp.runDir, { recursive: true });
+        await mkdir(sp.rootfs);
+        const subvolId = await thawLayer(snap.layer, this.layers.dir(id), this.layers.quotas, sm.resources.diskMib);
+        const [net] = await Promise.all([
+          spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
+          mountOverlay(sm.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs),
+          this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir),
+        ]);
+        await this.writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net });
+        await this.start(id, id, () => this.runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
+      } catch (err) {
+        await this.destroyLocked(id).catch((e: Error) => this.logger.warn(`cleanup after failed fork ${id}: ${e.message}`));
+        throw new Error(`creating sandbox ${id} from snapshot ${snapshotId} failed: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  private async inspectSnapshot(snapshotId: string): Promise<SnapshotFiles | undefined> {
+    checkId(snapshotId);
+    const snap = snapshotPaths(this.paths, snapshotId);
+    if (!(await exists(snap.meta))) return undefined;
+    return { sizeBytes: await treeBytes(snap.dir) };
+  }
+
+  private async deleteSnapshot(snapshotId: string): Promise<void> {
+    checkId(snapshotId);
+    const snap = snapshotPaths(this.paths, snapshotId);
+    await removeTree(snap.partial);
+    await removeTree(snap.dir);
+  }
+
+  private async listSnapshots(): Promise<string[]> {
+    const names = await dirNames(this.paths.snapshotsDir);
+    return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
+  }
+
+  destroy(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, () => this.destroyLocked(id));
+  }
+
+  /** Every step tolerates what an earlier, interrupted destroy (or a crash) left behind. */
+  private async destroyLocked(id: string): Promise<void> {
+    const sp = gvisorSandboxPaths(this.paths, id);
+    await this.channels.get(id)?.close(0);
+    this.channels.delete(id);
+    for (const rid of (await this.runsc.list()).filter((r) => sandboxOf(r) === id)) {
+      await this.runsc.kill(rid);
+      await this.runsc.deleteForce(rid);
+      await this.cg().remove(rid).catch((err: Error) => this.logger.warn(`gvisor: ${err.message}`));
+    }
+    await unmountUnder(sp.dir);
+    const meta = await readJson<SandboxMeta>(sp.meta);
+    // The netstack took the namespace's addresses; hand them back for whoever uses it next.
+    if (meta?.netnsPath && meta.net && (await exists(meta.netnsPath))) {
+      await provisionNet(meta.netnsPath, meta.net).catch((err: Error) => this.logger.warn(`gvisor: ${err.message}`));
+    }
+    await this.layers.remove(id, meta?.subvolId);
+    await rm(join(this.paths.checkpointsDir, id), { recursive: true, force: true });
+    await rm(sp.dir, { recursive: true, force: true });
+  }
+
+  async state(id: string): Promise<EngineState> {
+    checkId(id);
+    const sp = gvisorSandboxPaths(this.paths, id);
+    const [rs, image, dir, layer] = await Promise.all([this.runscState(id), exists(sp.image), exists(sp.dir), exists(this.layers.dir(id))]);
+    if (rs?.status === 'running') return 'running';
+    if (image) return 'paused';
+    return rs || dir || layer ? 'stopped' : 'missing';
+  }
+
+  async list(): Promise<string[]> {
+    const [dirs, runscIds, layerIds, checkpoints] = await Promise.all([
+      dirNames(this.paths.sandboxesDir),
+      this.runsc.list().then((ids) => ids.map(sandboxOf)),
+      this.layers.list(),
+      dirNames(this.paths.checkpointsDir),
+    ]);
+    return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
+  }
+
+  async stats(id: string): Promise<EngineStats> {
+    checkId(id);
+    const cg = this.cg();
+    const sp = gvisorSandboxPaths(this.paths, id);
+    const meta = await readJson<SandboxMeta>(sp.meta);
+    if (!meta) throw new Error(`sandbox ${id} not found`);
+    const [memoryBytes, cpuUsageNs, diskBytes] = await Promise.all([
+      cg.readNumber('memory', meta.runscId, 'memory.usage_in_bytes'),
+      cg.readNumber('cpuacct', meta.runscId, 'cpuacct.usage'),
+      this.layers.usage(id, meta.subvolId),
+    ]);
+    return { memoryBytes, cpuUsageNs, diskBytes };
+  }
+
+  private cg(): CgroupV1 {
+    if (!this.cgroups) throw new Error('gvisor driver: call init() first');
+    return this.cgroups;
+  }
+}
+
+function checkSpec(spec: SandboxSpec): void {
+  checkId(spec.id);
+  const { vcpuCount, memoryMib, diskMib } = spec.resources;
+  if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
+  if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
+}
+
+function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
+  return {
+    id: spec.id, templateRoot: spec.templateRoot, hostname: spec.hostname, resources: spec.resources,
+    ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}), ...(spec.mounts ? { mounts: spec.mounts } : {}),
+    runscId, createdAt: new Date().toISOString(),
+  };
+}
+
+/** The spec a restore writes its config from (env lives in the image, not here). */
+function specOf(meta: SandboxMeta): SandboxSpec {
+  return {
+    id: meta.id, templateRoot: meta.templateRoot, resources: meta.resources, env: {}, hostname: meta.hostname,
+    ...(meta.netnsPath ? { netnsPath: meta.netnsPath } : {}), ...(meta.mounts ? { mounts: meta.mounts } : {}),
+  };
+}
+
+/** runsc containers are named `<sandbox id>` (first run) or `<sandbox id>-<run>`. */
+function sandboxOf(runscId: string): string {
+  return runscId.slice(0, 36);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}
+
+async function dirNames(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+

@@ -1,0 +1,87 @@
+import { runCommand } from '../container/run-command.ts';
+
+/** The addresses and routes of a sandbox's network namespace, as found before gVisor first took them. */
+export interface NetConfig {
+  addrs: { dev: string; cidr: string }[];
+  routes: { dst: string; gateway?: string; dev?: string }[];
+}
+
+interface IpAddr {
+  ifname: string;
+  addr_info?: { local: string; prefixlen: number; scope?: string }[];
+}
+
+interface IpRoute {
+  dst: string;
+  gateway?: string;
+  dev?: string;
+  protocol?: string;
+}
+
+const ip = (netnsPath: string, args: string[]) => runCommand('nsenter', [`--net=${netnsPath}`, 'ip', ...args]);
+
+/** Records what runsc's netstack will take over from the namespace (it removes the addresses and routes it copies). */
+export async function captureNet(netnsPath: string): Promise<NetConfig> {
+  const [addrs, routes4, routes6] = await Promise.all([
+    ip(netnsPath, ['-j', 'addr', 'show']),
+    ip(netnsPath, ['-j', '-4', 'route', 'show']),
+    ip(netnsPath, ['-j', '-6', 'route', 'show']),
+  ]);
+  const cfg: NetConfig = { addrs: [], routes: [] };
+  for (const link of JSON.parse(addrs.stdout || '[]') as IpAddr[]) {
+    if (link.ifname === 'lo') continue;
+    for (const a of link.addr_info ?? []) {
+      if (a.scope === 'link' || a.scope === 'host') continue;
+      cfg.addrs.push({ dev: link.ifname, cidr: `${a.local}/${a.prefixlen}` });
+    }
+  }
+  for (const r of [...(JSON.parse(routes4.stdout || '[]') as IpRoute[]), ...(JSON.parse(routes6.stdout || '[]') as IpRoute[])]) {
+    // Kernel routes come back with their address; link-local v6 ones are the kernel's own.
+    if (r.protocol === 'kernel' || r.dst.startsWith('fe80')) continue;
+    cfg.routes.push({ dst: r.dst, ...(r.gateway ? { gateway: r.gateway } : {}), ...(r.dev ? { dev: r.dev } : {}) });
+  }
+  return cfg;
+}
+
+/** Puts the recorded addresses and routes back, so a restored netstack can take them again. Idempotent. */
+export async function provisionNet(netnsPath: string, cfg: NetConfig): Promise<void> {
+  for (const dev of new Set(cfg.addrs.map((a) => a.dev))) await ip(netnsPath, ['link', 'set', 'dev', dev, 'up']);
+  for (const a of cfg.addrs) await ip(netnsPath, ['addr', 'replace', a.cidr, 'dev', a.dev]);
+  for (const r of cfg.routes) {
+    await ip(netnsPath, ['route', 'replace', r.dst, ...(r.gateway ? ['via', r.gateway] : []), ...(r.dev ? ['dev', r.dev] : [])]);
+  }
+}
+
+/**
+ * TCP endpoints that would make the checkpoint fail: anything not listening
+ * and not on loopback (netstack saves loopback connections, not NIC ones).
+ * Read from /proc/net/tcp{,6} in the sandbox. Connections already closed
+ * (TIME_WAIT) are not listed there: the save can still refuse for about a minute after.
+ */
+export function openTcpEndpoints(procNetTcp: string): string[] {
+  const found: string[] = [];
+  for (const line of procNetTcp.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4 || !/^\d+:$/.test(f[0]!)) continue;
+    const [local, remote, st] = [f[1]!, f[2]!, f[3]!];
+    if (st === '0A') continue;
+    if (isLoopback(local) && isLoopback(remote)) continue;
+    found.push(`${hexAddr(local)} -> ${hexAddr(remote)}`);
+  }
+  return found;
+}
+
+function isLoopback(hex: string): boolean {
+  const addr = hex.split(':')[0]!;
+  // IPv4: 127/8 is the last byte of the little-endian word; IPv6: ::1 or v4-mapped 127/8.
+  if (addr.length === 8) return addr.endsWith('7F');
+  return addr === '00000000000000000000000001000000' || (addr.startsWith('0000000000000000FFFF0000') && addr.endsWith('7F'));
+}
+
+function hexAddr(hex: string): string {
+  const [addr, port] = hex.split(':') as [string, string];
+  const p = parseInt(port, 16);
+  if (addr.length !== 8) return `[v6]:${p}`;
+  const b = addr.match(/../g)!.map((x) => parseInt(x, 16)).reverse();
+  return `${b.join('.')}:${p}`;
+}

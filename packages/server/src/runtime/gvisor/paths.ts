@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+
+/** Where the gvisor driver keeps its state: all of it under `<dataDir>/gvisor`, apart from other drivers'. */
+export interface GvisorPaths {
+  runscRoot: string;
+  sandboxesDir: string;
+  layerImage: string;
+  layersDir: string;
+  /** Inside the layer store, so images can be hard-linked into snapshots and layers snapshotted by btrfs. */
+  checkpointsDir: string;
+  snapshotsDir: string;
+}
+
+export function gvisorPaths(dataDir: string): GvisorPaths {
+  const root = join(dataDir, 'gvisor');
+  const layersDir = join(root, 'layers');
+  return {
+    runscRoot: join(root, 'runsc'),
+    sandboxesDir: join(root, 'sandboxes'),
+    layerImage: join(root, 'layers.img'),
+    layersDir,
+    // Dot names: the layer store lists only sandbox layers and skips these.
+    checkpointsDir: join(layersDir, '.checkpoints'),
+    snapshotsDir: join(layersDir, '.snapshots'),
+  };
+}
+
+export interface GvisorSandboxPaths {
+  dir: string;
+  config: string;
+  meta: string;
+  rootfs: string;
+  runDir: string;
+  /** Host end of the agent channel: the agent dials it (runsc --host-uds=open). */
+  channel: string;
+  log: string;
+  /** A complete checkpoint image: present exactly while the sandbox is paused. */
+  image: string;
+  /** Where a checkpoint is written; renamed to `image` only once runsc reports success. */
+  partial: string;
+  /** PID of the checkpoint in progress, so a restarted server can wait for it. */
+  checkpointPid: string;
+  checkpointLog: string;
+}
+
+export function gvisorSandboxPaths(p: GvisorPaths, id: string): GvisorSandboxPaths {
+  const dir = join(p.sandboxesDir, id);
+  const ck = join(p.checkpointsDir, id);
+  return {
+    dir,
+    config: join(dir, 'config.json'),
+    meta: join(dir, 'sandbox.json'),
+    rootfs: join(dir, 'rootfs'),
+    runDir: join(dir, 'run'),
+    channel: join(dir, 'run', 'host.sock'),
+    log: join(dir, 'runsc.log'),
+    image: join(ck, 'image'),
+    partial: join(ck, 'image.partial'),
+    checkpointPid: join(ck, 'checkpoint.pid'),
+    checkpointLog: join(ck, 'checkpoint.log'),
+  };
+}
+
+export interface SnapshotPaths {
+  dir: string;
+  /** Built here and renamed to `dir` when complete, so a crash never leaves a half snapshot that looks whole. */
+  partial: string;
+  image: string;
+  layer: string;
+  meta: string;
+}
+
+export function snapshotPaths(p: GvisorPaths, snapshotId: string, base = join(p.snapshotsDir, snapshotId)): SnapshotPaths {
+  return {
+    dir: base,
+    partial: `${base}.partial`,
+    image: join(base, 'image'),
+    layer: join(base, 'layer'),
+    meta: join(base, 'snapshot.json'),
+  };
+}

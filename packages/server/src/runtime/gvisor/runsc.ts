@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { open, readFile } from 'node:fs/promises';
+import { runCommand } from '../container/run-command.ts';
+
+export interface RunscState {
+  id: string;
+  pid: number;
+  status: string;
+}
+
+/**
+ * Hides /proc/sys/net from runsc: with --network=sandbox this runsc build
+ * refuses to start on this kernel when it can read it (gVisor issue 10704).
+ * The private mount namespace ends with runsc; "$@" keeps the arguments out of the shell.
+ */
+const HIDE_PROC_SYS_NET = 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"';
+
+/**
+ * The runsc CLI with one state root and the flags this host needs: the ptrace
+ * platform (kvm hangs here), host unix sockets openable (the agent dials the
+ * host), and either netstack on the sandbox's namespace or loopback only.
+ * run, restore and checkpoint must see the same flags.
+ */
+export class Runsc {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  flags(netns: boolean): string[] {
+    return ['--root', this.root, '--platform=ptrace', '--host-uds=open', `--network=${netns ? 'sandbox' : 'none'}`];
+  }
+
+  /** The program and arguments for a runsc call that creates a sandbox. */
+  command(netns: boolean, args: string[]): [string, string[]] {
+    const runsc = ['runsc', ...this.flags(netns), ...args];
+    if (!netns) return [runsc[0]!, runsc.slice(1)];
+    return ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', HIDE_PROC_SYS_NET, 'sh', ...runsc]];
+  }
+
+  /** `run --detach`: the sandbox outlives us; its output (and runsc's errors) go to `logPath`, never to a pipe. */
+  run(id: string, bundle: string, logPath: string, netns: boolean): Promise<void> {
+    return this.#detached(netns, ['run', '--detach', '--bundle', bundle, id], logPath);
+  }
+
+  restore(id: string, bundle: string, image: string, logPath: string, netns: boolean): Promise<void> {
+    return this.#detached(netns, ['restore', '--detach', '--image-path', image, '--bundle', bundle, id], logPath);
+  }
+
+  /**
+   * Writes the checkpoint into `partial` and renames it to `image` only when
+   * runsc succeeded. The rename is done by the same shell as runsc, so it
+   * happens even when the server dies meanwhile; `pidFile` names that shell.
+   * A successful save ends the sandbox (this runsc restarts nothing).
+   */
+  async checkpoint(id: string, partial: string, image: string, pidFile: string, logPath: string): Promise<void> {
+    const log = await open(logPath, 'w');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(
+          'sh',
+          ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, 'runsc', '--root', this.root, 'checkpoint', '--image-path', partial, id],
+          // Own session: a signal to the server's process group (Ctrl-C) must not reach it.
+          { stdio: ['ignore', log.fd, log.fd], detached: true },
+        );
+        if (child.pid) void open(pidFile, 'w').then((fh) => fh.writeFile(String(child.pid)).finally(() => fh.close()));
+        child.on('error', (err) => reject(new Error(`runsc checkpoint: ${err.message}`)));
+        child.on('close', async (code) => {
+          if (code === 0) return resolve();
+          const text = await readFile(logPath, 'utf8').catch(() => '');
+          reject(new Error(`runsc checkpoint exited with code ${code}: ${lastError(text)}`));
+        });
+      });
+    } finally {
+      await log.close();
+    }
+  }
+
+  async state(id: string): Promise<RunscState | undefined> {
+    try {
+      const { stdout } = await runCommand('runsc', ['--root', this.root, 'state', id]);
+      return JSON.parse(stdout) as RunscState;
+    } catch (err) {
+      if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Runs a command in the sandbox to completion (root); used for checks, not for user commands. */
+  async exec(id: string, argv: string[]): Promise<string> {
+    return (await runCommand('runsc', ['--root', this.root, 'exec', id, ...argv])).stdout;
+  }
+
+  async kill(id: string): Promise<void> {
+    await runCommand('runsc', ['--root', this.root, 'kill', '--all', id, 'KILL']).catch(() => undefined);
+  }
+
+  async deleteForce(id: string): Promise<void> {
+    try {
+      await runCommand('runsc', ['--root', this.root, 'delete', '--force', id]);
+    } catch (err) {
+      if (/does not exist|no such file|not found/i.test((err as Error).message)) return;
+      throw err;
+    }
+  }
+
+  async list(): Promise<string[]> {
+    const { stdout } = await runCommand('runsc', ['--root', this.root, 'list', '--quiet']).catch(() => ({ stdout: '' }));
+    return stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+  }
+
+  async #detached(netns: boolean, args: string[], logPath: string): Promise<void> {
+    const log = await open(logPath, 'a');
+    const [file, argv] = this.command(netns, args);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // Own session: the sandbox must outlive a signal to the server's process group (Ctrl-C).
+        const child = spawn(file, argv, { stdio: ['ignore', log.fd, log.fd], detached: true });
+        child.on('error', (err) => reject(new Error(`${file}: ${err.message}`)));
+        child.on('close', async (code) => {
+          if (code === 0) return resolve();
+          const text = await readFile(logPath, 'utf8').catch(() => '');
+          reject(new Error(`runsc ${args[0]} exited with code ${code}: ${lastError(text)}`));
+        });
+      });
+    } finally {
+      await log.close();
+    }
+  }
+}
+
+/** The last meaningful line runsc wrote (its errors end the log). */
+function lastError(text: string): string {
+  const lines = text.trim().split('\n').filter((l) => l.trim() !== '');
+  return (lines.at(-1) ?? '').slice(0, 500);
+}
+
+/** Can runsc start a sandbox here? Runs `runsc do true` once (about 200 ms). */
+export async function probeRunsc(stateRoot: string): Promise<true | string> {
+  if (process.getuid?.() !== 0) return 'runsc needs root';
+  try {
+    await runCommand('runsc', ['--root', stateRoot, '--platform=ptrace', '--network=none', 'do', '/bin/true']);
+    return true;
+  } catch (err) {
+    return `runsc cannot run a sandbox here: ${(err as Error).message.split('\n')[0]}`;
+  }
+}

@@ -1,0 +1,284 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { type Clock, iso } from '../clock.ts';
+import { badRequest, conflict, gone, notFound, tooMany, unavailable } from '../errors.ts';
+import { newId, parseSandboxId, parseUuid } from '../ids.ts';
+import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
+import type { CreateSnapshotBody, PatchSnapshotBody, Snapshot } from '../schemas/snapshot.ts';
+import type { SandboxStore } from '../store/sandboxes.ts';
+import type { SnapshotRecord, SnapshotStore } from '../store/snapshots.ts';
+import type { TeamStore } from '../store/teams.ts';
+import type { Principal } from './auth.ts';
+import type { ForkSource, SandboxService } from './sandboxes.ts';
+
+export interface SnapshotServiceDeps {
+  store: SnapshotStore;
+  sandboxStore: SandboxStore;
+  sandboxes: SandboxService;
+  teams: TeamStore;
+  driver: RuntimeDriver;
+  clock: Clock;
+  log: Logger;
+  maxPerTeam: number;
+  maxInFlightPerTeam: number;
+  /** Past this, POST answers 202 and the capture settles in the background. */
+  deadlineMs: number;
+}
+
+export interface CreateOutcome {
+  status: 200 | 201 | 202;
+  snapshot: SnapshotRecord;
+  retryAfterS?: number;
+}
+
+/** Suggested poll interval after a 202. */
+const RETRY_AFTER_S = 2;
+
+/** Snapshots: capture (with idempotency keys, limits, and the 202 path), list, rename, delete, fork source. */
+export class SnapshotService implements ForkSource {
+  readonly deps: SnapshotServiceDeps;
+  /** Creations admitted but not yet stored, per team, so concurrent requests cannot overshoot the caps. */
+  readonly #reserved = new Map<string, number>();
+  /** Captures whose request was already answered 202: a failure marks the row failed instead of removing it. */
+  readonly #answered = new Set<string>();
+
+  constructor(deps: SnapshotServiceDeps) {
+    this.deps = deps;
+  }
+
+  async create(p: Principal, rawSandboxId: string, body: CreateSnapshotBody): Promise<CreateOutcome> {
+    const { sandboxes, store, clock } = this.deps;
+    const sb = await sandboxes.get(p, rawSandboxId);
+    const key = body.idempotency_key ?? null;
+    if (key !== null) {
+      const prev = await store.byKey(sb.id, key);
+      if (prev) return replay(prev, key);
+    }
+    const engine = this.#engine();
+    await this.#reserve(p.teamId);
+    let reserved = true;
+    const unreserve = () => {
+      if (!reserved) return;
+      reserved = false;
+      this.#reserved.set(p.teamId, (this.#reserved.get(p.teamId) ?? 1) - 1);
+    };
+    let onInserted!: (row: SnapshotRecord) => void;
+    const inserted = new Promise<SnapshotRecord>((r) => (onInserted = r));
+    const work = sandboxes.lock
+      .run(sb.id, async (): Promise<CreateOutcome> => {
+        const cur = await this.deps.sandboxStore.get(sb.id);
+        if (!cur) throw notFound(`sandbox '${rawSandboxId}' not found`);
+        if (cur.status !== 'active' && cur.status !== 'paused') {
+          throw conflict(`the sandbox is ${cur.status}; only an active or paused sandbox can be snapshotted`);
+        }
+        const now = clock.now();
+        const row: SnapshotRecord = {
+          id: newId(),
+          teamId: p.teamId,
+          sandboxId: sb.id,
+          templateId: cur.templateId,
+          kind: 'mem+fs',
+          status: 'creating',
+          name: body.name ?? null,
+          sizeBytes: 0,
+          resources: cur.resources,
+          env: cur.env,
+          idempotencyKey: key,
+          createdAt: now,
+          readyAt: null,
+          updatedAt: now,
+          deletedAt: null,
+        };
+        if (!(await store.insert(row))) {
+          // A concurrent request with the same key stored first.
+          const prev = await store.byKey(sb.id, key!);
+          if (prev) return replay(prev, key!);
+          throw conflict('a concurrent request with the same idempotency_key is in progress; retry');
+        }
+        unreserve();
+        onInserted(row);
+        return { status: 201, snapshot: await this.#capture(engine, row, cur.id) };
+      })
+      .finally(unreserve);
+    const first = await Promise.race([work.then((done) => ({ done })), inserted.then((row) => ({ row }))]);
+    if ('done' in first) return first.done;
+    const settled = await Promise.race([work.then((done) => ({ done })), sleep(this.deps.deadlineMs).then(() => undefined)]);
+    if (settled) return settled.done;
+    this.#answered.add(first.row.id);
+    work.catch(() => undefined).finally(() => this.#answered.delete(first.row.id));
+    return { status: 202, snapshot: first.row, retryAfterS: RETRY_AFTER_S };
+  }
+
+  /** Runs the capture and settles the row: ready, removed (refused before an answer), or failed (after a 202). */
+  async #capture(engine: SnapshotEngine, row: SnapshotRecord, sandboxId: string): Promise<SnapshotRecord> {
+    const { store, sandboxStore, clock, log } = this.deps;
+    try {
+      const res = await engine.capture(sandboxId, row.id);
+      const now = clock.now();
+      row.status = 'ready';
+      row.sizeBytes = res.sizeBytes;
+      row.readyAt = now;
+      row.updatedAt = now;
+      await store.save(row);
+      const sb = await sandboxStore.get(sandboxId);
+      if (sb) {
+        sb.latestSnapshotId = row.id;
+        sb.updatedAt = now;
+        if (res.sandboxPaused && sb.status === 'active') {
+          // The engine could not continue it after the capture: it is paused on a complete checkpoint.
+          sb.status = 'paused';
+          sb.pausedAt = now;
+          sb.activeSince = null;
+          sb.autoPauseAt = null;
+          sb.autoDeleteAt = sb.autoDeleteSeconds === null ? null : now + sb.autoDeleteSeconds * 1000;
+        }
+        await sandboxStore.save(sb, { type: 'snapshot', at: now, data: { snapshot_id: row.id } });
+      }
+      return row;
+    } catch (err) {
+      log.warn({ sandbox: sandboxId, snapshot: row.id, err: String(err) }, 'snapshot capture failed');
+      await engine.delete(row.id).catch(() => undefined);
+      if (this.#answered.has(row.id)) {
+        row.status = 'failed';
+        row.updatedAt = clock.now();
+        await store.save(row);
+        throw err;
+      }
+      // Nobody was told about this row: drop it so the same idempotency key can be tried again.
+      await store.remove(row.id);
+      if (err instanceof CaptureRefused) throw conflict(err.message);
+      throw unavailable(`the host could not take the snapshot (${String((err as Error).message).split('\n')[0]!.slice(0, 300)}); retry`);
+    }
+  }
+
+  async #reserve(teamId: string): Promise<void> {
+    const team = await this.deps.teams.getTeam(teamId);
+    const max = team?.limits.max_snapshots ?? this.deps.maxPerTeam;
+    const maxInFlight = team?.limits.max_snapshots_in_flight ?? this.deps.maxInFlightPerTeam;
+    const reserved = this.#reserved.get(teamId) ?? 0;
+    this.#reserved.set(teamId, reserved + 1);
+    const { total, creating } = await this.deps.store.countForTeam(teamId);
+    const fail = (code: string, msg: string) => {
+      this.#reserved.set(teamId, (this.#reserved.get(teamId) ?? 1) - 1);
+      return tooMany(code, msg, RETRY_AFTER_S);
+    };
+    if (total + reserved >= max) throw fail('too_many_snapshots', `the team has ${total} snapshots, the limit is ${max}; delete one`);
+    if (creating + reserved >= maxInFlight) {
+      throw fail('too_many_snapshots_in_flight', `the team has ${creating + reserved} snapshots being created, the limit is ${maxInFlight}; retry shortly`);
+    }
+  }
+
+  #engine(): SnapshotEngine {
+    const engine = this.deps.driver.snapshots;
+    if (!engine) {
+      throw unavailable(`the ${this.deps.driver.name} driver cannot capture a sandbox's memory; snapshots need a host running the gvisor driver`);
+    }
+    return engine;
+  }
+
+  async get(p: Principal, rawId: string): Promise<SnapshotRecord> {
+    const row = await this.deps.store.get(parseUuid(rawId, 'snapshot id'));
+    if (!row || row.teamId !== p.teamId) throw notFound(`snapshot '${rawId}' not found`);
+    return row;
+  }
+
+  async list(p: Principal, q: { sandbox_id?: string; limit?: string; cursor?: string }): Promise<{ items: SnapshotRecord[]; nextCursor?: string }> {
+    const limit = q.limit === undefined ? 100 : Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
+    const sandboxId = q.sandbox_id === undefined ? undefined : parseSandboxId(q.sandbox_id);
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const items = await this.deps.store.list({ teamId: p.teamId, sandboxId, after, limit: limit + 1 });
+    if (items.length <= limit) return { items };
+    const page = items.slice(0, limit);
+    const last = page[page.length - 1]!;
+    return { items: page, nextCursor: Buffer.from(`${last.createdAt}:${last.id}`).toString('base64url') };
+  }
+
+  async patch(p: Principal, rawId: string, body: PatchSnapshotBody): Promise<SnapshotRecord> {
+    const row = await this.get(p, rawId);
+    row.name = body.name;
+    row.updatedAt = this.deps.clock.now();
+    await this.deps.store.save(row);
+    return row;
+  }
+
+  async delete(p: Principal, rawId: string): Promise<void> {
+    const row = await this.get(p, rawId);
+    if (row.status === 'creating') throw conflict('the snapshot is still being created; delete it once it is ready or failed');
+    row.status = 'deleting';
+    row.updatedAt = this.deps.clock.now();
+    await this.deps.store.save(row);
+    await this.deps.driver.snapshots?.delete(row.id);
+    const now = this.deps.clock.now();
+    row.deletedAt = now;
+    row.updatedAt = now;
+    await this.deps.store.save(row);
+  }
+
+  /** ForkSource: what POST /sandboxes {from_snapshot} starts from. */
+  async forkSource(teamId: string, rawId: string) {
+    const engine = this.#engine();
+    const row = await this.deps.store.get(parseUuid(rawId, 'snapshot id'));
+    if (!row || row.teamId !== teamId) throw notFound(`snapshot '${rawId}' not found`);
+    if (row.status !== 'ready') throw conflict(`the snapshot is ${row.status}; only a ready snapshot can start a sandbox`);
+    return { snapshotId: row.id, templateId: row.templateId, resources: row.resources, env: row.env, engine };
+  }
+
+  /**
+   * After a restart: a capture cut short becomes ready when its files are
+   * complete, else failed; a delete cut short is finished; files with no live
+   * row (partial captures, deleted rows) are removed.
+   */
+  async reconcile(): Promise<void> {
+    const { store, clock, log } = this.deps;
+    const engine = this.deps.driver.snapshots;
+    for (const row of await store.unsettled()) {
+      const now = clock.now();
+      if (row.status === 'creating') {
+        const files = await engine?.inspect(row.id);
+        if (files) Object.assign(row, { status: 'ready', sizeBytes: files.sizeBytes, readyAt: now });
+        else row.status = 'failed';
+      } else {
+        await engine?.delete(row.id);
+        row.deletedAt = now;
+      }
+      row.updatedAt = now;
+      await store.save(row);
+      log.warn({ snapshot: row.id, status: row.status }, 'reconciled snapshot');
+    }
+    if (!engine) return;
+    const live = await store.liveIds();
+    for (const id of await engine.list()) {
+      if (live.has(id)) continue;
+      log.warn({ snapshot: id }, 'removing snapshot files with no live snapshot');
+      await engine.delete(id).catch((err) => log.error({ snapshot: id, err: String(err) }, 'snapshot cleanup failed'));
+    }
+  }
+}
+
+function replay(prev: SnapshotRecord, key: string): CreateOutcome {
+  if (prev.deletedAt !== null) throw gone(`the snapshot made with idempotency_key '${key.slice(0, 64)}' was deleted`);
+  return { status: 200, snapshot: prev };
+}
+
+function decodeCursor(c: string): { createdAt: number; id: string } {
+  const [ts, id] = Buffer.from(c, 'base64url').toString().split(':');
+  if (!ts || !id || !/^\d+$/.test(ts)) throw badRequest('invalid cursor');
+  return { createdAt: Number(ts), id };
+}
+
+/** The API shape of a snapshot. */
+export function snapshotView(s: SnapshotRecord): Snapshot {
+  return {
+    id: s.id,
+    sandbox_id: s.sandboxId,
+    template_id: s.templateId,
+    kind: s.kind,
+    status: s.status,
+    name: s.name,
+    size_bytes: s.sizeBytes,
+    resources: s.resources,
+    created_at: iso(s.createdAt),
+    ready_at: s.readyAt === null ? null : iso(s.readyAt),
+  };
+}

@@ -1,0 +1,155 @@
+import type { Selectable } from 'kysely';
+import type { Db } from './db.ts';
+import type { SnapshotTable } from './schema.ts';
+import type { ResourcesRecord } from './sandboxes.ts';
+
+export type SnapshotStatus = 'creating' | 'ready' | 'failed' | 'deleting';
+
+/** A snapshot row with its JSON columns parsed. */
+export interface SnapshotRecord {
+  id: string;
+  teamId: string;
+  sandboxId: string;
+  templateId: string | null;
+  kind: 'mem+fs';
+  status: SnapshotStatus;
+  name: string | null;
+  sizeBytes: number;
+  resources: ResourcesRecord;
+  env: Record<string, string>;
+  idempotencyKey: string | null;
+  createdAt: number;
+  readyAt: number | null;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+function fromRow(r: Selectable<SnapshotTable>): SnapshotRecord {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    sandboxId: r.sandbox_id,
+    templateId: r.template_id,
+    kind: r.kind as 'mem+fs',
+    status: r.status as SnapshotStatus,
+    name: r.name,
+    sizeBytes: Number(r.size_bytes),
+    resources: JSON.parse(r.resources),
+    env: JSON.parse(r.env),
+    idempotencyKey: r.idempotency_key,
+    createdAt: Number(r.created_at),
+    readyAt: r.ready_at === null ? null : Number(r.ready_at),
+    updatedAt: Number(r.updated_at),
+    deletedAt: r.deleted_at === null ? null : Number(r.deleted_at),
+  };
+}
+
+function toRow(s: SnapshotRecord): SnapshotTable {
+  return {
+    id: s.id,
+    team_id: s.teamId,
+    sandbox_id: s.sandboxId,
+    template_id: s.templateId,
+    kind: s.kind,
+    status: s.status,
+    name: s.name,
+    size_bytes: s.sizeBytes,
+    resources: JSON.stringify(s.resources),
+    env: JSON.stringify(s.env),
+    idempotency_key: s.idempotencyKey,
+    created_at: s.createdAt,
+    ready_at: s.readyAt,
+    updated_at: s.updatedAt,
+    deleted_at: s.deletedAt,
+  };
+}
+
+export interface SnapshotListFilter {
+  teamId: string;
+  sandboxId?: string;
+  /** Keyset position: items strictly after (createdAt, id) in descending order. */
+  after?: { createdAt: number; id: string };
+  limit: number;
+}
+
+export class SnapshotStore {
+  readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  /** False when the sandbox already has a snapshot with this idempotency key (deleted ones included). */
+  async insert(s: SnapshotRecord): Promise<boolean> {
+    try {
+      await this.db.insertInto('snapshots').values(toRow(s)).execute();
+      return true;
+    } catch (err) {
+      if (s.idempotencyKey !== null && /UNIQUE constraint failed/.test(String(err))) return false;
+      throw err;
+    }
+  }
+
+  async save(s: SnapshotRecord): Promise<void> {
+    const { id: _id, ...rest } = toRow(s);
+    await this.db.updateTable('snapshots').set(rest).where('id', '=', s.id).execute();
+  }
+
+  /** Removes a row outright: for a request that made nothing (refused capture), so its key can be used again. */
+  async remove(id: string): Promise<void> {
+    await this.db.deleteFrom('snapshots').where('id', '=', id).execute();
+  }
+
+  /** A live snapshot. */
+  async get(id: string): Promise<SnapshotRecord | undefined> {
+    const row = await this.db.selectFrom('snapshots').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  /** The snapshot an earlier request with this key made, deleted or not. */
+  async byKey(sandboxId: string, key: string): Promise<SnapshotRecord | undefined> {
+    const row = await this.db.selectFrom('snapshots').selectAll().where('sandbox_id', '=', sandboxId).where('idempotency_key', '=', key).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  async list(f: SnapshotListFilter): Promise<SnapshotRecord[]> {
+    let q = this.db.selectFrom('snapshots').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null);
+    if (f.sandboxId) q = q.where('sandbox_id', '=', f.sandboxId);
+    if (f.after) {
+      const { createdAt, id } = f.after;
+      q = q.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    return rows.map(fromRow);
+  }
+
+  /** Live snapshots of the team, and how many of them are still being created. */
+  async countForTeam(teamId: string): Promise<{ total: number; creating: number }> {
+    const rows = await this.db
+      .selectFrom('snapshots')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('team_id', '=', teamId)
+      .where('deleted_at', 'is', null)
+      .where('status', 'in', ['creating', 'ready', 'deleting'])
+      .groupBy('status')
+      .execute();
+    let total = 0;
+    let creating = 0;
+    for (const r of rows) {
+      total += Number(r.n);
+      if (r.status === 'creating') creating += Number(r.n);
+    }
+    return { total, creating };
+  }
+
+  /** Rows a crash may have left mid-way (creating, deleting), across teams. */
+  async unsettled(): Promise<SnapshotRecord[]> {
+    const rows = await this.db.selectFrom('snapshots').selectAll().where('deleted_at', 'is', null).where('status', 'in', ['creating', 'deleting']).execute();
+    return rows.map(fromRow);
+  }
+
+  /** Ids of every live snapshot, across teams. */
+  async liveIds(): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('snapshots').select('id').where('deleted_at', 'is', null).execute();
+    return new Set(rows.map((r) => r.id));
+  }
+}
