@@ -1,13 +1,22 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
-import { createDriver } from './select.ts';
+import { ContainerDriver } from './container/container-driver.ts';
+import type { RuntimeDriver } from './driver.ts';
+import { GvisorDriver } from './gvisor/gvisor-driver.ts';
 
 /**
- * Destroys every sandbox the engine holds for a data directory and releases host-wide
- * resources (the layer store mount). For tests and uninstall; the server must be stopped.
+ * Destroys every sandbox any engine holds for a data directory and releases host-wide
+ * resources (layer store mounts). For tests and uninstall; the server must be stopped.
  */
 export async function teardownEngine(config: Config): Promise<void> {
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
-  const driver = await createDriver(config, quiet);
-  for (const id of await driver.list()) await driver.destroy(id);
-  await driver.close({ release: true });
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary };
+  const drivers: RuntimeDriver[] = [];
+  if (existsSync(join(config.dataDir, 'crun'))) drivers.push(new ContainerDriver(opts));
+  if (existsSync(join(config.dataDir, 'gvisor'))) drivers.push(new GvisorDriver(opts));
+  for (const driver of drivers) {
+    await (driver as ContainerDriver | GvisorDriver).init();
+    for (const id of await driver.list()) await driver.destroy(id);
+    await driver.close({ release: true });
+  }
 }

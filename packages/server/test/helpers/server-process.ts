@@ -49,6 +49,7 @@ export class ServerProcess {
   }
 
   async launch(): Promise<void> {
+    this.output = '';
     const child = spawn(process.execPath, [CLI, 'serve'], {
       env: {
         ...process.env,

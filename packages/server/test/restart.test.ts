@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+const bare = (id: string) => id.replace(/^sb-[a-z0-9]+-/, '');
+let server: ServerProcess | undefined;
+after(async () => {
+  await server?.stop();
+});
+
+test('kill -9 the server: sandboxes keep running and are reconciled on restart, nothing leaks', async () => {
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container' });
+  const api = new Api(server.url, server.key);
+  const mk = async () => (await api.post('/sandboxes', {})).body;
+  const [running, paused, dies, halfDeleted] = [await mk(), await mk(), await mk(), await mk()];
+  const exec = (sb: any, command: string) => api.post(`/sandboxes/${sb.id}/exec`, { command });
+  await exec(running, "nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/n; sleep 0.05; done' >/dev/null 2>&1 &");
+  await exec(paused, 'echo before > /home/user/state');
+  assert.equal((await api.post(`/sandboxes/${paused.id}/pause`)).status, 200);
+
+  await server.kill9();
+
+  // While the server is down: one sandbox's init dies, and one delete is cut short after marking its row.
+  const sandboxDir = (sb: any) => join(server!.dataDir, 'sandboxes', bare(sb.id));
+  const initPid = Number(readFileSync(join(sandboxDir(dies), 'init.pid'), 'utf8'));
+  process.kill(initPid, 'SIGKILL');
+  const db = new BetterSqlite3(join(server.dataDir, 'sandpit.db'));
+  db.prepare('update sandboxes set deleted_at = ? where id = ?').run(Date.now(), bare(halfDeleted.id));
+  db.close();
+  await new Promise((r) => setTimeout(r, 300));
+
+  await server.launch();
+  const byId = async (sb: any) => (await api.get(`/sandboxes/${sb.id}`)).body;
+  assert.equal((await byId(running)).status, 'active');
+  assert.equal((await byId(paused)).status, 'paused');
+  assert.equal((await byId(dies)).status, 'failed');
+  assert.equal((await api.get(`/sandboxes/${halfDeleted.id}`)).status, 404);
+  assert.ok(!existsSync(sandboxDir(halfDeleted)), 'engine state of the half-deleted sandbox is destroyed');
+  assert.ok(!existsSync(sandboxDir(dies)), 'a failed sandbox releases its engine state');
+
+  const counting = await exec(running, 'a=$(cat /tmp/n); sleep 0.3; b=$(cat /tmp/n); [ "$b" -gt "$a" ] && echo counting');
+  assert.equal(counting.body.stdout, 'counting\n', 'processes survived the server crash');
+  const resumed = await api.post(`/sandboxes/${paused.id}/resume`);
+  assert.equal(resumed.status, 200);
+  assert.equal((await exec(paused, 'cat /home/user/state')).body.stdout, 'before\n');
+  assert.equal((await exec(dies, 'true')).status, 409, 'a failed sandbox runs nothing');
+  assert.equal((await api.post(`/sandboxes/${dies.id}/resume`)).status, 409);
+  assert.equal((await api.del(`/sandboxes/${dies.id}`)).status, 204);
+
+  const dataDir = server.dataDir;
+  await server.stop();
+  server = undefined;
+  const mounts = readFileSync('/proc/mounts', 'utf8');
+  assert.ok(!mounts.includes(dataDir), 'no mount under the data dir is left');
+  for (const sb of [running, paused]) {
+    assert.ok(!existsSync(`/sys/fs/cgroup/memory/sandpit/${bare(sb.id)}`), 'cgroup removed');
+  }
+});
