@@ -38,6 +38,15 @@ ensure_packages() {
   fi
 }
 
+ensure_localhost_names() {
+  # Per-sandbox and preview hosts (<id>.sandbox.localhost) must resolve to loopback for every client.
+  [ -e /usr/lib/x86_64-linux-gnu/libnss_myhostname.so.2 ] || {
+    say "installing libnss-myhostname so *.localhost names resolve to loopback"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libnss-myhostname >/dev/null || die "apt-get could not install libnss-myhostname"
+  }
+  grep -qE '^hosts:.*myhostname' /etc/nsswitch.conf || sed -i -E 's/^(hosts:.*)$/\1 myhostname/' /etc/nsswitch.conf
+}
+
 ensure_cgroups() {
   # crun refuses a hybrid hierarchy unless hugetlb is mounted on v1 as well.
   if [ -d /sys/fs/cgroup/memory ] && ! grep -q ' /sys/fs/cgroup/hugetlb ' /proc/mounts; then
@@ -80,6 +89,7 @@ ensure_agent() {
 }
 
 ensure_packages
+ensure_localhost_names
 ensure_cgroups
 ensure_node
 ensure_deps
