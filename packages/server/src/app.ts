@@ -7,8 +7,11 @@ import { billingRoutes } from './routes/billing.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
+import { previewGateway } from './routes/preview-gateway.ts';
+import { previewPortRoutes } from './routes/preview-ports.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { secretRoutes } from './routes/secrets.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
@@ -65,6 +68,9 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });
 
+  // Preview hosts are routed before everything else, the rate limit included.
+  await previewGateway(app, s);
+
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });
   });
@@ -107,6 +113,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   await sandboxRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
+  await secretRoutes(app, s);
+  await previewPortRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
   return app;

@@ -12,16 +12,22 @@ import { AgentPool } from './services/agents.ts';
 import { AuthService } from './services/auth.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
+import { NetworkService, networkConfig } from './services/network.ts';
+import { PreviewPortService } from './services/preview-ports.ts';
 import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
 import { SandboxService } from './services/sandboxes.ts';
+import { setRevokedLookup } from './services/sandbox-view.ts';
+import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
 import { type BuildProgress, TemplateService } from './services/templates.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
 import { type Db, openDb } from './store/db.ts';
+import { PreviewPortStore } from './store/preview-ports.ts';
 import { SandboxStore } from './store/sandboxes.ts';
+import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
 
@@ -93,6 +99,30 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const exec = new ExecService(sandboxes, agents, clock);
     await reconcile(store, driver, clock, log);
 
+    const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), process.env.SANDPIT_SECRETS_KEY);
+    const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
+    await secrets.load();
+    setRevokedLookup((id) => secrets.revokedNames(id));
+    // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
+    const network = await NetworkService.start(await networkConfig(process.env, config.dataDir), secrets, await store.listLive(), log);
+    let boundPort = config.port;
+    const previews = new PreviewPortService({
+      store: new PreviewPortStore(db),
+      sandboxStore: store,
+      sandboxes,
+      addressOf: (id) => network.sandboxAddress(id),
+      key: secretsKey,
+      urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort}`,
+    });
+    sandboxes.deps.network = {
+      prepare: (input) => network.prepare(input),
+      update: (id, rules) => network.update(id, rules),
+      release: async (id) => {
+        await network.release(id);
+        await previews.forget(id);
+      },
+    };
+
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
     const billing = new BillingService({
@@ -104,10 +134,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, teamManagement, billing, metrics, driverName: driver.name }, log);
+    const app = await buildApp({ config, auth, sandboxes, exec, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    boundPort = port;
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -145,6 +176,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await billingRun;
         await app.close();
         agents.closeAll();
+        await network.close();
         await db.destroy();
       },
     };

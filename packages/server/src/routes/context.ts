@@ -3,8 +3,10 @@ import type { Config } from '../config.ts';
 import type { AuthService, Principal } from '../services/auth.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ExecService } from '../services/exec.ts';
+import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
+import type { SecretsService } from '../services/secrets.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
 
 declare module 'fastify' {
@@ -19,6 +21,8 @@ export interface Services {
   auth: AuthService;
   sandboxes: SandboxService;
   exec: ExecService;
+  secrets: SecretsService;
+  previews: PreviewPortService;
   teamManagement: TeamManagementService;
   billing: BillingService;
   metrics: PlatformMetrics;

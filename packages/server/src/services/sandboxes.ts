@@ -10,6 +10,7 @@ import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from './agents.ts';
 import type { Principal } from './auth.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import type { SandboxNetworkHooks } from './network.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateService } from './templates.ts';
 
@@ -23,6 +24,8 @@ export interface SandboxServiceDeps {
   log: Logger;
   region: string;
   maxActivePerTeam: number;
+  /** Namespace, egress rules and secret bindings; absent: sandboxes get a loopback-only network. */
+  network?: SandboxNetworkHooks;
 }
 
 export interface ListQuery {
@@ -63,13 +66,22 @@ export class SandboxService {
     await this.#reserveActiveSlot(p.teamId);
     try {
       const id = newId();
-      await driver.create({
-        id,
-        templateRoot: template.rootfs,
-        resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
-        env: { ...template.env, ...env },
-        hostname: 'sandbox',
-      });
+      const net = await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
+      try {
+        await driver.create({
+          id,
+          templateRoot: template.rootfs,
+          resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
+          // Caller keys win over the platform's CA variables; secret tokens cannot collide with env (checked above).
+          env: { ...template.env, ...net?.baseEnv, ...env, ...net?.secretEnv },
+          hostname: 'sandbox',
+          netnsPath: net?.netnsPath,
+          mounts: net?.mounts,
+        });
+      } catch (err) {
+        await net?.abort();
+        throw err;
+      }
       const now = clock.now();
       const rec: SandboxRecord = {
         id,
@@ -101,6 +113,7 @@ export class SandboxService {
         await store.insert(rec, 'created');
       } catch (err) {
         await driver.destroy(id).catch(() => undefined);
+        await net?.abort();
         throw err;
       }
       return rec;
@@ -166,6 +179,8 @@ export class SandboxService {
       if (body.network !== undefined && (rec.status === 'paused' || rec.status === 'pausing')) {
         throw conflict('network rules cannot be changed while the sandbox is paused; resume it first');
       }
+      // Applied before it is stored: a rule set the host cannot enforce is never recorded.
+      if (network !== undefined) await this.deps.network?.update(id, network);
       const now = this.deps.clock.now();
       if (body.name !== undefined) rec.name = body.name;
       if (body.metadata !== undefined) rec.metadata = body.metadata;
@@ -299,6 +314,7 @@ export class SandboxService {
     await this.deps.store.save(rec, { type: eventType, at: now, data: { status: rec.status } });
     this.deps.agents.drop(rec.id);
     await this.deps.driver.destroy(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'engine cleanup failed; reconciliation retries'));
+    await this.deps.network?.release(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'network cleanup failed; reconciliation retries'));
   }
 
   /** Runs due auto-pauses and auto-deletes; called by the timer loop (and directly by tests). */

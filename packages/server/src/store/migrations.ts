@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { foundation } from './migrations/0001-foundation.ts';
 import { teamsBilling } from './migrations/0002-teams-billing.ts';
+import { network } from './migrations/0003-network.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -10,6 +11,7 @@ import { teamsBilling } from './migrations/0002-teams-billing.ts';
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_teams_billing': teamsBilling,
+  '0003_network': network,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -161,6 +161,54 @@ export interface MeterCursorTable {
   seq: number;
 }
 
+/** A team secret; the value is AES-256-GCM ciphertext. Revoked rows are kept for audit. */
+export interface SecretTable {
+  id: string;
+  team_id: string;
+  name: string;
+  ciphertext: string;
+  /** JSON array of host patterns the value may be sent to; empty: any. */
+  allowed_hosts: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** A sandbox env var bound to a secret by id, so re-creating a name never revives an old binding. */
+export interface SecretBindingTable {
+  sandbox_id: string;
+  env: string;
+  secret_id: string;
+  token: string;
+  created_at: number;
+}
+
+export interface PreviewPortTable {
+  sandbox_id: string;
+  port: number;
+  access: string;
+  created_at: number;
+}
+
+/** Memory+disk snapshots; `env` is the captured sandbox's, inherited by forks. */
+export interface SnapshotTable {
+  id: string;
+  team_id: string;
+  sandbox_id: string;
+  template_id: string | null;
+  kind: string;
+  status: string;
+  name: string | null;
+  size_bytes: number;
+  /** JSON {vcpu_count, memory_mib, disk_mib}. */
+  resources: string;
+  env: string;
+  idempotency_key: string | null;
+  created_at: number;
+  ready_at: number | null;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
 export interface Database {
   teams: TeamTable;
   users: UserTable;
@@ -176,4 +224,7 @@ export interface Database {
   billing_periods: BillingPeriodTable;
   meter_segments: MeterSegmentTable;
   meter_cursors: MeterCursorTable;
+  secrets: SecretTable;
+  secret_bindings: SecretBindingTable;
+  preview_ports: PreviewPortTable;
 }

@@ -1,0 +1,61 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createProxyServer } from 'http-proxy-3';
+import { ApiError } from '../errors.ts';
+import { PREVIEW_HOST, type PreviewCredentials } from '../services/preview-ports.ts';
+import type { Services } from './context.ts';
+
+function credentials(headers: IncomingMessage['headers'], url: string | undefined): PreviewCredentials {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const query = new URLSearchParams((url ?? '').split('?')[1] ?? '');
+  return {
+    previewToken: one(headers['x-preview-token']) ?? query.get('preview_token') ?? undefined,
+    accessToken: one(headers['x-access-token']),
+  };
+}
+
+const hostName = (host: string | undefined) => (host ?? '').replace(/:\d+$/, '');
+
+/**
+ * Preview traffic shares the API listener: requests whose Host is `{port}-{sandbox}.preview.<host>`
+ * are proxied (HTTP and WebSocket) to the port inside the sandbox before any API route runs.
+ */
+export async function previewGateway(app: FastifyInstance, s: Services) {
+  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 0 });
+  proxy.on('error', (err, _req, res) => {
+    const body = JSON.stringify({ error: { code: 'bad_gateway', message: `the sandbox did not answer on this port: ${(err as NodeJS.ErrnoException).code ?? err.message}` } });
+    if ('writeHead' in res) {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(body);
+    } else {
+      (res as Socket).destroy();
+    }
+  });
+
+  app.addHook('onRequest', async (req: FastifyRequest, reply) => {
+    const m = PREVIEW_HOST.exec(req.hostname);
+    if (!m) return;
+    const target = await s.previews.route(Number(m[1]), m[2]!, credentials(req.headers, req.url));
+    reply.hijack();
+    proxy.web(req.raw, reply.raw, { target: { host: target.host, port: target.port } });
+  });
+
+  app.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const m = PREVIEW_HOST.exec(hostName(req.headers.host));
+    if (!m) {
+      // Nobody else takes upgrades on this listener: refuse rather than leave the socket hanging.
+      if (app.server.listenerCount('upgrade') === 1) socket.destroy();
+      return;
+    }
+    socket.on('error', () => undefined);
+    s.previews
+      .route(Number(m[1]), m[2]!, credentials(req.headers, req.url))
+      .then((target) => proxy.ws(req, socket, head, { target: { host: target.host, port: target.port } }))
+      .catch((err: unknown) => {
+        const e = err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error');
+        const body = JSON.stringify({ error: { code: e.code, message: e.message } });
+        socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      });
+  });
+}
