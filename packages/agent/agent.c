@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "proto.h"
 #include "user.h"
 
@@ -34,7 +35,10 @@ extern char **environ;
 #define CHUNK 65536
 #define OUT_HIGH (4u << 20)  /* pause child pipes above this much unsent output */
 #define OUT_LOW (1u << 20)   /* ...and resume below this */
-#define STDIN_HIGH (4u << 20) /* pause reading a connection while a child's stdin backlog is above this */
+#define STDIN_HIGH (4u << 20) /* stdin backlog per process: above it input is dropped (or, for STDIN_BLOCKING, the connection pauses) */
+#define DETACHED_KEEP (64u << 10) /* per stream: tail of a named background process's output kept while no host is attached */
+#define EXITED_KEEP 64           /* exited named background processes remembered for a later ATTACH */
+#define FILE_PIPE_BYTES (1 << 20) /* file transfers move 1 MiB per splice */
 #define DRAIN_GRACE_MS 50     /* after the main child exits, wait this long for pipe EOF */
 #define FINAL_DRAIN_MAX (2u << 20)
 #define BUF_KEEP (256u << 10) /* free idle buffers larger than this: idle memory is budgeted */
@@ -76,9 +80,12 @@ struct proc {
   struct conn *conn; /* NULL once detached (connection gone) */
   uint32_t id;
   pid_t pid;
-  int background, pty;
+  int background, pty, stdin_blocking;
+  char *name; /* host label: makes the process listable and attachable */
   struct watch out, err, in, exec;
   struct buf inbuf;
+  struct buf keep_out, keep_err; /* output while detached (named processes only) */
+  int exited;                    /* reaped while detached; waits for ATTACH to collect its status */
   int stdin_close_pending;
   int state;
   int reaped, status, timed_out;
@@ -264,6 +271,10 @@ static void proc_release(struct proc *p) {
   watch_close(&p->in);
   watch_close(&p->exec);
   buf_free(&p->inbuf);
+  buf_free(&p->keep_out);
+  buf_free(&p->keep_err);
+  free(p->name);
+  p->name = NULL;
   p->dead = 1;
 }
 
@@ -271,7 +282,7 @@ static void conn_update_in(struct conn *c) {
   if (!c || c->dead) return;
   int over = 0;
   for (struct proc *p = procs; p && !over; p = p->next)
-    if (!p->dead && p->conn == c && p->inbuf.len > STDIN_HIGH) over = 1;
+    if (!p->dead && p->conn == c && p->stdin_blocking && p->inbuf.len > STDIN_HIGH) over = 1;
   if (over != c->in_paused) {
     c->in_paused = over;
     conn_watch_update(c);
@@ -294,12 +305,27 @@ static void send_exit(struct proc *p) {
   send_frame(p->conn, T_EXIT, p->id, w.b, w.n);
 }
 
+/* Keeps at most EXITED_KEEP exited detached processes; the oldest (last in the list) go first. */
+static void exited_trim(void) {
+  unsigned n = 0;
+  for (struct proc *p = procs; p; p = p->next)
+    if (!p->dead && p->exited && ++n > EXITED_KEEP) proc_release(p);
+}
+
 /* EXIT goes out only after the child is reaped and both output streams hit EOF (or the grace ran out). */
 static void proc_maybe_finish(struct proc *p) {
-  if (p->dead || p->state == ST_STARTING || !p->reaped) return;
+  if (p->dead || p->exited || p->state == ST_STARTING || !p->reaped) return;
   if (p->state == ST_RUNNING) {
     if (p->out.fd >= 0 || p->err.fd >= 0) {
       if (!p->grace) p->grace = now_ms() + DRAIN_GRACE_MS;
+      return;
+    }
+    if (!p->conn && p->name) { /* nobody to tell yet: keep the status for ATTACH */
+      p->grace = 0;
+      p->exited = 1;
+      watch_close(&p->in);
+      buf_free(&p->inbuf);
+      exited_trim();
       return;
     }
     send_exit(p);
@@ -319,10 +345,12 @@ static void proc_resolve(struct proc *p) {
   while (n < 0 && errno == EINTR);
   if (n < 0 && errno == EAGAIN) return;
   watch_close(&p->exec);
-  if (n == 0) {
+  /* EOF: exec succeeded; errno 0: a file helper started, followed by a u64 size. */
+  if (n == 0 || (n >= 4 && r.err == 0)) {
     p->state = ST_RUNNING;
     struct tlv_w w = {.n = 0};
     tlv_put32(&w, SPAWNED_PID, (uint32_t)p->pid);
+    if (n >= 12) tlv_put(&w, SPAWNED_SIZE, r.msg, 8);
     send_frame(p->conn, T_SPAWNED, p->id, w.b, w.n);
     return;
   }
@@ -335,6 +363,18 @@ static void proc_resolve(struct proc *p) {
   watch_close(&p->out);
   watch_close(&p->err);
   watch_close(&p->in);
+}
+
+/* Appends to a buffer that keeps only its last DETACHED_KEEP bytes. */
+static void keep_append(struct buf *b, const uint8_t *d, size_t n) {
+  if (n > DETACHED_KEEP) {
+    d += n - DETACHED_KEEP;
+    n = DETACHED_KEEP;
+  }
+  if (b->len + n > DETACHED_KEEP) buf_consume(b, b->len + n - DETACHED_KEEP);
+  if (buf_reserve(b, n) < 0) return;
+  memcpy(b->d + b->off + b->len, d, n);
+  b->len += n;
 }
 
 /* Returns bytes read, 0 at EOF (watch closed), -1 when nothing is available now. */
@@ -350,6 +390,7 @@ static ssize_t pipe_read_once(struct proc *p, struct watch *w) {
   while (n < 0 && errno == EINTR);
   if (n > 0) {
     if (c) frame_commit(c, w->kind == W_STDOUT ? T_STDOUT : T_STDERR, p->id, (size_t)n);
+    else if (p->name) keep_append(w->kind == W_STDOUT ? &p->keep_out : &p->keep_err, dst, (size_t)n);
     return n;
   }
   if (n < 0 && errno == EAGAIN) return -1;
@@ -438,6 +479,9 @@ struct spawn_req {
   int pty;
   uint16_t cols, rows;
   uint32_t flags;
+  char *name;
+  int is_file;
+  struct file_req file;
   char *arena;
 };
 
@@ -502,11 +546,55 @@ static int parse_spawn(const uint8_t *pl, size_t plen, struct spawn_req *r) {
         if (len != 4) return -1;
         r->flags = get32(v);
         break;
+      case SPAWN_NAME:
+        if (!(r->name = arena_str(&a, v, len))) return 1;
+        break;
       default: /* unknown tags are skipped so newer hosts can talk to older agents */
         break;
     }
   }
   return r->argc ? 0 : 1;
+}
+
+/* A FILE request is a spawn whose child runs a built-in operation instead of exec. Same return codes. */
+static int parse_file(const uint8_t *pl, size_t plen, struct spawn_req *r) {
+  struct tlv_it it = {pl, pl + plen};
+  uint16_t tag;
+  const uint8_t *v;
+  uint32_t len;
+  int rc;
+  memset(r, 0, sizeof *r);
+  r->is_file = 1;
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1)
+    if ((tag == FILE_OP || tag == FILE_FLAGS) && len != 4) return -1;
+  if (rc < 0) return -1;
+  r->arena = malloc(plen + 8);
+  r->argv = calloc(1, sizeof *r->argv);
+  r->env = calloc(1, sizeof *r->env);
+  if (!r->arena || !r->argv || !r->env) return 1;
+  char *a = r->arena;
+  it.p = pl;
+  while (tlv_next(&it, &tag, &v, &len) == 1) {
+    switch (tag) {
+      case FILE_OP: r->file.op = get32(v); break;
+      case FILE_FLAGS: r->file.flags = get32(v); break;
+      case FILE_PATH:
+        if (!len || !(r->file.path = arena_str(&a, v, len))) return 1;
+        break;
+      case FILE_PATH2:
+        if (!len || !(r->file.path2 = arena_str(&a, v, len))) return 1;
+        break;
+      case FILE_USER:
+        if (!(r->user = arena_str(&a, v, len))) return 1;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!r->file.op || !r->file.path || (r->file.op == OP_RENAME && !r->file.path2)) return 1;
+  if (r->file.op == OP_WRITE) r->flags |= SPAWN_FLAG_STDIN_BLOCKING;
+  else r->flags |= SPAWN_FLAG_STDIN_CLOSED;
+  return 0;
 }
 
 static void spawn_req_free(struct spawn_req *r) {
@@ -524,6 +612,7 @@ struct child_plan {
   int pty_slave; /* -1 for pipes */
   int in_r, out_w, err_w;
   int exec_w;
+  const struct file_req *file; /* run this instead of exec */
 };
 
 static void __attribute__((noreturn)) child_fail(int fd, const char *what, const char *arg) {
@@ -542,6 +631,8 @@ static void __attribute__((noreturn)) child_fail(int fd, const char *what, const
 
 static void close_from(unsigned lo, unsigned hi) {
   if (lo > hi) return;
+  /* gVisor rejects a last fd above INT_MAX with EINVAL (Linux accepts ~0u). */
+  if (hi > INT_MAX) hi = INT_MAX;
   if (close_range(lo, hi, 0) == 0) return;
   struct rlimit rl; /* close_range missing (old kernel or sandbox runtime): close one by one */
   unsigned max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (unsigned)rl.rlim_cur : 65536;
@@ -568,6 +659,10 @@ static void __attribute__((noreturn)) child_run(const struct child_plan *s) {
     if (setgroups((size_t)s->u->ngroups, s->u->groups) < 0) child_fail(s->exec_w, "setgroups", "");
     if (setgid(s->u->gid) < 0) child_fail(s->exec_w, "setgid", "");
     if (setuid(s->u->uid) < 0) child_fail(s->exec_w, "setuid", "");
+  }
+  if (s->file) {
+    if (chdir(s->cwd) < 0 && chdir("/") < 0) child_fail(s->exec_w, "chdir", "/");
+    file_main(s->file, s->exec_w);
   }
   if (chdir(s->cwd) < 0) child_fail(s->exec_w, "chdir", s->cwd);
   environ = s->envp; /* execvp searches the PATH of environ */
@@ -610,9 +705,9 @@ static void watch_init(struct watch *w, int kind, int fd, struct proc *p) {
   w->p = p;
 }
 
-static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
+static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen, int is_file) {
   struct spawn_req r;
-  int rc = parse_spawn(pl, plen, &r);
+  int rc = is_file ? parse_file(pl, plen, &r) : parse_spawn(pl, plen, &r);
   if (rc < 0) {
     spawn_req_free(&r);
     return -1;
@@ -626,7 +721,7 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
   const char *uname = r.user && *r.user ? r.user : "user";
 
   if (rc) {
-    send_error(c, id, EINVAL, "invalid spawn request");
+    send_error(c, id, EINVAL, is_file ? "invalid file request" : "invalid spawn request");
     goto out;
   }
   if (find_proc(c, id)) {
@@ -679,6 +774,10 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
     set_nonblock(fds[1]);
     set_nonblock(fds[2]);
     set_nonblock(fds[4]);
+    if (r.is_file) { /* fewer, larger wakeups for bulk data */
+      fcntl(fds[0], F_SETPIPE_SZ, FILE_PIPE_BYTES);
+      fcntl(fds[2], F_SETPIPE_SZ, FILE_PIPE_BYTES);
+    }
   }
   set_nonblock(fds[6]);
 
@@ -693,6 +792,7 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
       .out_w = fds[3],
       .err_w = fds[5],
       .exec_w = fds[7],
+      .file = r.is_file ? &r.file : NULL,
   };
   pid_t pid = fork();
   if (pid < 0) goto sys_fail;
@@ -708,7 +808,14 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
   p->id = id;
   p->pid = pid;
   p->background = !!(r.flags & SPAWN_FLAG_BACKGROUND);
+  p->stdin_blocking = !!(r.flags & SPAWN_FLAG_STDIN_BLOCKING);
   p->pty = r.pty;
+  if (r.name && !(p->name = strdup(r.name))) {
+    kill(pid, SIGKILL);
+    free(p);
+    send_error(c, id, ENOMEM, "out of memory");
+    goto out;
+  }
   p->state = ST_STARTING;
   if (r.timeout_ms) p->deadline = now_ms() + r.timeout_ms;
   if (r.pty) {
@@ -796,20 +903,149 @@ invalid:
   return 0;
 }
 
+/*
+ * Queues input for a process. A process that does not read its stdin must not stall the other
+ * processes of the connection, so past STDIN_HIGH of backlog its input is dropped and the host is
+ * told (STDIN_DROPPED); only STDIN_BLOCKING processes (uploads on their own connection) pause reads.
+ */
+static void stdin_push(struct proc *p, const uint8_t *d, size_t n) {
+  if (!p->stdin_blocking && p->inbuf.len + n > STDIN_HIGH) {
+    uint8_t b[4];
+    put32(b, (uint32_t)n);
+    send_frame(p->conn, T_STDIN_DROPPED, p->id, b, 4);
+    return;
+  }
+  if (!p->inbuf.len) { /* the common case: straight into the pipe, no copy into the backlog */
+    ssize_t k;
+    do k = write(p->in.fd, d, n);
+    while (k < 0 && errno == EINTR);
+    if (k > 0) {
+      d += k;
+      n -= (size_t)k;
+    } else if (k < 0 && errno != EAGAIN) {
+      watch_close(&p->in); /* EPIPE: the reader is gone; later input is dropped */
+      return;
+    }
+    if (!n) return;
+  }
+  if (buf_reserve(&p->inbuf, n) < 0) {
+    send_error(p->conn, p->id, ENOMEM, "out of memory for stdin");
+    return;
+  }
+  memcpy(p->inbuf.d + p->inbuf.off + p->inbuf.len, d, n);
+  p->inbuf.len += n;
+  stdin_flush(p);
+}
+
+/* PROCS: every named process, running or exited while detached. */
+static void send_procs(struct conn *c, uint32_t id) {
+  size_t need = 0;
+  for (struct proc *p = procs; p; p = p->next)
+    if (!p->dead && p->name && p->state == ST_RUNNING) need += 6 + 6 * 5 + 4 * 4 + strlen(p->name);
+  if (need > MAX_FRAME) {
+    send_error(c, id, E2BIG, "too many processes to list");
+    return;
+  }
+  uint8_t *d = frame_start(c, need);
+  if (!d) return;
+  size_t n = 0;
+  for (struct proc *p = procs; p; p = p->next) {
+    if (p->dead || !p->name || p->state != ST_RUNNING) continue;
+    size_t nl = strlen(p->name), start = n;
+    n += 6;
+    uint32_t flags = (p->pty ? PROC_FLAG_PTY : 0) | (p->conn ? PROC_FLAG_ATTACHED : 0) | (p->exited ? PROC_FLAG_EXITED : 0);
+    uint32_t vals[4] = {(uint32_t)p->pid, flags, 0, 0};
+    uint16_t tags[4] = {PROC_PID, PROC_FLAGS, PROC_EXIT_CODE, PROC_EXIT_SIGNAL};
+    if (p->exited) {
+      vals[2] = WIFSIGNALED(p->status) ? 128 + (uint32_t)WTERMSIG(p->status) : (uint32_t)WEXITSTATUS(p->status);
+      vals[3] = WIFSIGNALED(p->status) ? (uint32_t)WTERMSIG(p->status) : 0;
+    }
+    for (int i = 0; i < (p->exited ? 4 : 2); i++) {
+      put16(d + n, tags[i]);
+      put32(d + n + 2, 4);
+      put32(d + n + 6, vals[i]);
+      n += 10;
+    }
+    put16(d + n, PROC_NAME);
+    put32(d + n + 2, (uint32_t)nl);
+    memcpy(d + n + 6, p->name, nl);
+    n += 6 + nl;
+    put16(d + start, PROCS_ENTRY);
+    put32(d + start + 2, (uint32_t)(n - start - 6));
+  }
+  frame_commit(c, T_PROCS, id, n);
+}
+
+static void send_kept(struct conn *c, uint32_t id, uint8_t type, struct buf *b) {
+  for (size_t off = 0; off < b->len; off += CHUNK) {
+    size_t k = b->len - off < CHUNK ? b->len - off : CHUNK;
+    send_frame(c, type, id, b->d + b->off + off, k);
+  }
+  buf_free(b);
+}
+
+/* Takes over a detached named process under a new id: SPAWNED, the output kept meanwhile, then live. */
+static int handle_attach(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
+  struct tlv_it it = {pl, pl + plen};
+  uint16_t tag;
+  const uint8_t *v;
+  uint32_t len;
+  int rc;
+  pid_t pid = 0;
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
+    if (tag != ATTACH_PID) continue;
+    if (len != 4) return -1;
+    pid = (pid_t)get32(v);
+  }
+  if (rc < 0) return -1;
+  if (find_proc(c, id)) {
+    send_error(c, id, EEXIST, "request id %u is in use", id);
+    return 0;
+  }
+  struct proc *p = NULL;
+  for (struct proc *q = procs; q && !p; q = q->next)
+    if (!q->dead && q->name && q->state == ST_RUNNING && q->pid == pid) p = q;
+  if (!p) {
+    send_error(c, id, ESRCH, "no attachable process %d", (int)pid);
+    return 0;
+  }
+  if (p->conn) {
+    send_error(c, id, EBUSY, "process %d is attached to another connection", (int)pid);
+    return 0;
+  }
+  p->conn = c;
+  p->id = id;
+  struct tlv_w w = {.n = 0};
+  tlv_put32(&w, SPAWNED_PID, (uint32_t)p->pid);
+  send_frame(c, T_SPAWNED, id, w.b, w.n);
+  send_kept(c, id, T_STDOUT, &p->keep_out);
+  send_kept(c, id, T_STDERR, &p->keep_err);
+  if (p->exited) {
+    send_exit(p);
+    proc_release(p);
+    return 0;
+  }
+  watch_update(&p->out, c->throttled ? 0 : EPOLLIN);
+  watch_update(&p->err, c->throttled ? 0 : EPOLLIN);
+  return 0;
+}
+
 /* 0: handled; -1: malformed, drop the connection. */
 static int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t *pl, size_t plen) {
   struct proc *p;
   switch (type) {
     case T_SPAWN:
-      return handle_spawn(c, id, pl, plen);
+      return handle_spawn(c, id, pl, plen, 0);
+    case T_FILE:
+      return handle_spawn(c, id, pl, plen, 1);
+    case T_LIST:
+      send_procs(c, id);
+      return 0;
+    case T_ATTACH:
+      return handle_attach(c, id, pl, plen);
     case T_STDIN:
       p = find_proc(c, id); /* unknown ids are ignored: the process may have just exited */
-      if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) {
-        if (buf_reserve(&p->inbuf, plen) < 0) return -1;
-        memcpy(p->inbuf.d + p->inbuf.off + p->inbuf.len, pl, plen);
-        p->inbuf.len += plen;
-        stdin_flush(p);
-      }
+      if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) stdin_push(p, pl, plen);
       return 0;
     case T_STDIN_CLOSE:
       p = find_proc(c, id);
@@ -889,7 +1125,9 @@ static void conn_close(struct conn *c) {
     if (p->dead || p->conn != c) continue;
     p->conn = NULL;
     buf_free(&p->inbuf);
-    watch_close(&p->in);
+    /* A named background process may be attached again later, and its input resumes then. */
+    if (!(p->background && p->name)) watch_close(&p->in);
+    else watch_update(&p->in, 0);
     watch_update(&p->out, EPOLLIN);
     watch_update(&p->err, EPOLLIN);
     if (!p->background) proc_kill(p, SIGKILL);

@@ -6,13 +6,20 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { constants as osConstants } from 'node:os';
 import {
+  AttachTag,
   decodeTlv,
+  decodeTlvList,
   encodeFrame,
   ErrorTag,
   ExitTag,
+  FileFlag,
+  FileOp,
+  FileTag,
   FrameDecoder,
   HelloTag,
   Msg,
+  ProcFlag,
+  ProcTag,
   SetEnvFlag,
   SetEnvTag,
   SpawnedTag,
@@ -37,6 +44,37 @@ export interface SpawnOptions {
   background?: boolean;
   /** false: the process sees EOF on stdin at once. Default true (stdin stays open until closeStdin). */
   stdin?: boolean;
+  /** Host label; makes the process listable (listProcesses) and attachable after this connection is gone. */
+  name?: string;
+}
+
+export type FileOpName = keyof typeof FileOp;
+
+export interface FileRequest {
+  op: FileOpName;
+  /** Absolute path inside the sandbox. */
+  path: string;
+  /** rename: the new path. */
+  to?: string;
+  /** mkdir, write: create missing parent directories. */
+  parents?: boolean;
+  /** remove: whole trees; watch: subdirectories too. */
+  recursive?: boolean;
+  /** rename: fail with EEXIST instead of replacing. */
+  noOverwrite?: boolean;
+  /** Default "user". */
+  user?: string;
+}
+
+/** A named process the agent runs, as LIST reports it. */
+export interface AgentProcInfo {
+  pid: number;
+  name: string;
+  pty: boolean;
+  /** Owned by some live connection (maybe another host's). */
+  attached: boolean;
+  /** Ended while no host was attached; ATTACH collects the status. */
+  exit?: { exitCode: number; signal: number | null };
 }
 
 export interface ExitInfo {
@@ -51,12 +89,19 @@ export interface AgentProcessEvents {
   stderr: [data: Buffer];
   exit: [info: ExitInfo];
   error: [err: AgentError];
+  /** The agent dropped this many stdin bytes: the process is not reading and its backlog is full. */
+  stdinDropped: [bytes: number];
 }
 
 export interface AgentProcess extends EventEmitter<AgentProcessEvents> {
   /** Set once the agent reports a successful exec ('spawn' event). */
   readonly pid: number | undefined;
-  write(data: Buffer | string): void;
+  /** File reads: the size the file had when opened (from SPAWNED). */
+  readonly size: number | undefined;
+  /** false: the connection's send buffer is full (see AgentClient.drained). */
+  write(data: Buffer | string): boolean;
+  /** Resolves once the agent took the input; rejects with EAGAIN when it was dropped (backlog full). */
+  writeChecked(data: Buffer | string): Promise<void>;
   closeStdin(): void;
   kill(signal?: NodeJS.Signals | number): void;
   resize(cols: number, rows: number): void;
@@ -79,23 +124,41 @@ const STDIN_FRAME_BYTES = 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const errnoNames = new Map(Object.entries(osConstants.errno).map(([name, num]) => [num, name]));
 
-type Send = (type: number, payload?: Buffer) => void;
+type Send = (type: number, payload?: Buffer) => boolean;
 
 class AgentProcessImpl extends EventEmitter<AgentProcessEvents> implements AgentProcess {
   pid: number | undefined;
+  size: number | undefined;
+  /** Bytes the agent reported dropped so far (writeChecked compares before and after a ping). */
+  dropped = 0;
   #send: Send;
+  #ping: () => Promise<unknown>;
   #done = false;
 
-  constructor(send: Send) {
+  constructor(send: Send, ping: () => Promise<unknown>) {
     super();
     this.#send = send;
+    this.#ping = ping;
   }
 
-  write(data: Buffer | string): void {
-    if (this.#done) return;
+  write(data: Buffer | string): boolean {
+    if (this.#done) return true;
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let ok = true;
     for (let off = 0; off < buf.length; off += STDIN_FRAME_BYTES) {
-      this.#send(Msg.stdin, buf.subarray(off, off + STDIN_FRAME_BYTES));
+      ok = this.#send(Msg.stdin, buf.subarray(off, off + STDIN_FRAME_BYTES));
+    }
+    return ok;
+  }
+
+  /** The agent handles frames in order, so a PONG after STDIN means any drop notice for it already arrived. */
+  async writeChecked(data: Buffer | string): Promise<void> {
+    if (this.#done) throw new AgentError('the process has ended', 'ESRCH');
+    const before = this.dropped;
+    this.write(data);
+    await this.#ping();
+    if (this.dropped !== before) {
+      throw new AgentError('the process is not reading its stdin and its 4 MiB backlog is full; input was dropped', 'EAGAIN');
     }
   }
 
@@ -125,7 +188,7 @@ class AgentProcessImpl extends EventEmitter<AgentProcessEvents> implements Agent
 }
 
 interface Pending {
-  resolve: () => void;
+  resolve: (payload: Buffer) => void;
   reject: (err: Error) => void;
 }
 
@@ -220,13 +283,17 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     return this.#closed;
   }
 
-  spawn(opts: SpawnOptions): AgentProcess {
+  #newProc(): { id: number; proc: AgentProcessImpl } {
     const id = this.#allocId();
-    const proc = new AgentProcessImpl((type, payload) => this.#send(type, id, payload));
-    if (this.#closed) {
-      process.nextTick(() => proc.finish({ error: connectionLost() }));
-      return proc;
-    }
+    const proc = new AgentProcessImpl((type, payload) => this.#send(type, id, payload), () => this.ping());
+    if (this.#closed) process.nextTick(() => proc.finish({ error: connectionLost() }));
+    else this.#procs.set(id, proc);
+    return { id, proc };
+  }
+
+  spawn(opts: SpawnOptions): AgentProcess {
+    const { id, proc } = this.#newProc();
+    if (this.#closed) return proc;
     const w = new TlvWriter();
     for (const arg of opts.argv) w.string(SpawnTag.argv, arg);
     for (const [k, v] of Object.entries(opts.env ?? {})) w.string(SpawnTag.env, `${k}=${v}`);
@@ -236,28 +303,112 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     if (opts.pty) w.u16Pair(SpawnTag.pty, opts.pty.cols, opts.pty.rows);
     const flags = (opts.background ? SpawnFlag.background : 0) | (opts.stdin === false ? SpawnFlag.stdinClosed : 0);
     if (flags) w.u32(SpawnTag.flags, flags);
-    this.#procs.set(id, proc);
+    if (opts.name !== undefined) w.string(SpawnTag.name, opts.name);
     this.#send(Msg.spawn, id, w.finish());
     return proc;
   }
 
+  /**
+   * Starts a file operation in a helper the agent forks as the user. It behaves like a process:
+   * 'spawn' once the operation started (size set for reads), its result or file data on stdout,
+   * 'exit'; 'error' when it failed before starting. A later failure exits with the errno as code
+   * and a message on stderr (fileResult turns that into an AgentError).
+   */
+  file(req: FileRequest): AgentProcess {
+    const { id, proc } = this.#newProc();
+    if (this.#closed) return proc;
+    const w = new TlvWriter().u32(FileTag.op, FileOp[req.op]).string(FileTag.path, req.path);
+    if (req.to !== undefined) w.string(FileTag.path2, req.to);
+    const flags = (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0);
+    if (flags) w.u32(FileTag.flags, flags);
+    if (req.user !== undefined) w.string(FileTag.user, req.user);
+    this.#send(Msg.file, id, w.finish());
+    return proc;
+  }
+
+  /** Runs a file operation with a small result (stat, list, mkdir, remove, rename) and returns its stdout. */
+  fileResult(req: FileRequest): Promise<Buffer> {
+    const proc = this.file(req);
+    return new Promise((resolve, reject) => {
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      proc.on('stdout', (b) => out.push(b));
+      proc.on('stderr', (b) => err.push(b));
+      proc.once('error', reject);
+      proc.once('exit', (info) => {
+        const failure = fileFailure(info, Buffer.concat(err));
+        if (failure) reject(failure);
+        else resolve(Buffer.concat(out));
+      });
+    });
+  }
+
+  /** Named processes the agent runs (including ones started by an earlier host connection). */
+  async listProcesses(): Promise<AgentProcInfo[]> {
+    const payload = await this.#request(Msg.list);
+    return decodeTlvList(payload).map(({ value }) => {
+      const t = decodeTlv(value);
+      const flags = t.get(ProcTag.flags)?.readUInt32LE(0) ?? 0;
+      const info: AgentProcInfo = {
+        pid: t.get(ProcTag.pid)?.readUInt32LE(0) ?? 0,
+        name: t.get(ProcTag.name)?.toString('utf8') ?? '',
+        pty: (flags & ProcFlag.pty) !== 0,
+        attached: (flags & ProcFlag.attached) !== 0,
+      };
+      if (flags & ProcFlag.exited) {
+        info.exit = { exitCode: t.get(ProcTag.exitCode)?.readInt32LE(0) ?? -1, signal: t.get(ProcTag.exitSignal)?.readUInt32LE(0) || null };
+      }
+      return info;
+    });
+  }
+
+  /** Takes over a detached named process: 'spawn', the output the agent kept meanwhile, then live events. */
+  attach(pid: number): AgentProcess {
+    const { id, proc } = this.#newProc();
+    if (!this.#closed) this.#send(Msg.attach, id, new TlvWriter().u32(AttachTag.pid, pid).finish());
+    return proc;
+  }
+
+  /** Stops reading from the agent; on a connection of its own this pauses the agent's sender (backpressure). */
+  pause(): void {
+    this.#socket.pause();
+  }
+
+  resume(): void {
+    this.#socket.resume();
+  }
+
+  /** Resolves when the send buffer has room again (or the connection is gone). */
+  drained(): Promise<void> {
+    if (this.#closed || !this.#socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#socket.off('drain', done);
+        this.off('close', done);
+        resolve();
+      };
+      this.#socket.on('drain', done);
+      this.on('close', done);
+    });
+  }
+
   /** Changes the default environment of later spawns: merged over it, or replacing it. */
-  setEnv(env: Record<string, string>, opts: { replace?: boolean } = {}): Promise<void> {
+  async setEnv(env: Record<string, string>, opts: { replace?: boolean } = {}): Promise<void> {
     const w = new TlvWriter();
     for (const [k, v] of Object.entries(env)) w.string(SetEnvTag.set, `${k}=${v}`);
     if (opts.replace) w.u32(SetEnvTag.flags, SetEnvFlag.replace);
-    return this.#request(Msg.setEnv, w.finish());
+    await this.#request(Msg.setEnv, w.finish());
   }
 
-  ping(): Promise<void> {
-    return this.#request(Msg.ping);
+  async ping(): Promise<void> {
+    await this.#request(Msg.ping);
   }
 
   close(): void {
     this.#socket.destroy();
   }
 
-  #request(type: number, payload?: Buffer): Promise<void> {
+  #request(type: number, payload?: Buffer): Promise<Buffer> {
     if (this.#closed) return Promise.reject(connectionLost());
     const id = this.#allocId();
     return new Promise((resolve, reject) => {
@@ -272,8 +423,8 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     return this.#nextId;
   }
 
-  #send(type: number, id: number, payload?: Buffer): void {
-    if (!this.#closed) this.#socket.write(encodeFrame(type, id, payload));
+  #send(type: number, id: number, payload?: Buffer): boolean {
+    return this.#closed || this.#socket.write(encodeFrame(type, id, payload));
   }
 
   #onData(chunk: Buffer): void {
@@ -295,8 +446,18 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
         return;
       case Msg.spawned:
         if (proc) {
-          proc.pid = decodeTlv(payload).get(SpawnedTag.pid)?.readUInt32LE(0);
+          const t = decodeTlv(payload);
+          proc.pid = t.get(SpawnedTag.pid)?.readUInt32LE(0);
+          const size = t.get(SpawnedTag.size);
+          if (size) proc.size = Number(size.readBigUInt64LE(0));
           proc.emit('spawn', proc.pid ?? 0);
+        }
+        return;
+      case Msg.stdinDropped:
+        if (proc) {
+          const bytes = payload.readUInt32LE(0);
+          proc.dropped += bytes;
+          proc.emit('stdinDropped', bytes);
         }
         return;
       case Msg.exit: {
@@ -328,19 +489,20 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
       }
       case Msg.ok:
       case Msg.pong:
-        this.#settle(id);
+      case Msg.procs:
+        this.#settle(id, undefined, payload);
         return;
       default:
         return; // newer agents may send messages this client does not know
     }
   }
 
-  #settle(id: number, err?: Error): void {
+  #settle(id: number, err?: Error, payload: Buffer = Buffer.alloc(0)): void {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
     if (err) pending.reject(err);
-    else pending.resolve();
+    else pending.resolve(payload);
   }
 
   #onClose(): void {
@@ -353,6 +515,14 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     for (const p of procs) p.finish({ error: connectionLost() });
     this.emit('close');
   }
+}
+
+/** A file helper that started but then failed exits with the errno as its code and a message on stderr. */
+export function fileFailure(info: ExitInfo, stderr: Buffer): AgentError | undefined {
+  if (info.exitCode === 0) return undefined;
+  const message = stderr.toString('utf8') || `file operation ended with status ${info.exitCode}`;
+  if (info.signal) return new AgentError(`file operation killed by signal ${info.signal}`, 'EINTR');
+  return new AgentError(message, errnoNames.get(info.exitCode), info.exitCode);
 }
 
 function connectionLost(): AgentError {

@@ -16,6 +16,9 @@ export const Msg = {
   resize: 0x05,
   setEnv: 0x06,
   ping: 0x07,
+  file: 0x08,
+  list: 0x09,
+  attach: 0x0a,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,
@@ -24,14 +27,29 @@ export const Msg = {
   error: 0x85,
   ok: 0x86,
   pong: 0x87,
+  stdinDropped: 0x88,
+  procs: 0x89,
 } as const;
 
-export const SpawnTag = { argv: 1, env: 2, cwd: 3, user: 4, timeoutMs: 5, pty: 6, flags: 7 } as const;
-export const SpawnFlag = { background: 1, stdinClosed: 2 } as const;
+export const SpawnTag = { argv: 1, env: 2, cwd: 3, user: 4, timeoutMs: 5, pty: 6, flags: 7, name: 8 } as const;
+export const SpawnFlag = { background: 1, stdinClosed: 2, stdinBlocking: 4 } as const;
+export const FileTag = { op: 1, path: 2, path2: 3, flags: 4, user: 5 } as const;
+export const FileFlag = { parents: 1, recursive: 2, noOverwrite: 4 } as const;
+export const FileOp = { stat: 1, list: 2, mkdir: 3, remove: 4, rename: 5, read: 6, write: 7, watch: 8 } as const;
+/** Top-level tags of the records a file helper writes to its stdout. */
+export const RecordTag = { entry: 1, event: 2 } as const;
+export const EntryTag = { name: 1, type: 2, size: 3, mode: 4, mtimeMs: 5, uid: 6, gid: 7, target: 8 } as const;
+export const EntryType = ['file', 'dir', 'symlink', 'other'] as const;
+export const EventTag = { kind: 1, name: 2, isDir: 3 } as const;
+export const EventKind = [undefined, 'create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'] as const;
+export const AttachTag = { pid: 1 } as const;
+export const ProcsTag = { entry: 1 } as const;
+export const ProcTag = { pid: 1, name: 2, flags: 3, exitCode: 4, exitSignal: 5 } as const;
+export const ProcFlag = { pty: 1, attached: 2, exited: 4 } as const;
 export const SetEnvTag = { set: 1, unset: 2, flags: 3 } as const;
 export const SetEnvFlag = { replace: 1 } as const;
 export const HelloTag = { version: 1 } as const;
-export const SpawnedTag = { pid: 1 } as const;
+export const SpawnedTag = { pid: 1, size: 2 } as const;
 export const ExitTag = { code: 1, signal: 2, timedOut: 3 } as const;
 export const ErrorTag = { errno: 1, message: 2 } as const;
 
@@ -95,6 +113,26 @@ export function decodeTlv(payload: Buffer): Map<number, Buffer> {
     off += 6 + len;
   }
   return out;
+}
+
+/** Every top-level entry in order (tags may repeat). Throws on malformed input. */
+export function decodeTlvList(payload: Buffer): { tag: number; value: Buffer }[] {
+  const out: { tag: number; value: Buffer }[] = [];
+  const rest = splitTlv(payload, out);
+  if (rest.length) throw new Error('malformed TLV');
+  return out;
+}
+
+/** Splits off the complete entries at the front; returns the incomplete remainder. */
+export function splitTlv(buf: Buffer, into: { tag: number; value: Buffer }[]): Buffer {
+  let off = 0;
+  while (buf.length - off >= 6) {
+    const len = buf.readUInt32LE(off + 2);
+    if (buf.length - off - 6 < len) break;
+    into.push({ tag: buf.readUInt16LE(off), value: buf.subarray(off + 6, off + 6 + len) });
+    off += 6 + len;
+  }
+  return buf.subarray(off);
 }
 
 /**

@@ -1,0 +1,453 @@
+/*
+ * File operations of the agent. Each runs in its own forked helper that has already taken the
+ * user's uid, gids and home directory, so permission checks and symlink resolution are exactly
+ * what that user would see, and a slow disk only ever blocks the helper, never the agent's loop.
+ */
+#define _GNU_SOURCE
+#include "files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define IO_CHUNK (1u << 20)
+
+static int exec_fd = -1;
+
+static void __attribute__((noreturn)) fail(const char *what, const char *arg) {
+  struct {
+    int32_t err;
+    char msg[400];
+  } r;
+  r.err = errno ? errno : EIO;
+  int n = snprintf(r.msg, sizeof r.msg, "%s %s: %s", what, arg, strerror(r.err));
+  if (n < 0) n = 0;
+  if (n >= (int)sizeof r.msg) n = sizeof r.msg - 1;
+  ssize_t ignored = write(exec_fd, &r, 4 + (size_t)n);
+  (void)ignored;
+  _exit(127);
+}
+
+/* After the start was reported, a failure is a message on stderr and errno as the exit status. */
+static void __attribute__((noreturn)) fail_late(int err, const char *what, const char *arg) {
+  dprintf(2, "%s %s: %s", what, arg, strerror(err));
+  _exit(err > 0 && err < 256 ? err : EIO);
+}
+
+static void report_ok(uint64_t size) {
+  uint8_t b[12] = {0};
+  put64(b + 4, size);
+  ssize_t ignored = write(exec_fd, b, sizeof b);
+  (void)ignored;
+  close(exec_fd);
+  exec_fd = -1;
+}
+
+/* ---- buffered TLV records on stdout ---- */
+
+static uint8_t obuf[65536];
+static size_t olen;
+
+static void out_flush(void) {
+  size_t off = 0;
+  while (off < olen) {
+    ssize_t n = write(1, obuf + off, olen - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(EPIPE); /* the host is gone */
+    off += (size_t)n;
+  }
+  olen = 0;
+}
+
+static void out_record(uint16_t tag, const struct tlv_w *w) {
+  if (olen + 6 + w->n > sizeof obuf) out_flush();
+  put16(obuf + olen, tag);
+  put32(obuf + olen + 2, (uint32_t)w->n);
+  memcpy(obuf + olen + 6, w->b, w->n);
+  olen += 6 + w->n;
+}
+
+static void entry_tlv(struct tlv_w *w, const char *name, const struct stat *st, int dirfd, const char *rel) {
+  w->n = 0;
+  if (name) tlv_put(w, ENTRY_NAME, name, (uint32_t)strlen(name));
+  uint8_t type = S_ISREG(st->st_mode) ? FT_FILE : S_ISDIR(st->st_mode) ? FT_DIR : S_ISLNK(st->st_mode) ? FT_SYMLINK : FT_OTHER;
+  tlv_put(w, ENTRY_TYPE, &type, 1);
+  tlv_put64(w, ENTRY_SIZE, (uint64_t)st->st_size);
+  tlv_put32(w, ENTRY_MODE, st->st_mode);
+  tlv_put64(w, ENTRY_MTIME_MS, (uint64_t)st->st_mtim.tv_sec * 1000 + (uint64_t)st->st_mtim.tv_nsec / 1000000);
+  tlv_put32(w, ENTRY_UID, st->st_uid);
+  tlv_put32(w, ENTRY_GID, st->st_gid);
+  if (S_ISLNK(st->st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlinkat(dirfd, rel, target, sizeof target);
+    if (n > 0) tlv_put(w, ENTRY_TARGET, target, (uint32_t)n);
+  }
+}
+
+/* ---- operations ---- */
+
+static void op_stat(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) fail("stat", path);
+  report_ok(0);
+  struct tlv_w w;
+  entry_tlv(&w, NULL, &st, AT_FDCWD, path);
+  out_record(REC_ENTRY, &w);
+  out_flush();
+}
+
+static void op_list(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) fail("list", path);
+  report_ok(0);
+  struct dirent *e;
+  struct tlv_w w;
+  while ((errno = 0, e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue; /* removed meanwhile */
+    entry_tlv(&w, e->d_name, &st, dirfd(d), e->d_name);
+    out_record(REC_ENTRY, &w);
+  }
+  if (errno) fail_late(errno, "list", path);
+  out_flush();
+}
+
+/* mkdir -p; 0 or -1 with errno. An existing directory is success, anything else existing is EEXIST/ENOTDIR. */
+static int mkdir_p(const char *path) {
+  char p[PATH_MAX];
+  if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s) continue;
+    char saved = *s;
+    *s = 0;
+    if (mkdir(p, 0777) < 0 && errno != EEXIST) return -1;
+    *s = saved;
+    if (!saved) break;
+  }
+  struct stat st;
+  if (stat(p, &st) < 0) return -1;
+  if (!S_ISDIR(st.st_mode)) return errno = ENOTDIR, -1;
+  return 0;
+}
+
+static void op_mkdir(const char *path, uint32_t flags) {
+  if (flags & FILE_FLAG_PARENTS) {
+    if (mkdir_p(path) < 0) fail("mkdir", path);
+  } else if (mkdir(path, 0777) < 0) {
+    fail("mkdir", path);
+  }
+  report_ok(0);
+}
+
+static int remove_tree(int dirfd, const char *name) {
+  if (unlinkat(dirfd, name, 0) == 0) return 0;
+  if (errno != EISDIR && errno != EPERM) return -1; /* EPERM: what unlink(2) of a directory reports on Linux */
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return -1;
+  }
+  struct dirent *e;
+  int rc = 0;
+  while (rc == 0 && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    rc = remove_tree(fd, e->d_name);
+  }
+  closedir(d);
+  return rc == 0 ? unlinkat(dirfd, name, AT_REMOVEDIR) : -1;
+}
+
+static void op_remove(const char *path, uint32_t flags) {
+  struct stat st;
+  if (lstat(path, &st) < 0) fail("remove", path);
+  int rc;
+  if (!S_ISDIR(st.st_mode)) rc = unlink(path);
+  else if (flags & FILE_FLAG_RECURSIVE) rc = remove_tree(AT_FDCWD, path);
+  else rc = rmdir(path);
+  if (rc < 0) fail("remove", path);
+  report_ok(0);
+}
+
+static void op_rename(const char *from, const char *to, uint32_t flags) {
+  int rc = (flags & FILE_FLAG_NO_OVERWRITE) ? renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) : rename(from, to);
+  if (rc < 0) fail("rename", from);
+  report_ok(0);
+}
+
+/* Sends exactly the size the file had when opened, so the host can promise a Content-Length. */
+static void op_read(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("open", path);
+  struct stat st;
+  if (fstat(fd, &st) < 0) fail("stat", path);
+  if (S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    fail("read", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    fail("read (not a regular file)", path);
+  }
+  report_ok((uint64_t)st.st_size);
+  uint64_t left = (uint64_t)st.st_size;
+  int use_splice = 1;
+  while (left) {
+    size_t want = left < IO_CHUNK ? (size_t)left : IO_CHUNK;
+    /* splice moves page-cache pages into the pipe without copying them through user space. */
+    ssize_t n = use_splice ? splice(fd, NULL, 1, NULL, want, SPLICE_F_MORE) : sendfile(1, fd, NULL, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && use_splice && errno == EINVAL) {
+      use_splice = 0;
+      continue;
+    }
+    if (n < 0) fail_late(errno, "read", path);
+    if (n == 0) fail_late(EIO, "read (file shrank while being read)", path);
+    left -= (uint64_t)n;
+  }
+  _exit(0);
+}
+
+static void copy_stdin(int fd, const char *path, const char *tmp) {
+  int use_splice = 1;
+  static uint8_t b[IO_CHUNK];
+  for (;;) {
+    ssize_t n = use_splice ? splice(0, NULL, fd, NULL, IO_CHUNK, SPLICE_F_MOVE | SPLICE_F_MORE) : read(0, b, sizeof b);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && use_splice && errno == EINVAL) {
+      use_splice = 0;
+      continue;
+    }
+    int err = errno;
+    if (n == 0) return;
+    if (n > 0 && !use_splice) {
+      for (ssize_t off = 0; off < n;) {
+        ssize_t k = write(fd, b + off, (size_t)(n - off));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+          err = errno;
+          n = -1;
+          break;
+        }
+        off += k;
+      }
+    }
+    if (n < 0) {
+      if (tmp) unlink(tmp);
+      fail_late(err, "write", path);
+    }
+  }
+}
+
+/*
+ * Writes stdin to path without ever exposing a half-written file: the data goes to an unnamed
+ * O_TMPFILE inode in the target directory (freed by the kernel if we die or the disk fills up),
+ * which gets a name only when complete. A filesystem without O_TMPFILE gets a hidden temporary name.
+ */
+static void op_write(const char *path, uint32_t flags) {
+  char dir[PATH_MAX], tmp[PATH_MAX + 64];
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  if (!*base) {
+    errno = EISDIR;
+    fail("write", path);
+  }
+  if (!slash) strcpy(dir, ".");
+  else if (slash == path) strcpy(dir, "/");
+  else if (snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= (int)sizeof dir) {
+    errno = ENAMETOOLONG;
+    fail("write", path);
+  }
+  if ((flags & FILE_FLAG_PARENTS) && mkdir_p(dir) < 0) fail("mkdir", dir);
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    fail("write", path);
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    fail("write (not a regular file)", path);
+  }
+  mode_t mode = exists ? st.st_mode & 07777 : 0666;
+  snprintf(tmp, sizeof tmp, "%s/.%.200s.sandpit-upload-%d", dir, base, (int)getpid());
+  const char *named = NULL;
+  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    named = tmp;
+    fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
+  }
+  if (fd < 0) fail("write", path);
+  if (exists) fchmod(fd, mode); /* keep the replaced file's permissions, past the umask */
+  report_ok(0);
+  copy_stdin(fd, path, named);
+  if (!named) {
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    /* Linking straight to the target is atomic when nothing is there; otherwise link aside and rename over it. */
+    if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) _exit(0);
+    if (errno != EEXIST) fail_late(errno, "write", path);
+    if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0) fail_late(errno, "write", path);
+  }
+  if (close(fd) < 0 || rename(tmp, path) < 0) {
+    int err = errno;
+    unlink(tmp);
+    fail_late(err, "write", path);
+  }
+  _exit(0);
+}
+
+/* ---- watch ---- */
+
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+
+struct wdir {
+  int wd;
+  char *rel; /* "" for the root */
+};
+static struct wdir *wdirs;
+static size_t nwdirs, capwdirs;
+static int ifd, root_wd = -1;
+static const char *root_path;
+
+static void watch_add(const char *rel, int recursive) {
+  char full[PATH_MAX];
+  snprintf(full, sizeof full, "%s%s%s", root_path, *rel ? "/" : "", rel);
+  int wd = inotify_add_watch(ifd, full, WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW);
+  if (wd < 0) return; /* gone already, or not readable by the user */
+  if (nwdirs == capwdirs) {
+    capwdirs = capwdirs ? capwdirs * 2 : 64;
+    struct wdir *n = realloc(wdirs, capwdirs * sizeof *n);
+    if (!n) fail_late(ENOMEM, "watch", root_path);
+    wdirs = n;
+  }
+  wdirs[nwdirs].wd = wd;
+  wdirs[nwdirs++].rel = strdup(rel);
+  if (!recursive) return;
+  DIR *d = opendir(full);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char sub[PATH_MAX];
+    snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+    watch_add(sub, 1);
+  }
+  closedir(d);
+}
+
+static const char *wd_rel(int wd) {
+  for (size_t i = 0; i < nwdirs; i++)
+    if (wdirs[i].wd == wd) return wdirs[i].rel;
+  return NULL;
+}
+
+static void wd_forget(int wd) {
+  for (size_t i = 0; i < nwdirs; i++)
+    if (wdirs[i].wd == wd) {
+      free(wdirs[i].rel);
+      wdirs[i] = wdirs[--nwdirs];
+      return;
+    }
+}
+
+/* Streams one record per change until the watched directory itself goes away (or the host kills us). */
+static void op_watch(const char *path, uint32_t flags) {
+  int recursive = !!(flags & FILE_FLAG_RECURSIVE);
+  struct stat st;
+  if (stat(path, &st) < 0) fail("watch", path);
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    fail("watch", path);
+  }
+  ifd = inotify_init1(IN_CLOEXEC);
+  if (ifd < 0) fail("inotify", path);
+  root_path = path;
+  watch_add("", recursive);
+  if (!nwdirs) fail("watch", path);
+  root_wd = wdirs[0].wd;
+  report_ok(0);
+  static uint8_t b[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
+  struct tlv_w w;
+  for (;;) {
+    ssize_t n = read(ifd, b, sizeof b);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail_late(errno, "watch", path);
+    int last_kind = 0, last_wd = -1;
+    char last_name[NAME_MAX + 1] = "";
+    for (ssize_t off = 0; off < n;) {
+      struct inotify_event *ev = (struct inotify_event *)(b + off);
+      off += (ssize_t)sizeof *ev + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) continue;
+      if (ev->mask & IN_IGNORED) {
+        if (ev->wd == root_wd) {
+          out_flush();
+          _exit(0);
+        }
+        wd_forget(ev->wd);
+        continue;
+      }
+      if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+        if (ev->wd != root_wd) continue; /* reported by the parent's watch */
+        w.n = 0;
+        uint8_t kind = EV_REMOVE, isdir = 1;
+        tlv_put(&w, EVENT_KIND, &kind, 1);
+        tlv_put(&w, EVENT_NAME, "", 0);
+        tlv_put(&w, EVENT_IS_DIR, &isdir, 1);
+        out_record(REC_EVENT, &w);
+        out_flush();
+        _exit(0);
+      }
+      const char *rel = wd_rel(ev->wd);
+      if (!rel || !ev->len) continue;
+      uint8_t kind = (ev->mask & IN_CREATE) ? EV_CREATE : (ev->mask & IN_DELETE) ? EV_REMOVE : (ev->mask & IN_MODIFY) ? EV_WRITE
+                   : (ev->mask & IN_MOVED_FROM) ? EV_RENAME_FROM : (ev->mask & IN_MOVED_TO) ? EV_RENAME_TO : EV_CHMOD;
+      /* A large write raises IN_MODIFY per chunk: one event per file and batch is enough. */
+      if (kind == EV_WRITE && last_kind == EV_WRITE && last_wd == ev->wd && !strcmp(last_name, ev->name)) continue;
+      last_kind = kind;
+      last_wd = ev->wd;
+      snprintf(last_name, sizeof last_name, "%s", ev->name);
+      char name[PATH_MAX];
+      snprintf(name, sizeof name, "%s%s%s", rel, *rel ? "/" : "", ev->name);
+      uint8_t isdir = !!(ev->mask & IN_ISDIR);
+      w.n = 0;
+      tlv_put(&w, EVENT_KIND, &kind, 1);
+      tlv_put(&w, EVENT_NAME, name, (uint32_t)strlen(name));
+      tlv_put(&w, EVENT_IS_DIR, &isdir, 1);
+      out_record(REC_EVENT, &w);
+      if (recursive && isdir && (kind == EV_CREATE || kind == EV_RENAME_TO)) watch_add(name, 1);
+    }
+    out_flush();
+  }
+}
+
+void file_main(const struct file_req *r, int exec_w) {
+  exec_fd = exec_w;
+  umask(022);
+  switch (r->op) {
+    case OP_STAT: op_stat(r->path); break;
+    case OP_LIST: op_list(r->path); break;
+    case OP_MKDIR: op_mkdir(r->path, r->flags); break;
+    case OP_REMOVE: op_remove(r->path, r->flags); break;
+    case OP_RENAME: op_rename(r->path, r->path2 ? r->path2 : "", r->flags); break;
+    case OP_READ: op_read(r->path); break;
+    case OP_WRITE: op_write(r->path, r->flags); break;
+    case OP_WATCH: op_watch(r->path, r->flags); break;
+    default:
+      errno = ENOSYS;
+      fail("file operation", "");
+  }
+  _exit(0);
+}
