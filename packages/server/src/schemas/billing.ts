@@ -130,7 +130,7 @@ export const SandboxUsage = Type.Object({
   deleted: Type.Boolean(),
   vcpu_seconds: Type.Number(),
   memory_mib_seconds: Type.Number(),
-  storage_mib_seconds: Type.Number(),
+  storage_mib_seconds: Type.Number({ description: 'Its disk and the snapshots taken from it' }),
   charge_usd: Usd('At the team\'s current rates, before credits'),
 });
 

@@ -8,6 +8,7 @@ import { KeyedLock } from './keyed-lock.ts';
  * How lifecycle events move the ledger. Compute (vCPUs and memory from the sandbox's `resources`)
  * accrues while the sandbox is active; its disk accrues from creation until it is deleted or lost.
  * A restart writes no event for a sandbox that kept running, so its open segments keep accruing.
+ * Snapshots hold their size from ready to deleted (see MeterStore.syncSnapshots).
  */
 const OPENS_COMPUTE = new Set(['created', 'resumed', 'reconciled_active']);
 const CLOSES_COMPUTE = new Set(['paused', 'auto_paused', 'reconciled_paused', 'failed', 'deleted', 'auto_deleted']);
@@ -47,6 +48,7 @@ export class MeteringService {
   sync(): Promise<void> {
     return this.#lock.run('ledger', async () => {
       await this.#drain();
+      await this.deps.store.syncSnapshots();
       const now = this.deps.clock.now();
       if (now - this.#lastSample >= this.deps.sampleIntervalMs) {
         this.#lastSample = now;

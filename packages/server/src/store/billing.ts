@@ -193,6 +193,13 @@ export class BillingStore {
     }));
   }
 
+  /** The sandbox each snapshot was taken from. */
+  async snapshotSources(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('snapshots').select(['id', 'sandbox_id']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.sandbox_id]));
+  }
+
   /** Name and region of sandboxes, deleted ones included, for usage reports. */
   async sandboxLabels(ids: string[]): Promise<Map<string, { name: string | null; region: string; deleted: boolean }>> {
     if (ids.length === 0) return new Map();
@@ -259,6 +266,50 @@ export class MeterStore {
     });
   }
 
+  /**
+   * Snapshot storage follows the snapshots table: a snapshot holds its size from ready_at until
+   * deleted_at. Derived from that state, so rerunning after a crash changes nothing.
+   */
+  async syncSnapshots(): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const fresh = await tx
+        .selectFrom('snapshots')
+        .select(['id', 'team_id', 'size_bytes', 'ready_at', 'deleted_at'])
+        .where('ready_at', 'is not', null)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('meter_segments').select('meter_segments.id').whereRef('meter_segments.subject_id', '=', 'snapshots.id'))))
+        .execute();
+      for (const s of fresh) {
+        await tx
+          .insertInto('meter_segments')
+          .values({
+            team_id: s.team_id,
+            subject_kind: SNAPSHOT,
+            subject_id: s.id,
+            resource: 'storage',
+            quantity: Number(s.size_bytes),
+            start_at: Number(s.ready_at),
+            end_at: s.deleted_at === null ? null : Math.max(Number(s.deleted_at), Number(s.ready_at)),
+          })
+          .execute();
+      }
+      const gone = await tx
+        .selectFrom('meter_segments')
+        .innerJoin('snapshots', 'snapshots.id', 'meter_segments.subject_id')
+        .select(['meter_segments.id', 'meter_segments.start_at', 'snapshots.deleted_at'])
+        .where('meter_segments.subject_kind', '=', SNAPSHOT)
+        .where('meter_segments.end_at', 'is', null)
+        .where('snapshots.deleted_at', 'is not', null)
+        .execute();
+      for (const g of gone) {
+        await tx
+          .updateTable('meter_segments')
+          .set({ end_at: Math.max(Number(g.deleted_at), Number(g.start_at)) })
+          .where('id', '=', g.id)
+          .execute();
+      }
+    });
+  }
+
   /** Storage segments still accruing, for the periodic size sample. */
   async openStorage(): Promise<{ subjectKind: string; subjectId: string; quantity: number }[]> {
     const rows = await this.db
@@ -287,6 +338,7 @@ export class MeterStore {
 }
 
 const EVENTS_CURSOR = 'sandbox_events';
+const SNAPSHOT = 'snapshot';
 
 export type LedgerChange =
   | { kind: 'open'; teamId: string; subjectKind: string; subjectId: string; resource: MeterResource; quantity: number; at: number }

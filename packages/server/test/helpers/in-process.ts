@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { unmountUnder } from '../../src/runtime/container/mounts.ts';
+import { teardownEngine } from '../../src/runtime/teardown.ts';
 import { type Platform, startPlatform } from '../../src/server.ts';
 import { Api, IMAGE_DIR } from './server-process.ts';
 
@@ -26,10 +26,8 @@ export class InProcess {
     return p;
   }
 
-  /** (Re)starts the platform on the same data dir, optionally on a new clock. */
-  async open(clock: ManualClock = this.clock): Promise<void> {
-    this.clock = clock;
-    const config = loadConfig({
+  config() {
+    return loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
       SANDPIT_PUBLIC_HOST: '127.0.0.1',
@@ -38,8 +36,15 @@ export class InProcess {
       SANDPIT_BOOTSTRAP_API_KEY: this.key,
       SANDPIT_LOG_LEVEL: 'warn',
       SANDPIT_RATE_LIMIT: '0',
+      // The engine under test follows the caller's choice (auto by default).
+      SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });
-    this.platform = await startPlatform(config, { clock });
+  }
+
+  /** (Re)starts the platform on the same data dir, optionally on a new clock. */
+  async open(clock: ManualClock = this.clock): Promise<void> {
+    this.clock = clock;
+    this.platform = await startPlatform(this.config(), { clock });
     await this.platform.templates.base();
   }
 
@@ -58,15 +63,10 @@ export class InProcess {
     this.platform = undefined;
   }
 
-  /** Destroys every sandbox the engine holds, stops, unmounts and removes the data dir. */
+  /** Stops, destroys whatever the engine still holds (a failed test's sandboxes), releases its mounts and removes the data dir. */
   async destroy(): Promise<void> {
-    // Reopen after a failure between close and open, so the engine's sandboxes can still be found.
-    if (!this.platform) await this.open().catch(() => undefined);
-    if (this.platform) {
-      for (const id of await this.platform.driver.list()) await this.platform.driver.destroy(id).catch(() => undefined);
-      await this.close();
-    }
-    await unmountUnder(this.dataDir);
+    await this.close();
+    await teardownEngine(this.config());
     await rm(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -143,8 +143,19 @@ export class BillingService {
     this.#requireRead(p);
     const { plan, period, now } = await this.#selectPeriod(p.teamId, periodId);
     const { bySubject } = await this.#liveUsage(p.teamId, period, now);
-    const labels = await this.deps.store.sandboxLabels([...bySubject.keys()]);
-    const sandboxes = [...bySubject].map(([id, u]) => {
+    // A snapshot's storage counts towards the sandbox it was taken from.
+    const sources = await this.deps.store.snapshotSources([...bySubject.keys()]);
+    const bySandbox = new Map<string, Usage>();
+    for (const [subject, u] of bySubject) {
+      const id = sources.get(subject) ?? subject;
+      const acc = bySandbox.get(id) ?? { vcpuSeconds: 0, memoryMibSeconds: 0, storageMibSeconds: 0 };
+      acc.vcpuSeconds += u.vcpuSeconds;
+      acc.memoryMibSeconds += u.memoryMibSeconds;
+      acc.storageMibSeconds += u.storageMibSeconds;
+      bySandbox.set(id, acc);
+    }
+    const labels = await this.deps.store.sandboxLabels([...bySandbox.keys()]);
+    const sandboxes = [...bySandbox].map(([id, u]) => {
       const label = labels.get(id);
       return {
         sandbox_id: label ? taggedSandboxId(label.region, id) : id,
