@@ -17,6 +17,7 @@ const SAMPLES_DISK = new Set(['created', 'paused', 'auto_paused', 'resumed', 're
 
 const SANDBOX_DISK = 'sandbox_disk';
 const BATCH = 500;
+const STATS_TIMEOUT_MS = 5000;
 const MIB = 1024 * 1024;
 
 export interface Usage {
@@ -94,12 +95,19 @@ export class MeteringService {
     }
   }
 
+  /** Bounded in time: the ledger lock waits on it, and every billing read waits on the lock. */
   async #diskBytes(id: string): Promise<number | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${STATS_TIMEOUT_MS} ms`)), STATS_TIMEOUT_MS);
+    });
     try {
-      return (await this.deps.driver.stats(id)).diskBytes;
+      return (await Promise.race([this.deps.driver.stats(id), timeout])).diskBytes;
     } catch (err) {
       this.deps.log.debug({ sandbox: id, err: String(err) }, 'disk size not available for metering');
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
