@@ -20,6 +20,8 @@ export interface SandboxSpec {
   id: string;
   /** Read-only root filesystem of the template, shared by every sandbox of it. */
   templateRoot: string;
+  /** Read-only layers stacked above templateRoot, top first (a built template's step layers). */
+  templateLayers?: string[];
   resources: Resources;
   /** Environment every process in the sandbox starts with. */
   env: Record<string, string>;
@@ -55,6 +57,8 @@ export interface RuntimeDriver {
   stats(id: string): Promise<EngineStats>;
   /** Unix socket path on the host where the sandbox's agent listens. */
   agentSocket(id: string): string;
+  /** Host directory holding the sandbox's own writes (its overlay upper dir); template builds copy it into a layer. */
+  upperDir(id: string): string;
   /**
    * Present when the agent dials the host instead of listening (gvisor): resolves
    * with the agent's next connection. Absent: dial agentSocket(id).

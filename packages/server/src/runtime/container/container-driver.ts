@@ -7,7 +7,7 @@ import { KeyedMutex } from './keyed-mutex.ts';
 import { LayerStore, type Logger } from './layer-store.ts';
 import { unmountUnder } from './mounts.ts';
 import { ociConfig } from './oci-config.ts';
-import { mountOverlay } from './overlay.ts';
+import { lowerDirs, mountOverlay } from './overlay.ts';
 import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from './sandbox-files.ts';
 import { waitForSocket } from './wait-socket.ts';
@@ -31,6 +31,7 @@ export interface ContainerDriverOptions {
 interface SandboxMeta {
   id: string;
   templateRoot: string;
+  templateLayers?: string[];
   hostname: string;
   resources: SandboxSpec['resources'];
   subvolId?: number;
@@ -117,6 +118,10 @@ export class ContainerDriver implements RuntimeDriver {
     return sandboxPaths(this.paths, id).socket;
   }
 
+  upperDir(id: string): string {
+    return this.layers.upper(id);
+  }
+
   create(spec: SandboxSpec): Promise<void> {
     checkId(spec.id);
     const { vcpuCount, memoryMib, diskMib } = spec.resources;
@@ -144,14 +149,14 @@ export class ContainerDriver implements RuntimeDriver {
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
-        mountOverlay(spec.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs));
+        mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
       const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile });
       const configured = writeFile(sp.config, JSON.stringify(config));
       const started = settleAll([mounted, configured]).then(() =>
         this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
       const [subvolId] = await settleAll([limited, started] as const);
       const meta: SandboxMeta = {
-        id, templateRoot: spec.templateRoot, hostname: spec.hostname, resources: spec.resources,
+        id, templateRoot: spec.templateRoot, templateLayers: spec.templateLayers, hostname: spec.hostname, resources: spec.resources,
         subvolId, createdAt: new Date().toISOString(),
       };
       const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());

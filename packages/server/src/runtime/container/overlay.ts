@@ -1,10 +1,15 @@
 import { runCommand } from './run-command.ts';
 
-/** Mounts the sandbox root: the shared read-only template below, the sandbox's own layer above. */
-export async function mountOverlay(lower: string, upper: string, work: string, target: string): Promise<void> {
-  for (const p of [lower, upper, work]) {
+/** Lower dirs of a sandbox's overlay, top first: the template's step layers above its root. */
+export function lowerDirs(spec: { templateRoot: string; templateLayers?: string[] }): string[] {
+  return [...(spec.templateLayers ?? []), spec.templateRoot];
+}
+
+/** Mounts the sandbox root: the shared read-only template (top layer first) below, the sandbox's own layer above. */
+export async function mountOverlay(lowers: string[], upper: string, work: string, target: string): Promise<void> {
+  for (const p of [...lowers, upper, work]) {
     // These characters separate or escape overlay mount options.
     if (/[,:\\]/.test(p)) throw new Error(`overlay path ${p} contains one of , : \\`);
   }
-  await runCommand('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target]);
+  await runCommand('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lowers.join(':')},upperdir=${upper},workdir=${work}`, target]);
 }

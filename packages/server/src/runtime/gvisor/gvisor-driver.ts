@@ -9,7 +9,7 @@ import { KeyedMutex } from '../container/keyed-mutex.ts';
 import { LayerStore, type Logger } from '../container/layer-store.ts';
 import { isMountPoint, unmountUnder } from '../container/mounts.ts';
 import { ociConfig } from '../container/oci-config.ts';
-import { mountOverlay } from '../container/overlay.ts';
+import { lowerDirs, mountOverlay } from '../container/overlay.ts';
 import { checkId } from '../container/paths.ts';
 import { writeSandboxEtc } from '../container/sandbox-files.ts';
 import {
@@ -45,6 +45,7 @@ export interface GvisorDriverOptions {
 interface SandboxMeta {
   id: string;
   templateRoot: string;
+  templateLayers?: string[];
   hostname: string;
   resources: SandboxSpec['resources'];
   subvolId?: number;
@@ -64,6 +65,7 @@ interface SandboxMeta {
 interface SnapshotMeta {
   sourceId: string;
   templateRoot: string;
+  templateLayers?: string[];
   hostname: string;
   resources: SandboxSpec['resources'];
   netns: boolean;
@@ -193,6 +195,10 @@ export class GvisorDriver implements RuntimeDriver {
     return gvisorSandboxPaths(this.paths, id).channel;
   }
 
+  upperDir(id: string): string {
+    return this.layers.upper(id);
+  }
+
   async connectAgent(id: string, timeoutMs: number): Promise<Socket> {
     checkId(id);
     let ch = this.channels.get(id);
@@ -225,7 +231,7 @@ export class GvisorDriver implements RuntimeDriver {
         const { ready, capped } = this.layers.acquire(spec.id, spec.resources.diskMib);
         const layer = ready.then(() => writeSandboxEtc(this.layers.upper(spec.id), spec, undefined));
         const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
-          mountOverlay(spec.templateRoot, this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
+          mountOverlay(lowerDirs(spec), this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
         const [subvolId, net] = await Promise.all([
           capped,
           spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
@@ -353,7 +359,7 @@ export class GvisorDriver implements RuntimeDriver {
     await this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir);
     await this.writeMeta(sp.meta, { ...meta, runscId });
     // After a host restart the overlay is gone (the layer store is re-mounted by init).
-    if (!(await isMountPoint(sp.rootfs))) await mountOverlay(meta.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs);
+    if (!(await isMountPoint(sp.rootfs))) await mountOverlay(lowerDirs(meta), this.layers.upper(id), this.layers.work(id), sp.rootfs);
     if (meta.netnsPath && meta.net) await provisionNet(meta.netnsPath, meta.net);
     try {
       await this.start(id, runscId, () => this.runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
@@ -384,7 +390,7 @@ export class GvisorDriver implements RuntimeDriver {
         for (const f of await readdir(sp.image)) await link(join(sp.image, f), join(part.image, f));
         await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
         const sm: SnapshotMeta = {
-          sourceId: id, templateRoot: meta.templateRoot, hostname: meta.hostname, resources: meta.resources,
+          sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
           netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
         };
         await writeFile(part.meta, JSON.stringify(sm));
@@ -417,14 +423,14 @@ export class GvisorDriver implements RuntimeDriver {
       const sp = gvisorSandboxPaths(this.paths, id);
       if (await exists(sp.dir)) throw new Error(`sandbox ${id} already exists`);
       if (!(await exists(sm.templateRoot))) throw new Error(`the template root of snapshot ${snapshotId} is gone`);
-      const forked: SandboxSpec = { ...spec, templateRoot: sm.templateRoot, hostname: sm.hostname, resources: sm.resources };
+      const forked: SandboxSpec = { ...spec, templateRoot: sm.templateRoot, templateLayers: sm.templateLayers, hostname: sm.hostname, resources: sm.resources };
       try {
         await mkdir(sp.runDir, { recursive: true });
         await mkdir(sp.rootfs);
         const subvolId = await thawLayer(snap.layer, this.layers.dir(id), this.layers.quotas, sm.resources.diskMib);
         const [net] = await Promise.all([
           spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
-          mountOverlay(sm.templateRoot, this.layers.upper(id), this.layers.work(id), sp.rootfs),
+          mountOverlay(lowerDirs(sm), this.layers.upper(id), this.layers.work(id), sp.rootfs),
           this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir),
         ]);
         await this.writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net });
@@ -530,6 +536,7 @@ function checkSpec(spec: SandboxSpec): void {
 function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
   return {
     id: spec.id, templateRoot: spec.templateRoot, hostname: spec.hostname, resources: spec.resources,
+    ...(spec.templateLayers?.length ? { templateLayers: spec.templateLayers } : {}),
     ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}), ...(spec.mounts ? { mounts: spec.mounts } : {}),
     runscId, createdAt: new Date().toISOString(),
   };
@@ -538,7 +545,7 @@ function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
 /** The spec a restore writes its config from (env lives in the image, not here). */
 function specOf(meta: SandboxMeta): SandboxSpec {
   return {
-    id: meta.id, templateRoot: meta.templateRoot, resources: meta.resources, env: {}, hostname: meta.hostname,
+    id: meta.id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, resources: meta.resources, env: {}, hostname: meta.hostname,
     ...(meta.netnsPath ? { netnsPath: meta.netnsPath } : {}), ...(meta.mounts ? { mounts: meta.mounts } : {}),
   };
 }

@@ -1,0 +1,120 @@
+import { type Static, Type } from 'typebox';
+import { DateTime, Resources } from './common.ts';
+import { EnvVars } from './sandbox.ts';
+
+/** Request bodies of POST /templates may carry inline files: up to this many bytes in all. */
+export const TEMPLATE_BODY_LIMIT = 8 * 1024 * 1024;
+/** One copied file, decoded. */
+export const COPY_MAX_BYTES = 4 * 1024 * 1024;
+export const MAX_STEPS = 48;
+
+const User = Type.Union([Type.Literal('root'), Type.Literal('user')], { description: 'Default user (uid 1000)' });
+const AbsPath = Type.String({ minLength: 2, maxLength: 1024, pattern: '^/', description: 'Absolute path inside the sandbox' });
+
+export const RunStep = Type.Object(
+  {
+    type: Type.Literal('run'),
+    command: Type.String({ minLength: 1, maxLength: 65536, description: 'Run with /bin/sh -c; a non-zero exit fails the build (step_failed)' }),
+    user: Type.Optional(User),
+    timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Default 600' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CopyStep = Type.Object(
+  {
+    type: Type.Literal('copy'),
+    path: AbsPath,
+    content_base64: Type.String({ maxLength: Math.ceil(COPY_MAX_BYTES / 3) * 4, description: 'File content, base64; at most 4 MiB decoded' }),
+    mode: Type.Optional(Type.String({ pattern: '^[0-7]{3,4}$', description: 'Octal, default 0644' })),
+    user: Type.Optional(Type.Union([Type.Literal('root'), Type.Literal('user')], { description: 'Owner, default user; missing parent directories are created as this user' })),
+  },
+  { additionalProperties: false },
+);
+
+export const EnvStep = Type.Object(
+  { type: Type.Literal('env'), env: EnvVars },
+  { additionalProperties: false, description: 'Sets variables for later steps, start_cmd, ready_cmd and every sandbox of the template (callers\' env wins)' },
+);
+
+export const WorkdirStep = Type.Object(
+  { type: Type.Literal('workdir'), path: AbsPath },
+  { additionalProperties: false, description: 'Working directory of later steps, start_cmd, ready_cmd and of exec in sandboxes of the template (created when missing)' },
+);
+
+export const TemplateStep = Type.Union([RunStep, CopyStep, EnvStep, WorkdirStep]);
+export type TemplateStep = Static<typeof TemplateStep>;
+
+export const CreateTemplateBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[a-z0-9][a-z0-9._-]*$',
+      description: 'Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved.',
+    }),
+    base: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team' })),
+    steps: Type.Optional(Type.Array(TemplateStep, { maxItems: MAX_STEPS, description: 'Run in order; every run/copy step\'s filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it' })),
+    start_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed)' })),
+    ready_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes)' })),
+    ready_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, description: 'Bound on the ready wait, default 60' })),
+    warm_pool: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Pre-started sandboxes kept ready for instant create (default 0)' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
+
+export const TemplateStatus = Type.Union([Type.Literal('building'), Type.Literal('ready'), Type.Literal('failed'), Type.Literal('pending')]);
+
+export const Template = Type.Object(
+  {
+    id: Type.String({ description: 'UUID, or the name of a curated platform/* template' }),
+    name: Type.String(),
+    curated: Type.Boolean({ description: 'A platform/* template: visible to every team, read-only' }),
+    status: TemplateStatus,
+    error: Type.Optional(Type.String({ description: 'Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed' })),
+    usable: Type.Boolean({ description: 'Sandboxes can be created from it: a version is built (a rebuild that fails keeps the previous version)' }),
+    base: Type.String(),
+    steps: Type.Array(TemplateStep),
+    start_cmd: Type.Optional(Type.String()),
+    ready_cmd: Type.Optional(Type.String()),
+    ready_timeout_s: Type.Integer(),
+    warm_pool: Type.Integer(),
+    warm_pool_ready: Type.Integer({ description: 'Pre-started sandboxes waiting right now' }),
+    latest_build_id: Type.Optional(Type.String()),
+    resources: Resources,
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  {
+    $id: 'Template',
+    description: 'Curated templates (platform/*) report status pending until first used, when they are built (and cached by recipe hash).',
+  },
+);
+export type Template = Static<typeof Template>;
+
+export const TemplateWithBuild = Type.Object({ ...Template.properties, build_id: Type.String({ description: 'The build this request started; follow it at /templates/{id}/builds/{build_id}/logs' }) });
+
+export const TemplateList = Type.Object({ templates: Type.Array(Type.Ref('Template')) });
+
+export const BuildStep = Type.Object({
+  index: Type.Integer(),
+  type: Type.String(),
+  result: Type.Union([Type.Literal('ran'), Type.Literal('cached'), Type.Literal('failed'), Type.Literal('pending'), Type.Literal('config')], {
+    description: 'config: env/workdir steps, which change no files',
+  }),
+  duration_ms: Type.Optional(Type.Integer()),
+});
+
+export const TemplateBuild = Type.Object({
+  id: Type.String(),
+  template_id: Type.String(),
+  status: Type.Union([Type.Literal('building'), Type.Literal('ready'), Type.Literal('failed')]),
+  error: Type.Optional(Type.String()),
+  steps: Type.Array(BuildStep),
+  created_at: DateTime,
+  finished_at: Type.Optional(DateTime),
+});
+
+export const TemplateIdParam = Type.Object({ template_id: Type.String({ description: 'Template UUID or name (platform/* names included, URL-encoded)' }) });
+export const BuildParams = Type.Object({ template_id: Type.String(), build_id: Type.String() });

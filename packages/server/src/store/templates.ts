@@ -1,0 +1,220 @@
+import type { Selectable } from 'kysely';
+import type { Db } from './db.ts';
+import type { TemplateBuildTable, TemplateTable } from './schema.ts';
+
+export type TemplateStatus = 'building' | 'ready' | 'failed';
+
+/** What a template is declared as (the POST body, normalized). */
+export interface TemplateDefinition {
+  base: string;
+  steps: unknown[];
+  startCmd?: string;
+  readyCmd?: string;
+  readyTimeoutS: number;
+  warmPool: number;
+}
+
+/** A built version: what its sandboxes start from. */
+export interface TemplateVersion {
+  /** Content key of the top layer (the whole chain), also the version's identity for warm pools. */
+  key: string;
+  baseRoot: string;
+  /** Host dirs, top first. */
+  layers: string[];
+  env: Record<string, string>;
+  workdir?: string;
+  startCmd?: string;
+  readyCmd?: string;
+  readyTimeoutS: number;
+}
+
+export interface TemplateRecord {
+  id: string;
+  teamId: string;
+  name: string;
+  definition: TemplateDefinition;
+  /** pending: a curated template not built yet (never stored). */
+  status: TemplateStatus | 'pending';
+  error: string | null;
+  version: TemplateVersion | null;
+  latestBuildId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+export interface BuildStepResult {
+  index: number;
+  type: string;
+  result: 'ran' | 'cached' | 'failed' | 'pending' | 'config';
+  duration_ms?: number;
+}
+
+export interface BuildRecord {
+  id: string;
+  templateId: string;
+  teamId: string;
+  definition: TemplateDefinition;
+  status: TemplateStatus;
+  error: string | null;
+  steps: BuildStepResult[];
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+function fromRow(r: Selectable<TemplateTable>, latestBuildId: string | null): TemplateRecord {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    name: r.name,
+    definition: JSON.parse(r.definition),
+    status: r.status as TemplateStatus,
+    error: r.error,
+    version: r.build === null ? null : JSON.parse(r.build),
+    latestBuildId,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    deletedAt: r.deleted_at === null ? null : Number(r.deleted_at),
+  };
+}
+
+function buildFromRow(r: Selectable<TemplateBuildTable>): BuildRecord {
+  return {
+    id: r.id,
+    templateId: r.template_id,
+    teamId: r.team_id,
+    definition: JSON.parse(r.definition),
+    status: r.status as TemplateStatus,
+    error: r.error,
+    steps: JSON.parse(r.steps),
+    createdAt: Number(r.created_at),
+    finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+  };
+}
+
+export class TemplateStore {
+  readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async #withLatest(rows: Selectable<TemplateTable>[]): Promise<TemplateRecord[]> {
+    const out: TemplateRecord[] = [];
+    for (const r of rows) {
+      const b = await this.db.selectFrom('template_builds').select('id').where('template_id', '=', r.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      out.push(fromRow(r, b?.id ?? null));
+    }
+    return out;
+  }
+
+  async get(id: string): Promise<TemplateRecord | undefined> {
+    const row = await this.db.selectFrom('templates').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return row && (await this.#withLatest([row]))[0];
+  }
+
+  async byName(teamId: string, name: string): Promise<TemplateRecord | undefined> {
+    const row = await this.db
+      .selectFrom('templates')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('name', '=', name)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && (await this.#withLatest([row]))[0];
+  }
+
+  async list(teamId: string): Promise<TemplateRecord[]> {
+    const rows = await this.db.selectFrom('templates').selectAll().where('team_id', '=', teamId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').execute();
+    return this.#withLatest(rows);
+  }
+
+  /** Every live template of every team that keeps a warm pool. */
+  async listPooled(): Promise<TemplateRecord[]> {
+    const rows = await this.db.selectFrom('templates').selectAll().where('deleted_at', 'is', null).where('build', 'is not', null).execute();
+    return (await this.#withLatest(rows)).filter((t) => t.definition.warmPool > 0);
+  }
+
+  async count(teamId: string): Promise<number> {
+    const r = await this.db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async insert(t: TemplateRecord): Promise<void> {
+    await this.db
+      .insertInto('templates')
+      .values({
+        id: t.id,
+        team_id: t.teamId,
+        name: t.name,
+        definition: JSON.stringify(t.definition),
+        status: t.status,
+        error: t.error,
+        build: t.version === null ? null : JSON.stringify(t.version),
+        created_at: t.createdAt,
+        updated_at: t.updatedAt,
+        deleted_at: t.deletedAt,
+      })
+      .execute();
+  }
+
+  async save(t: TemplateRecord): Promise<void> {
+    await this.db
+      .updateTable('templates')
+      .set({
+        definition: JSON.stringify(t.definition),
+        status: t.status,
+        error: t.error,
+        build: t.version === null ? null : JSON.stringify(t.version),
+        updated_at: t.updatedAt,
+        deleted_at: t.deletedAt,
+      })
+      .where('id', '=', t.id)
+      .execute();
+  }
+
+  async insertBuild(b: BuildRecord): Promise<void> {
+    await this.db
+      .insertInto('template_builds')
+      .values({
+        id: b.id,
+        template_id: b.templateId,
+        team_id: b.teamId,
+        definition: JSON.stringify(b.definition),
+        status: b.status,
+        error: b.error,
+        steps: JSON.stringify(b.steps),
+        created_at: b.createdAt,
+        finished_at: b.finishedAt,
+      })
+      .execute();
+  }
+
+  async saveBuild(b: BuildRecord): Promise<void> {
+    await this.db
+      .updateTable('template_builds')
+      .set({ status: b.status, error: b.error, steps: JSON.stringify(b.steps), finished_at: b.finishedAt })
+      .where('id', '=', b.id)
+      .execute();
+  }
+
+  async getBuild(templateId: string, buildId: string): Promise<BuildRecord | undefined> {
+    const row = await this.db.selectFrom('template_builds').selectAll().where('template_id', '=', templateId).where('id', '=', buildId).executeTakeFirst();
+    return row && buildFromRow(row);
+  }
+
+  /** Builds a crashed server left running: they end failed. */
+  async unfinishedBuilds(): Promise<BuildRecord[]> {
+    return (await this.db.selectFrom('template_builds').selectAll().where('status', '=', 'building').execute()).map(buildFromRow);
+  }
+
+  /** Templates of a team with live sandboxes (delete is refused while any exist). */
+  async liveSandboxCount(templateId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('sandboxes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('template_id', '=', templateId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+}
