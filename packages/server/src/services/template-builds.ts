@@ -246,6 +246,11 @@ async function inSandbox<T>(
     } catch (err) {
       throw new BuildFailure('boot_failed', `the build sandbox's agent is not reachable: ${(err as Error).message}`);
     }
+    // A template whose sandboxes cannot run the user's commands did not boot in any useful sense.
+    const probe = await runStep(client, { type: 'run', command: 'true', user: 'user' }, '/', {}, undefined);
+    if (probe.exitCode !== 0) {
+      throw new BuildFailure('boot_failed', `the build sandbox cannot run commands as user (exit ${probe.exitCode}${probe.error ? `: ${probe.error}` : ''})`);
+    }
     return await fn(client, deps.driver.upperDir(id));
   } finally {
     deps.agents.drop(id);
