@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+// Real runsc (ptrace platform) behind a real server: pause is a checkpoint to disk, resume a restore.
+let srv: ServerProcess;
+let api: Api;
+
+before(async () => {
+  srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+  api = new Api(srv.url, srv.key);
+});
+
+after(async () => {
+  if (srv?.child && (srv.child.exitCode !== null || srv.child.signalCode !== null)) console.error(srv.output.slice(-4000));
+  await srv?.stop();
+});
+
+// Writes through a relative path and an inherited descriptor: both must survive a restore.
+const COUNTER = 'cd /tmp && exec 3>/tmp/held && (i=0; while true; do i=$((i+1)); echo $i > count; echo $i >&3; sleep 0.05; done) >/dev/null 2>&1 &';
+
+async function exec(id: string, command: string): Promise<{ stdout: string; stderr: string; exit_code: number }> {
+  const res = await api.post(`/sandboxes/${id}/exec`, { command });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+async function count(id: string): Promise<number> {
+  return Number((await exec(id, 'cat /tmp/count')).stdout.trim());
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('/info reports the gvisor driver and sandboxes record it', async () => {
+  assert.equal((await api.get('/info')).body.driver, 'gvisor');
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201);
+  assert.equal(sb.body.driver, 'gvisor');
+  assert.equal((await api.del(`/sandboxes/${sb.body.id}`)).status, 204);
+});
+
+test('pause checkpoints to disk and resume continues every process: counter, cwd, open files, env', async () => {
+  const sb = await api.post('/sandboxes', { env: { FROM_CREATE: 'kept' } });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id = sb.body.id;
+  await exec(id, COUNTER);
+  await waitFor('the counter', async () => ((await count(id)) > 3 ? true : undefined));
+
+  const paused = await api.post(`/sandboxes/${id}/pause`);
+  assert.equal(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal(paused.body.status, 'paused');
+  assert.match(paused.body.latest_snapshot_id, /^[0-9a-f-]{36}$/);
+  assert.equal((await api.post(`/sandboxes/${id}/pause`)).status, 409, 'pausing a paused sandbox is a conflict');
+
+  const resumed = await api.post(`/sandboxes/${id}/resume`);
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(resumed.body.status, 'active');
+  const before = await count(id);
+  await new Promise((r) => setTimeout(r, 400));
+  const later = await count(id);
+  assert.ok(later > before, `the counter keeps counting after resume (${before} -> ${later})`);
+  const held = await exec(id, 'wc -l < /tmp/held; echo $FROM_CREATE');
+  const [lines, env] = held.stdout.trim().split('\n');
+  assert.ok(Number(lines) >= later, 'the open file (fd 3) got every count, before and after the restore');
+  assert.equal(env, 'kept', 'env vars from create survive');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
+test('exec auto-resumes a paused sandbox, and auto-pause goes through the checkpoint', async () => {
+  const sb = await api.post('/sandboxes', { auto_pause_seconds: 1 });
+  const id = sb.body.id;
+  await exec(id, COUNTER);
+  await waitFor('auto-pause', async () => ((await api.get(`/sandboxes/${id}`)).body.status === 'paused' ? true : undefined));
+  const n = await count(id);
+  assert.ok(n > 0);
+  assert.equal((await api.get(`/sandboxes/${id}`)).body.status, 'active', 'the exec resumed it');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
+test('a paused sandbox survives a server restart and continues where it was', async () => {
+  const sb = await api.post('/sandboxes', {});
+  const id = sb.body.id;
+  await exec(id, COUNTER);
+  await waitFor('the counter', async () => ((await count(id)) > 3 ? true : undefined));
+  assert.equal((await api.post(`/sandboxes/${id}/pause`)).status, 200);
+  const atPause = await count(id).catch(() => 0);
+  // That exec auto-resumed it: pause again, then restart the server while it is paused.
+  assert.equal((await api.post(`/sandboxes/${id}/pause`)).status, 200);
+  await srv.kill9();
+  await srv.launch();
+  const got = await api.get(`/sandboxes/${id}`);
+  assert.equal(got.body.status, 'paused', 'still paused after the restart');
+  const resumed = await api.post(`/sandboxes/${id}/resume`);
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+  const n1 = await count(id);
+  await new Promise((r) => setTimeout(r, 300));
+  const n2 = await count(id);
+  assert.ok(n1 >= atPause && n2 > n1, `the counter continues from where it was (${atPause} -> ${n1} -> ${n2})`);
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
+test('killed during a checkpoint: after restart the sandbox is paused on a complete checkpoint or active, never half', async () => {
+  const sb = await api.post('/sandboxes', {});
+  const id = sb.body.id;
+  // 256 MiB of dirty memory makes the checkpoint long enough to be cut.
+  await exec(id, "python3 -c 'import time; b = bytearray(256 << 20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(100000)' >/dev/null 2>&1 &");
+  await exec(id, COUNTER);
+  await new Promise((r) => setTimeout(r, 1500));
+  const pausing = api.post(`/sandboxes/${id}/pause`).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 150));
+  await srv.kill9();
+  await pausing;
+  await srv.launch();
+  const status = (await api.get(`/sandboxes/${id}`)).body.status;
+  assert.ok(status === 'paused' || status === 'active', `paused or active, got ${status}`);
+  const n1 = await count(id);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok((await count(id)) > n1, 'its processes run on');
+  const left = (await exec(id, 'true')).exit_code;
+  assert.equal(left, 0);
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
