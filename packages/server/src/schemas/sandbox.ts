@@ -30,6 +30,15 @@ export const CreateSandboxBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     from_template: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template UUID or name; default platform/base' })),
+    from_snapshot: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Snapshot UUID (status ready): the new sandbox is a fork whose processes continue from the snapshot, with its disk, environment, template and resources. ' +
+          'Several forks of one snapshot run independently. Not combinable with from_template, env or secrets. 503 on hosts whose driver cannot snapshot.',
+      }),
+    ),
     auto_pause_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800 })),
     auto_delete_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 2592000 })),
     metadata: Type.Optional(Metadata),
@@ -70,7 +79,12 @@ const sandboxFields = {
   template_id: Type.String(),
   status: SandboxStatus,
   driver: Type.String({ description: 'Runtime driver the sandbox runs on' }),
-  latest_snapshot_id: Type.Optional(Type.String()),
+  latest_snapshot_id: Type.Optional(
+    Type.String({
+      description:
+        'After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource.',
+    }),
+  ),
   auto_pause_seconds: Type.Optional(Type.Integer()),
   auto_delete_seconds: Type.Optional(Type.Integer()),
   auto_delete_at: Type.Optional(DateTime),
