@@ -11,10 +11,12 @@ import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { snapshotRoutes } from './routes/snapshots.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
+import { Snapshot } from './schemas/snapshot.ts';
 
 const STATUS_CODES: Record<number, string> = {
   400: 'bad_request',
@@ -101,6 +103,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   app.addSchema(ErrorEnvelope);
   app.addSchema(Sandbox);
   app.addSchema(SandboxWithToken);
+  app.addSchema(Snapshot);
   // Control-plane routes declare the API key scheme unless they say otherwise.
   app.addHook('onRoute', (route) => {
     if (route.schema && route.schema.security === undefined) route.schema.security = [{ ApiKey: [] }];
@@ -111,6 +114,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   await infoRoutes(app, s);
   await apiKeyRoutes(app, s);
   await sandboxRoutes(app, s);
+  await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
   await secretRoutes(app, s);

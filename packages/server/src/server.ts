@@ -19,6 +19,7 @@ import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
 import { SandboxService } from './services/sandboxes.ts';
+import { SnapshotService } from './services/snapshots.ts';
 import { setRevokedLookup } from './services/sandbox-view.ts';
 import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
@@ -27,6 +28,7 @@ import { BillingStore, MeterStore } from './store/billing.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { SandboxStore } from './store/sandboxes.ts';
+import { SnapshotStore } from './store/snapshots.ts';
 import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
@@ -98,6 +100,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     const exec = new ExecService(sandboxes, agents, clock);
     await reconcile(store, driver, clock, log);
+    const snapshots = new SnapshotService({
+      store: new SnapshotStore(db),
+      sandboxStore: store,
+      sandboxes,
+      teams,
+      driver,
+      clock,
+      log,
+      maxPerTeam: config.maxSnapshotsPerTeam,
+      maxInFlightPerTeam: config.maxSnapshotsInFlightPerTeam,
+      deadlineMs: config.snapshotDeadlineMs,
+    });
+    await snapshots.reconcile();
+    sandboxes.deps.forks = snapshots;
 
     const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), process.env.SANDPIT_SECRETS_KEY);
     const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
@@ -134,7 +150,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
+    const app = await buildApp({ config, auth, sandboxes, exec, snapshots, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

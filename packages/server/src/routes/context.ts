@@ -6,6 +6,7 @@ import type { ExecService } from '../services/exec.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
+import type { SnapshotService } from '../services/snapshots.ts';
 import type { SecretsService } from '../services/secrets.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
 
@@ -21,6 +22,7 @@ export interface Services {
   auth: AuthService;
   sandboxes: SandboxService;
   exec: ExecService;
+  snapshots: SnapshotService;
   secrets: SecretsService;
   previews: PreviewPortService;
   teamManagement: TeamManagementService;

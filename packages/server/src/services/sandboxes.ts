@@ -1,11 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { badRequest, conflict, notFound, tooMany, unauthorized } from '../errors.ts';
+import { badRequest, conflict, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
 import { newId, parseSandboxId } from '../ids.ts';
-import type { RuntimeDriver } from '../runtime/driver.ts';
+import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts';
-import type { SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
+import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from './agents.ts';
 import type { Principal } from './auth.ts';
@@ -26,6 +26,16 @@ export interface SandboxServiceDeps {
   maxActivePerTeam: number;
   /** Namespace, egress rules and secret bindings; absent: sandboxes get a loopback-only network. */
   network?: SandboxNetworkHooks;
+  /** Resolves `from_snapshot` (the snapshot service); absent: forks answer 503. */
+  forks?: ForkSource;
+}
+
+/** What a sandbox started from a snapshot continues from. */
+export interface ForkSource {
+  forkSource(
+    teamId: string,
+    snapshotId: string,
+  ): Promise<{ snapshotId: string; templateId: string | null; resources: ResourcesRecord; env: Record<string, string>; engine: SnapshotEngine }>;
 }
 
 export interface ListQuery {
@@ -61,14 +71,21 @@ export class SandboxService {
       if (name in env) throw badRequest(`'${name}' is both an env variable and a secret binding`);
     }
     const network = body.network ? normalizeNetwork(body.network) : null;
-    const template = await templates.resolve(p.teamId, body.from_template);
+    if (body.from_snapshot !== undefined && (body.from_template !== undefined || body.env !== undefined || Object.keys(secrets).length > 0)) {
+      throw badRequest('from_snapshot continues the snapshot\'s processes: its template and environment are inherited, so from_template, env and secrets cannot be given');
+    }
+    if (body.from_snapshot !== undefined && !this.deps.forks) throw unavailable('this host cannot start sandboxes from snapshots');
+    const fork = body.from_snapshot === undefined ? undefined : await this.deps.forks!.forkSource(p.teamId, body.from_snapshot);
+    const template = fork
+      ? { id: fork.templateId ?? 'platform/base', rootfs: '', resources: fork.resources, env: {} }
+      : await templates.resolve(p.teamId, body.from_template);
 
     await this.#reserveActiveSlot(p.teamId);
     try {
       const id = newId();
       const net = await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
       try {
-        await driver.create({
+        const spec = {
           id,
           templateRoot: template.rootfs,
           resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
@@ -77,7 +94,10 @@ export class SandboxService {
           hostname: 'sandbox',
           netnsPath: net?.netnsPath,
           mounts: net?.mounts,
-        });
+        };
+        // A fork's processes, environment and disk come from the snapshot; template root and env of the spec are unused.
+        if (fork) await fork.engine.createFrom(spec, fork.snapshotId);
+        else await driver.create(spec);
       } catch (err) {
         await net?.abort();
         throw err;
@@ -92,7 +112,7 @@ export class SandboxService {
         region: this.deps.region,
         status: 'active',
         metadata,
-        env,
+        env: fork ? fork.env : env,
         network,
         secrets,
         previewAccess: body.preview_access ?? 'public',
@@ -224,9 +244,12 @@ export class SandboxService {
       rec.status = 'active';
       rec.updatedAt = clock.now();
       await store.save(rec);
+      if (err instanceof CaptureRefused) throw conflict(err.message);
       throw err;
     }
     const now = clock.now();
+    // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
+    if (driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
     rec.status = 'paused';
     rec.pausedAt = now;
     rec.activeSince = null;

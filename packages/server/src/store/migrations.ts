@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { foundation } from './migrations/0001-foundation.ts';
 import { teamsBilling } from './migrations/0002-teams-billing.ts';
 import { network } from './migrations/0003-network.ts';
+import { snapshots } from './migrations/0004-snapshots.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_teams_billing': teamsBilling,
   '0003_network': network,
+  '0004_snapshots': snapshots,
 };
 
 export const migrationProvider: MigrationProvider = {

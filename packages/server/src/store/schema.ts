@@ -227,4 +227,5 @@ export interface Database {
   secrets: SecretTable;
   secret_bindings: SecretBindingTable;
   preview_ports: PreviewPortTable;
+  snapshots: SnapshotTable;
 }
