@@ -13,6 +13,8 @@ export interface WarmSandbox {
   net?: PreparedNetwork;
 }
 
+const REFILL_DELAY_MS = 250;
+
 export interface WarmPoolConfig {
   /** Pre-started platform/base sandboxes (SANDPIT_WARM_POOL). */
   baseSize: number;
@@ -98,7 +100,8 @@ export class WarmPool {
     const i = pool?.entries.findIndex((e) => e.versionKey === versionKey) ?? -1;
     if (!pool || i < 0) return undefined;
     const [entry] = pool.entries.splice(i, 1);
-    setImmediate(() => this.kick());
+    // A little later, so the refill's boot does not compete with the taker's first commands for the CPU.
+    setTimeout(() => this.kick(), REFILL_DELAY_MS).unref();
     return entry;
   }
 
@@ -172,7 +175,7 @@ export class WarmPool {
     const net = await this.deps.network()?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     const entry: WarmSandbox = { id, versionKey: info.versionKey, ...(net ? { net } : {}) };
     try {
-      await driver.create({
+      const created = driver.create({
         id,
         templateRoot: info.rootfs,
         templateLayers: info.layers,
@@ -182,6 +185,7 @@ export class WarmPool {
         netnsPath: net?.netnsPath,
         mounts: net?.mounts,
       });
+      await Promise.all([created, net?.ready]);
       // The agent connection is opened now, so the first exec after take does not pay for it.
       await agents.get(id, 10_000);
       await templates.boot(id, info);
