@@ -72,6 +72,7 @@ struct conn {
   int throttled; /* child pipes paused: out buffer above OUT_HIGH */
   int in_paused; /* socket reads paused: a child's stdin backlog is above STDIN_HIGH */
   int dead;
+  int extra; /* --connect: dialed on request (DIAL); not redialed when it closes */
   struct conn *next;
 };
 
@@ -107,6 +108,7 @@ static unsigned redial_backoff = REDIAL_MIN_MS;
 static uint8_t scratch[CHUNK];
 
 static void conn_close(struct conn *c);
+static void handle_dial(struct conn *c, uint32_t id);
 
 static uint64_t now_ms(void) {
   struct timespec ts;
@@ -1043,6 +1045,9 @@ static int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t
       return 0;
     case T_ATTACH:
       return handle_attach(c, id, pl, plen);
+    case T_DIAL:
+      handle_dial(c, id);
+      return 0;
     case T_STDIN:
       p = find_proc(c, id); /* unknown ids are ignored: the process may have just exited */
       if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) stdin_push(p, pl, plen);
@@ -1100,11 +1105,11 @@ static int process_frames(struct conn *c) {
 
 /* ---- connections ---- */
 
-static void conn_new(int fd) {
+static struct conn *conn_new(int fd) {
   struct conn *c = calloc(1, sizeof *c);
   if (!c) {
     close(fd);
-    return;
+    return NULL;
   }
   watch_init(&c->w, W_CONN, fd, NULL);
   c->w.c = c;
@@ -1114,6 +1119,7 @@ static void conn_new(int fd) {
   struct tlv_w w = {.n = 0};
   tlv_put32(&w, HELLO_VERSION, PROTO_VERSION);
   send_frame(c, T_HELLO, 0, w.b, w.n);
+  return c;
 }
 
 /* A dropped host takes its foreground processes with it; background ones are detached. */
@@ -1132,7 +1138,7 @@ static void conn_close(struct conn *c) {
     watch_update(&p->err, EPOLLIN);
     if (!p->background) proc_kill(p, SIGKILL);
   }
-  if (connect_mode) redial_at = now_ms() + REDIAL_MIN_MS;
+  if (connect_mode && !c->extra) redial_at = now_ms() + REDIAL_MIN_MS;
 }
 
 static void conn_readable(struct conn *c) {
@@ -1181,6 +1187,25 @@ static int unix_addr(struct sockaddr_un *a, const char *path) {
   }
   strcpy(a->sun_path, path);
   return 0;
+}
+
+/* DIAL: in --connect mode, one more connection to the host (a bulk transfer gets its own flow control). */
+static void handle_dial(struct conn *c, uint32_t id) {
+  struct sockaddr_un a;
+  if (!connect_mode) {
+    send_error(c, id, EOPNOTSUPP, "the agent listens; connect to its socket instead");
+    return;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0 || unix_addr(&a, sock_path) < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    send_error(c, id, e, "dial %s: %s", sock_path, strerror(e));
+    return;
+  }
+  struct conn *n = conn_new(fd);
+  if (n) n->extra = 1;
+  send_frame(c, T_OK, id, NULL, 0);
 }
 
 static void dial(void) {

@@ -23,6 +23,7 @@
 #define T_FILE 0x08
 #define T_LIST 0x09
 #define T_ATTACH 0x0a
+#define T_DIAL 0x0b
 
 /* Agent -> host. */
 #define T_HELLO 0x80

@@ -400,6 +400,11 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     await this.#request(Msg.setEnv, w.finish());
   }
 
+  /** --connect agents only: asks the agent to dial the host once more (see RuntimeDriver.connectAgent). */
+  async dial(): Promise<void> {
+    await this.#request(Msg.dial);
+  }
+
   async ping(): Promise<void> {
     await this.#request(Msg.ping);
   }

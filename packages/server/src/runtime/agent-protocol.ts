@@ -19,6 +19,7 @@ export const Msg = {
   file: 0x08,
   list: 0x09,
   attach: 0x0a,
+  dial: 0x0b,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { WebSocket } from 'ws';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+let server: ServerProcess;
+let sb: any;
+let dp: Record<string, string>;
+
+before(async () => {
+  server = await ServerProcess.start();
+  const res = await new Api(server.url, server.key).post('/sandboxes', {});
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  sb = res.body;
+  dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
+});
+after(async () => {
+  await server?.stop();
+});
+
+const api = () => new Api(server.url);
+
+/** A WebSocket client that accumulates terminal output and control messages. */
+class Term {
+  ws: WebSocket;
+  out = '';
+  controls: any[] = [];
+  closed: Promise<number>;
+  #waiters: (() => void)[] = [];
+
+  constructor(id: string, headers: Record<string, string> = dp, query = '') {
+    this.ws = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/${id}/connect${query}`, { headers });
+    this.ws.on('message', (data: Buffer, isBinary: boolean) => {
+      if (isBinary) this.out += data.toString('utf8');
+      else this.controls.push(JSON.parse(data.toString('utf8')));
+      for (const w of this.#waiters.splice(0)) w();
+    });
+    this.closed = new Promise((r) => this.ws.once('close', (code) => r(code)));
+  }
+
+  open(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+  }
+
+  async waitFor(re: RegExp, ms = 10_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!re.test(this.out)) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${re}; got ${JSON.stringify(this.out.slice(-500))}`);
+      await new Promise<void>((r) => {
+        this.#waiters.push(r);
+        setTimeout(r, 100);
+      });
+    }
+  }
+
+  type(s: string): void {
+    this.ws.send(Buffer.from(s), { binary: true });
+  }
+}
+
+test('a terminal session: type, echo, resize, reconnect, exit status', async () => {
+  const created = await api().post('/terminals', { cols: 100, rows: 30 }, dp);
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const t = created.body;
+  assert.equal(t.command, '/bin/bash');
+  assert.deepEqual(t.args, ['-l']);
+  assert.equal(t.running, true);
+  assert.ok(t.pid > 0);
+
+  const a = new Term(t.id);
+  await a.open();
+  a.type('echo "$TERM $(id -un) $(pwd)"; stty size\r');
+  await a.waitFor(/xterm-256color user \/home\/user\r\n30 100\r\n/);
+  // Control messages are JSON text frames; other text frames are raw input.
+  a.ws.send(JSON.stringify({ type: 'resize', cols: 132, rows: 43 }));
+  a.ws.send('stty size\r');
+  await a.waitFor(/43 132\r\n/);
+  a.ws.send(JSON.stringify({ type: 'input', data: 'echo via-control\r' }));
+  await a.waitFor(/\rvia-control\r\n/);
+
+  // Output while nobody is connected is kept and replayed.
+  a.type('sleep 0.5; echo detached-$((6*7))\r');
+  a.ws.close();
+  await a.closed;
+  await new Promise((r) => setTimeout(r, 1000));
+  const list = await api().get('/terminals', dp);
+  assert.deepEqual(list.body.terminals.map((x: any) => [x.id, x.running]), [[t.id, true]]);
+  const b = new Term(t.id, {}, `?access_token=${sb.access_token}&sandbox_id=${sb.id}`);
+  await b.open();
+  await b.waitFor(/detached-42/);
+  assert.match(b.out, /via-control/);
+
+  b.type('exit 3\r');
+  assert.equal(await b.closed, 1000);
+  assert.deepEqual(b.controls.at(-1), { type: 'exit', exit_code: 3, signal: null });
+  const ended = await api().get(`/terminals/${t.id}`, dp);
+  assert.equal(ended.body.running, false);
+  assert.equal(ended.body.exit_code, 3);
+  assert.equal((await api().req('DELETE', `/terminals/${t.id}`, undefined, dp)).status, 204);
+  assert.equal((await api().get(`/terminals/${t.id}`, dp)).status, 404);
+});
+
+test('custom command, delete kills it, unknown ids and bad tokens are refused before the upgrade', async () => {
+  const created = await api().post('/terminals', { command: 'cat' }, dp);
+  assert.equal(created.status, 201);
+  const term = new Term(created.body.id);
+  await term.open();
+  term.type('hello\r');
+  await term.waitFor(/hello\r\nhello\r\n/);
+  assert.equal((await api().req('DELETE', `/terminals/${created.body.id}`, undefined, dp)).status, 204);
+  await term.closed;
+  assert.equal(term.controls.at(-1).type, 'exit');
+
+  const missing = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: dp });
+  const status = await new Promise<number>((r) => missing.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0)));
+  assert.equal(status, 404);
+  const badToken = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: { ...dp, 'x-access-token': 'wrong' } });
+  assert.equal(await new Promise<number>((r) => badToken.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0))), 401);
+  assert.equal((await api().post('/terminals', { cols: 0 }, dp)).status, 400);
+  assert.equal((await api().post('/terminals', {}, { ...dp, 'x-access-token': 'wrong' })).status, 401);
+});
+
+test('keystroke to echo latency', async () => {
+  const created = await api().post('/terminals', { command: 'stty raw -echo; cat' }, dp);
+  const term = new Term(created.body.id);
+  await term.open();
+  await new Promise((r) => setTimeout(r, 300));
+  const samples: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const marker = `k${i};`;
+    const t0 = performance.now();
+    term.type(marker);
+    await term.waitFor(new RegExp(marker));
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((x, y) => x - y);
+  const median = samples[100]!;
+  console.log(`terminal keystroke-to-echo: median ${median.toFixed(3)} ms, p90 ${samples[180]!.toFixed(3)} ms`);
+  assert.ok(median < 5, `median ${median} ms`);
+  await api().req('DELETE', `/terminals/${created.body.id}`, undefined, dp);
+});
