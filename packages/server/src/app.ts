@@ -1,19 +1,23 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
+import { fileRoutes, fileSchemas } from './routes/files.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
 import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
+import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { teamRoutes } from './routes/teams.ts';
+import { terminalRoutes, terminalSchemas } from './routes/terminals.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
@@ -103,6 +107,9 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   app.addSchema(ErrorEnvelope);
   app.addSchema(Sandbox);
   app.addSchema(SandboxWithToken);
+  for (const schema of [...fileSchemas, ...processSchemas, ...terminalSchemas]) app.addSchema(schema);
+  // Terminals: 1 MiB frames are plenty for keystrokes and pastes.
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
   app.addSchema(Snapshot);
   // Control-plane routes declare the API key scheme unless they say otherwise.
   app.addHook('onRoute', (route) => {
@@ -117,6 +124,9 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
+  await fileRoutes(app, s);
+  await processRoutes(app, s);
+  await terminalRoutes(app, s);
   await secretRoutes(app, s);
   await previewPortRoutes(app, s);
   await teamRoutes(app, s);

@@ -12,6 +12,9 @@ import { AgentPool } from './services/agents.ts';
 import { AuthService } from './services/auth.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
+import { FileService } from './services/files.ts';
+import { ProcessService, SessionRegistry } from './services/processes.ts';
+import { TerminalService } from './services/terminals.ts';
 import { NetworkService, networkConfig } from './services/network.ts';
 import { PreviewPortService } from './services/preview-ports.ts';
 import { GateService } from './services/gates.ts';
@@ -99,6 +102,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
     });
     const exec = new ExecService(sandboxes, agents, clock);
+    const files = new FileService(sandboxes, agents, clock);
+    const sessions = new SessionRegistry(sandboxes, agents, clock);
+    const processes = new ProcessService(sessions);
+    const terminals = new TerminalService(sessions);
     await reconcile(store, driver, clock, log);
     const snapshots = new SnapshotService({
       store: new SnapshotStore(db),
@@ -150,7 +157,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, snapshots, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
+    const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -3,12 +3,15 @@ import type { Config } from '../config.ts';
 import type { AuthService, Principal } from '../services/auth.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ExecService } from '../services/exec.ts';
+import type { FileService } from '../services/files.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
+import type { ProcessService } from '../services/processes.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
 import type { SnapshotService } from '../services/snapshots.ts';
 import type { SecretsService } from '../services/secrets.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
+import type { TerminalService } from '../services/terminals.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +25,9 @@ export interface Services {
   auth: AuthService;
   sandboxes: SandboxService;
   exec: ExecService;
+  files: FileService;
+  processes: ProcessService;
+  terminals: TerminalService;
   snapshots: SnapshotService;
   secrets: SecretsService;
   previews: PreviewPortService;

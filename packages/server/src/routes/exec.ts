@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { ControlExecResult, DataExecResult, ExecBody, ExecStreamEvent } from '../schemas/exec.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
+import { dataPlaneHeaders, dataPlaneHook, dataPlaneSandbox } from './data-plane-auth.ts';
 import { openEventStream } from './sse.ts';
 
 const STREAM_DOC =
@@ -60,26 +60,11 @@ export async function controlExecRoutes(app: FastifyInstance, s: Services) {
   );
 }
 
-const SANDBOX_HOST = /^([^.]+)\.sandbox\./i;
-
 /** The data plane: the sandbox comes from the per-sandbox host name or X-Platform-Sandbox-Id; auth is X-Access-Token. */
 export async function dataPlaneExecRoutes(app: FastifyInstance, s: Services) {
-  const header = (req: FastifyRequest, name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const onRequest = async (req: FastifyRequest) => {
-    const fromHost = SANDBOX_HOST.exec(req.hostname)?.[1];
-    req.dataPlaneSandbox = await s.sandboxes.getWithToken(fromHost ?? header(req, 'x-platform-sandbox-id'), header(req, 'x-access-token'));
-  };
-  const headers = Type.Object({
-    'x-access-token': Type.Optional(Type.String()),
-    'x-platform-sandbox-id': Type.Optional(Type.String({ description: 'Not needed on the per-sandbox host' })),
-  });
-  const target = (req: FastifyRequest) => {
-    if (!req.dataPlaneSandbox) throw new Error('route is missing the data-plane hook');
-    return req.dataPlaneSandbox;
-  };
+  const onRequest = dataPlaneHook(s);
+  const headers = dataPlaneHeaders;
+  const target = dataPlaneSandbox;
   app.post(
     '/exec',
     {
@@ -111,10 +96,4 @@ export async function dataPlaneExecRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => streamExec(s, target(req), req.body as ExecBody, reply),
   );
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    dataPlaneSandbox?: SandboxRecord;
-  }
 }
