@@ -40,7 +40,7 @@ async function memAvailableKiB(): Promise<number> {
 
 async function main() {
   const rootfs = await ensureBaseTemplate(IMAGE_DIR);
-  const server = await ServerProcess.start({ SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(IDLE + 10) });
+  const server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(IDLE + 10) });
   const api = new Api(server.url, server.key);
   try {
     console.log(`Sandpit foundation benchmark (driver container, ${N} runs each)\n`);
