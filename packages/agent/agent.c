@@ -33,6 +33,7 @@
 extern char **environ;
 
 #define CHUNK 65536
+#define BULK_CHUNK (1u << 20) /* file transfers: fewer frames and syscalls (they dominate under gVisor) */
 #define OUT_HIGH (4u << 20)  /* pause child pipes above this much unsent output */
 #define OUT_LOW (1u << 20)   /* ...and resume below this */
 #define STDIN_HIGH (4u << 20) /* stdin backlog per process: above it input is dropped (or, for STDIN_BLOCKING, the connection pauses) */
@@ -73,6 +74,7 @@ struct conn {
   int in_paused; /* socket reads paused: a child's stdin backlog is above STDIN_HIGH */
   int dead;
   int extra; /* --connect: dialed on request (DIAL); not redialed when it closes */
+  int bulk;  /* carries a file transfer: read in large chunks */
   struct conn *next;
 };
 
@@ -81,7 +83,7 @@ struct proc {
   struct conn *conn; /* NULL once detached (connection gone) */
   uint32_t id;
   pid_t pid;
-  int background, pty, stdin_blocking;
+  int background, pty, stdin_blocking, file;
   char *name; /* host label: makes the process listable and attachable */
   struct watch out, err, in, exec;
   struct buf inbuf;
@@ -109,6 +111,7 @@ static uint8_t scratch[CHUNK];
 
 static void conn_close(struct conn *c);
 static void handle_dial(struct conn *c, uint32_t id);
+static void conn_update_in(struct conn *c);
 
 static uint64_t now_ms(void) {
   struct timespec ts;
@@ -278,6 +281,7 @@ static void proc_release(struct proc *p) {
   free(p->name);
   p->name = NULL;
   p->dead = 1;
+  conn_update_in(p->conn);
 }
 
 static void conn_update_in(struct conn *c) {
@@ -382,13 +386,15 @@ static void keep_append(struct buf *b, const uint8_t *d, size_t n) {
 /* Returns bytes read, 0 at EOF (watch closed), -1 when nothing is available now. */
 static ssize_t pipe_read_once(struct proc *p, struct watch *w) {
   struct conn *c = p->conn;
-  uint8_t *dst = frame_start(c, CHUNK);
+  size_t want = p->file ? BULK_CHUNK : CHUNK;
+  uint8_t *dst = frame_start(c, want);
   if (!dst) {
     c = NULL; /* detached: output is discarded so the process never blocks on a full pipe */
     dst = scratch;
   }
   ssize_t n;
-  do n = read(w->fd, dst, CHUNK);
+  if (!c) want = CHUNK; /* scratch */
+  do n = read(w->fd, dst, want);
   while (n < 0 && errno == EINTR);
   if (n > 0) {
     if (c) frame_commit(c, w->kind == W_STDOUT ? T_STDOUT : T_STDERR, p->id, (size_t)n);
@@ -408,7 +414,7 @@ static void pipe_readable(struct proc *p, struct watch *w) {
     }
     ssize_t n = pipe_read_once(p, w);
     if (n == 0) proc_maybe_finish(p);
-    if (n < CHUNK) return;
+    if (n < (ssize_t)(p->file ? BULK_CHUNK : CHUNK)) return;
   }
 }
 
@@ -440,7 +446,7 @@ static void stdin_flush(struct proc *p) {
     }
     watch_close(&p->in); /* EPIPE: the reader is gone; later input is dropped */
   }
-  if (!p->inbuf.len) buf_free(&p->inbuf);
+  if (!p->inbuf.len || p->in.fd < 0) buf_free(&p->inbuf); /* a gone reader's backlog must not keep the connection paused */
   if (p->in.fd >= 0) {
     watch_update(&p->in, 0);
     if (p->stdin_close_pending) watch_close(&p->in);
@@ -811,6 +817,8 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
   p->pid = pid;
   p->background = !!(r.flags & SPAWN_FLAG_BACKGROUND);
   p->stdin_blocking = !!(r.flags & SPAWN_FLAG_STDIN_BLOCKING);
+  p->file = r.is_file;
+  if (r.is_file && r.file.op == OP_WRITE) c->bulk = 1;
   p->pty = r.pty;
   if (r.name && !(p->name = strdup(r.name))) {
     kill(pid, SIGKILL);
@@ -1143,7 +1151,7 @@ static void conn_close(struct conn *c) {
 
 static void conn_readable(struct conn *c) {
   for (int i = 0; i < 4 && !c->dead && !c->in_paused; i++) {
-    if (buf_reserve(&c->in, CHUNK) < 0) {
+    if (buf_reserve(&c->in, c->bulk ? BULK_CHUNK : CHUNK) < 0) {
       conn_close(c);
       return;
     }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FrameDecoder, Msg, SpawnTag, TlvWriter, encodeFrame } from '../src/runtime/agent-protocol.ts';
+import { decodeTlv, decodeTlvList, FrameDecoder, Msg, SpawnTag, TlvWriter, encodeFrame } from '../src/runtime/agent-protocol.ts';
 import { AgentClient, type AgentError, type AgentProcess, type ExitInfo, type SpawnOptions } from '../src/runtime/agent-client.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -380,4 +380,63 @@ test('latency: spawn round trip of true (printed, not asserted)', (t) =>
     const p90 = times[Math.floor(times.length * 0.9)]!;
     t.diagnostic(`spawn round trip of true over ${times.length} runs: median ${median.toFixed(3)} ms, p90 ${p90.toFixed(3)} ms`);
     console.log(`agent spawn round trip (true): median ${median.toFixed(3)} ms, p90 ${p90.toFixed(3)} ms`);
+  }));
+
+test('file operations run as the user: write, read, stat, list, errors', () =>
+  withAgent(async (agent, client) => {
+    const dir = path.join(agent.dir, 'files');
+    await client.fileResult({ op: 'mkdir', path: path.join(dir, 'a/b'), parents: true, user: 'root' });
+    const w = client.file({ op: 'write', path: path.join(dir, 'a/x.bin'), user: 'root' });
+    await new Promise((r, j) => (w.once('spawn', r), w.once('error', j)));
+    const big = Buffer.alloc(20 * 1024 * 1024, 'z');
+    w.write(big);
+    w.closeStdin();
+    assert.equal((await new Promise<ExitInfo>((r) => w.once('exit', r))).exitCode, 0);
+    const rd = client.file({ op: 'read', path: path.join(dir, 'a/x.bin'), user: 'root' });
+    const got = await collect(rd);
+    assert.equal(rd.size, big.length);
+    assert.equal(got.stdout.length, big.length);
+    const names = decodeTlvList(await client.fileResult({ op: 'list', path: path.join(dir, 'a'), user: 'root' })).map((e) => decodeTlv(e.value).get(1)?.toString());
+    assert.deepEqual(names.sort(), ['b', 'x.bin']);
+    await assert.rejects(client.fileResult({ op: 'stat', path: path.join(dir, 'nope'), user: 'root' }), { code: 'ENOENT' });
+    await assert.rejects(client.fileResult({ op: 'remove', path: path.join(dir, 'a'), user: 'root' }), { code: 'ENOTEMPTY' });
+    await assert.rejects(client.fileResult({ op: 'read', path: dir, user: 'root' }), { code: 'EISDIR' });
+    await client.fileResult({ op: 'remove', path: dir, recursive: true, user: 'root' });
+    await assert.rejects(client.fileResult({ op: 'stat', path: dir, user: 'root' }), { code: 'ENOENT' });
+  }));
+
+test('LIST and ATTACH: a named background process outlives its connection with its output tail', () =>
+  withAgent(async (agent, client) => {
+    const p = client.spawn({ argv: ['sh', '-c', 'echo before; sleep 0.3; echo during; read x; echo "got $x"; exit 5'], user: 'root', background: true, name: 'job-1' });
+    p.on('error', () => {});
+    await new Promise((r) => p.once('stdout', r));
+    assert.deepEqual((await client.listProcesses()).map((x) => [x.name, x.attached]), [['job-1', true]]);
+    client.close();
+    await sleep(600); // 'during' is written while no host is attached
+    const c2 = await AgentClient.connect(agent.socketPath);
+    try {
+      const [info] = await c2.listProcesses();
+      assert.equal(info?.attached, false);
+      const a = c2.attach(info!.pid);
+      const done = collect(a);
+      a.write('hi\n');
+      const r = await done;
+      assert.equal(r.stdout, 'during\ngot hi\n');
+      assert.equal(r.exitCode, 5);
+      assert.deepEqual(await c2.listProcesses(), []);
+      await assert.rejects(new Promise((res, rej) => (c2.attach(info!.pid).once('error', rej), setTimeout(res, 1000))), { code: 'ESRCH' });
+    } finally {
+      c2.close();
+    }
+  }));
+
+test('a process that does not read stdin gets its input dropped, the connection stays live', () =>
+  withAgent(async (_a, client) => {
+    const p = client.spawn({ argv: ['sleep', '30'], user: 'root' });
+    await new Promise((r) => p.once('spawn', r));
+    await p.writeChecked(Buffer.alloc(3 << 20));
+    await assert.rejects(p.writeChecked(Buffer.alloc(3 << 20)), { code: 'EAGAIN' });
+    assert.equal((await run(client, ['echo', 'still'])).stdout, 'still\n');
+    p.kill('SIGKILL');
+    await new Promise((r) => p.once('exit', r));
   }));

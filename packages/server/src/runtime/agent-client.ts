@@ -16,6 +16,7 @@ import {
   FileOp,
   FileTag,
   FrameDecoder,
+  frameHeader,
   HelloTag,
   Msg,
   ProcFlag,
@@ -121,6 +122,8 @@ export class AgentError extends Error {
 }
 
 const STDIN_FRAME_BYTES = 1024 * 1024;
+/** Payloads from this size on are written without copying them into a frame buffer. */
+const BULK_PAYLOAD = 16 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const errnoNames = new Map(Object.entries(osConstants.errno).map(([name, num]) => [num, name]));
 
@@ -429,7 +432,14 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
   }
 
   #send(type: number, id: number, payload?: Buffer): boolean {
-    return this.#closed || this.#socket.write(encodeFrame(type, id, payload));
+    if (this.#closed) return true;
+    if (!payload || payload.length < BULK_PAYLOAD) return this.#socket.write(encodeFrame(type, id, payload));
+    // Bulk data (uploads) goes out as the header plus the caller's buffer in one writev: no copy.
+    this.#socket.cork();
+    this.#socket.write(frameHeader(type, id, payload.length));
+    const ok = this.#socket.write(payload);
+    this.#socket.uncork();
+    return ok;
   }
 
   #onData(chunk: Buffer): void {

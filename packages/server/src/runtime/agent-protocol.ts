@@ -54,6 +54,15 @@ export const SpawnedTag = { pid: 1, size: 2 } as const;
 export const ExitTag = { code: 1, signal: 2, timedOut: 3 } as const;
 export const ErrorTag = { errno: 1, message: 2 } as const;
 
+/** The 9 header bytes of a frame whose payload is written separately. */
+export function frameHeader(type: number, id: number, payloadLength: number): Buffer {
+  const h = Buffer.allocUnsafe(HEADER_BYTES);
+  h.writeUInt32LE(5 + payloadLength, 0);
+  h.writeUInt8(type, 4);
+  h.writeUInt32LE(id, 5);
+  return h;
+}
+
 export function encodeFrame(type: number, id: number, payload?: Buffer): Buffer {
   const len = payload?.length ?? 0;
   const frame = Buffer.allocUnsafe(HEADER_BYTES + len);

@@ -311,6 +311,7 @@ export class FileService {
           body.on('data', discard);
           body.once('end', () => resolve());
           body.once('error', () => resolve());
+          body.resume(); // it may be paused waiting for a drain that will not come
         });
       });
       proc.closeStdin();
