@@ -14,13 +14,15 @@ import { previewPortRoutes } from './routes/preview-ports.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
-import { snapshotRoutes } from './routes/snapshots.ts';
 import { secretRoutes } from './routes/secrets.ts';
+import { snapshotRoutes } from './routes/snapshots.ts';
 import { teamRoutes } from './routes/teams.ts';
+import { templateRoutes } from './routes/templates.ts';
 import { terminalRoutes, terminalSchemas } from './routes/terminals.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
+import { Template } from './schemas/template.ts';
 
 const STATUS_CODES: Record<number, string> = {
   400: 'bad_request',
@@ -107,10 +109,11 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   app.addSchema(ErrorEnvelope);
   app.addSchema(Sandbox);
   app.addSchema(SandboxWithToken);
+  app.addSchema(Snapshot);
+  app.addSchema(Template);
   for (const schema of [...fileSchemas, ...processSchemas, ...terminalSchemas]) app.addSchema(schema);
   // Terminals: 1 MiB frames are plenty for keystrokes and pastes.
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
-  app.addSchema(Snapshot);
   // Control-plane routes declare the API key scheme unless they say otherwise.
   app.addHook('onRoute', (route) => {
     if (route.schema && route.schema.security === undefined) route.schema.security = [{ ApiKey: [] }];
@@ -129,6 +132,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   await terminalRoutes(app, s);
   await secretRoutes(app, s);
   await previewPortRoutes(app, s);
+  await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
   return app;

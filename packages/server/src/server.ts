@@ -15,7 +15,7 @@ import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
 import { ProcessService, SessionRegistry } from './services/processes.ts';
 import { TerminalService } from './services/terminals.ts';
-import { NetworkService, networkConfig } from './services/network.ts';
+import { NetworkService, networkConfig, type SandboxNetworkHooks } from './services/network.ts';
 import { PreviewPortService } from './services/preview-ports.ts';
 import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
@@ -26,7 +26,8 @@ import { SnapshotService } from './services/snapshots.ts';
 import { setRevokedLookup } from './services/sandbox-view.ts';
 import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
-import { type BuildProgress, TemplateService } from './services/templates.ts';
+import { type BuildProgress, TemplateService, templateLimits } from './services/templates.ts';
+import { WarmPool, warmPoolConfig } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
@@ -35,6 +36,7 @@ import { SnapshotStore } from './store/snapshots.ts';
 import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
+import { TemplateStore } from './store/templates.ts';
 
 export interface Platform {
   app: FastifyInstance;
@@ -88,8 +90,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
     const driver = instrumentDriver(await createDriver(config, log), metrics);
-    const templates = new TemplateService(config.imageDir, opts.onProgress);
     const agents = new AgentPool(driver);
+    const templates = new TemplateService({
+      imageDir: config.imageDir,
+      dataDir: config.dataDir,
+      store: new TemplateStore(db),
+      teams,
+      clock,
+      log,
+      limits: templateLimits(process.env),
+      agents,
+      build: { driver, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log },
+      onProgress: opts.onProgress,
+    });
+    await templates.init();
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -145,6 +159,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await previews.forget(id);
       },
     };
+    // Started once the network is wired: pool sandboxes get a namespace like any other.
+    const warmPool = new WarmPool({ driver, agents, templates, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log, config: warmPoolConfig(process.env) });
+    sandboxes.deps.warmPool = warmPool;
+    void templates.base().then(() => warmPool.start(), () => undefined);
 
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
@@ -157,7 +175,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, driverName: driver.name }, log);
+    const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -198,8 +216,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(billingTimer);
         await billingRun;
         await app.close();
+        await warmPool.close();
         agents.closeAll();
         await network.close();
+        await driver.close();
         await db.destroy();
       },
     };

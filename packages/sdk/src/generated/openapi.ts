@@ -203,6 +203,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Charges, credits and usage of the calling team's current billing period
+         * @description The team is the API key's. Needs billing:read and the tenant_usage_dashboard rollout gate (on unless the operator disabled it for the team); 403 `forbidden` otherwise. Shadow mode: charges are computed at the team's current plan rates, credits come from the local trial grant, nothing is collected.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BillingSummary"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exec": {
         parameters: {
             query?: never;
@@ -420,6 +477,806 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file (streamed, application/octet-stream, with Content-Length)
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                    path: string;
+                };
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file content */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Upload a file: the raw request body becomes the file content (streamed)
+         * @description Any Content-Type; the body is stored as is. Missing parent directories are created; an existing file is replaced atomically and keeps its permissions. The data goes to a temporary file that gets its name only when complete, so a failed upload leaves nothing behind. Errors: 507 insufficient_storage when the sandbox disk quota is exhausted (nothing is written; the connection is closed if the body was not fully read). Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        put: {
+            parameters: {
+                query: {
+                    /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                    path: string;
+                };
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileEntry"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                507: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a directory
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                    path: string;
+                };
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Sorted by name; . and .. omitted */
+                            entries: components["schemas"]["FileEntry"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/mkdir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a directory (with parents by default)
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Create missing parents and accept an existing directory (mkdir -p). Default true */
+                        parents?: boolean;
+                        /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                        path: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileEntry"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                507: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a file, or a directory (recursive for a non-empty one)
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                        path: string;
+                        /** @description Remove a directory with everything in it. Default false: a non-empty directory is 409 */
+                        recursive?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/rename": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename or move a file or directory (atomic, same filesystem)
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                        from: string;
+                        /** @description Replace an existing target (default true); false: an existing target is 409 */
+                        overwrite?: boolean;
+                        /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                        to: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileEntry"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Information about a file or directory (symlinks not followed)
+         * @description Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                    path: string;
+                };
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FileEntry"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a directory for changes (server-sent events)
+         * @description text/event-stream: each `data: ` line is one JSON change event; when the watched directory itself is removed or moved a final event with finished: true ends the stream; a `: keepalive` comment every 15 s. Errors: 400 bad_request (empty path or NUL byte; a directory where a file is expected or the reverse), 401, 403 forbidden (permission denied for `user`), 404 not_found (no such file or directory), 409 conflict (exists, or a non-empty directory), 503 (agent unreachable).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Path inside the sandbox; relative paths are relative to /home/user. Resolved as `user` (permissions and symlinks as that user sees them). */
+                    path: string;
+                    /** @description Also watch subdirectories (default false) */
+                    recursive?: "true" | "false";
+                };
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream: each `data: ` line is one JSON change event; when the watched directory itself is removed or moved a final event with finished: true ends the stream; a `: keepalive` comment every 15 s */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": {
+                            error?: string;
+                            /** @description Final event: the watched directory was removed or moved */
+                            finished?: boolean;
+                            is_dir?: boolean;
+                            /** @description Absolute path of what changed */
+                            path?: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** @description rename_from/rename_to are the two halves of a rename (to or from outside the watched tree only one is seen) */
+                            type?: "create" | "write" | "remove" | "rename_from" | "rename_to" | "chmod";
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/info": {
         parameters: {
             query?: never;
@@ -453,6 +1310,11 @@ export interface paths {
                             /** @description Template with {sandbox_id} */
                             sandbox_url: string;
                             version: string;
+                            /** @description Pre-started sandboxes waiting for creates, over all templates (per template: GET /templates/{id} warm_pool_ready) */
+                            warm_pool: {
+                                ready: number;
+                                target: number;
+                            };
                         };
                     };
                 };
@@ -499,6 +1361,682 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics for operators: sandboxes by status, API and engine latency
+         * @description No API key: it carries no team data, only counts and latencies. Restrict it at the network edge if needed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Prometheus text exposition format */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List background processes (running, and recently exited)
+         * @description Background processes run as `user`, outlive the request, client disconnects and pause/resume (the container driver keeps them in RAM), and are found again after a server restart. The last 1 MiB of output is kept on the host.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            processes: components["schemas"]["ProcessInfo"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Start a background process (returns at once)
+         * @description Background processes run as `user`, outlive the request, client disconnects and pause/resume (the container driver keeps them in RAM), and are found again after a server restart. The last 1 MiB of output is kept on the host. A command that cannot be started (missing binary or working_dir) is 400.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        args?: string[];
+                        /** @description Run by /bin/sh -c unless args is given */
+                        command: string;
+                        env?: {
+                            [key: string]: string;
+                        };
+                        /** @description Default /home/user */
+                        working_dir?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProcessInfo"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A background process */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProcessInfo"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Kill (SIGKILL, whole process group) if running, and forget the process */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes/{id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Output so far (last 1 MiB, UTF-8 with U+FFFD for invalid bytes) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            args: string[];
+                            command: string;
+                            /** @description Older output dropped: only the last 1 MiB (stdout and stderr together) is kept */
+                            dropped_bytes: number;
+                            exit_code?: number;
+                            id: string;
+                            pid: number;
+                            running: boolean;
+                            signal?: number;
+                            /** Format: date-time */
+                            started_at: string;
+                            stderr: string;
+                            stdout: string;
+                            working_dir: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes/{id}/signal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signal to the process group */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        signal: string | number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Sent */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes/{id}/stdin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write to stdin
+         * @description 204 once the sandbox took the input. 409 conflict when the process has exited, or is not reading and 4 MiB of earlier input are still pending (this input was dropped).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Input for the process */
+                        data: string;
+                        /** @description Default utf8 */
+                        encoding?: "utf8" | "base64";
+                        /** @description Close stdin after this input */
+                        eof?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Written */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/processes/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream output (server-sent events)
+         * @description text/event-stream of exec stream events: the kept output first (last 1 MiB), then live output; a final event with exit_code and finished: true when the process exits; a `: keepalive` comment every 15 s. Closing the stream does not stop the process.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    /** @description Process id (or its pid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream of exec stream events: the kept output first (last 1 MiB), then live output; a final event with exit_code and finished: true when the process exits; a `: keepalive` comment every 15 s. Closing the stream does not stop the process. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": {
+                            error?: string;
+                            exit_code?: number;
+                            finished?: boolean;
+                            stderr?: string;
+                            stdout?: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -597,6 +2135,8 @@ export interface paths {
                         env?: {
                             [key: string]: string;
                         };
+                        /** @description Snapshot UUID (status ready): the new sandbox is a fork whose processes continue from the snapshot, with its disk, environment, template and resources. Several forks of one snapshot run independently. Not combinable with from_template, env or secrets. 503 on hosts whose driver cannot snapshot. */
+                        from_snapshot?: string;
                         /** @description Template UUID or name; default platform/base */
                         from_template?: string;
                         /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */
@@ -1310,6 +2850,243 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/preview-ports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List published preview ports */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            preview_ports: {
+                                access: "public" | "private";
+                                /** Format: date-time */
+                                created_at: string;
+                                port: number;
+                                /** @description Private ports only: send as X-Preview-Token or ?preview_token= (X-Access-Token also works) */
+                                preview_token?: string;
+                                /** @description Where the port is reachable; the server inside must listen on 0.0.0.0 */
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Publish a port of the sandbox at its preview URL (re-publishing changes its access) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description access defaults to the sandbox preview_access (legacy_public publishes as public) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        access?: "public" | "private";
+                        port: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            access: "public" | "private";
+                            /** Format: date-time */
+                            created_at: string;
+                            port: number;
+                            /** @description Private ports only: send as X-Preview-Token or ?preview_token= (X-Access-Token also works) */
+                            preview_token?: string;
+                            /** @description Where the port is reachable; the server inside must listen on 0.0.0.0 */
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/preview-ports/{port}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unpublish a preview port */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Port number, 1 to 65535 */
+                    port: string;
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/resume": {
         parameters: {
             query?: never;
@@ -1403,10 +3180,2297 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture memory and disk of an active or paused sandbox; a running sandbox is paused only during the capture
+         * @description 201: ready (returns once ready). 200: a retry with the same idempotency_key, whatever became of that snapshot. 202 + Retry-After: the capture outlasted the server's deadline and settles in the background; poll GET /snapshots/{id}. 409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor). 410: the snapshot made with that key was deleted. 503: the host's driver cannot snapshot (container), or the host could not take it; retry.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Unique per sandbox: a retry with the same key returns what the first request made (200), or 410 once it was deleted */
+                        idempotency_key?: string;
+                        /**
+                         * @description Default mem+fs (memory and disk); a disk-only kind is not offered yet
+                         * @enum {string}
+                         */
+                        kind?: "mem+fs";
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List live secrets: names and metadata, never values */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            secrets: {
+                                allowed_hosts: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Store a secret; sandboxes bound to it see only a proxy token, swapped for the value at egress */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Hosts the value may be sent to (*.<domain> allowed); absent: any host the sandbox may reach */
+                        allowed_hosts?: string[];
+                        name: string;
+                        /** @description Stored encrypted; never returned */
+                        value: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowed_hosts: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            name: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a secret: bound sandboxes keep a useless token, the proxy refuses it, the name can be reused */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the team's snapshots, newest first; filter with sandbox_id */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Page size, 1 to 1000 (default 100) */
+                    limit?: string;
+                    /** @description Only snapshots of this sandbox (UUID or sb-<region>-<uuid>) */
+                    sandbox_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            next_cursor?: string;
+                            snapshots: components["schemas"]["Snapshot"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/snapshots/{snapshot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a snapshot */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Snapshot UUID */
+                    snapshot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a snapshot and its files (409 while it is being created) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Snapshot UUID */
+                    snapshot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename a snapshot */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Snapshot UUID */
+                    snapshot_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description null removes the label */
+                        name: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/teams/{team_id}/billing/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's persisted billing periods, newest first
+         * @description Needs billing:read. Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Usage is metered from sandbox lifecycle events: vCPU and memory while a sandbox is active, disk size (sampled) from creation to deletion. Periods are calendar months in UTC: `open` while current, `finalized` (totals frozen) once rolled over. Every period since the team's billing account was opened; no paging.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your team id (GET /me); any other id answers 403 */
+                    team_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            periods: components["schemas"]["BillingPeriod"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of one billing period (default: the current one)
+         * @description Needs billing:read. Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Usage is metered from sandbox lifecycle events: vCPU and memory while a sandbox is active, disk size (sampled) from creation to deletion. Periods are calendar months in UTC: `open` while current, `finalized` (totals frozen) once rolled over. Select a period with ?period_id=<period_id from /billing/periods>; 404 when the team has no such period.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A period_id from GET /teams/{team_id}/billing/periods; default: the current (open) period */
+                    period_id?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Your team id (GET /me); any other id answers 403 */
+                    team_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TeamBillingUsage"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/billing/usage/sandboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage and charge of each sandbox in one billing period (default: the current one)
+         * @description Needs billing:read. Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Usage is metered from sandbox lifecycle events: vCPU and memory while a sandbox is active, disk size (sampled) from creation to deletion. Periods are calendar months in UTC: `open` while current, `finalized` (totals frozen) once rolled over. Charges are at the team's current rates, before credits. Same ?period_id as the usage endpoint.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A period_id from GET /teams/{team_id}/billing/periods; default: the current (open) period */
+                    period_id?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Your team id (GET /me); any other id answers 403 */
+                    team_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            period_end: string;
+                            period_id: string;
+                            /** Format: date-time */
+                            period_start: string;
+                            /** @description Every sandbox with usage in the period, highest charge first */
+                            sandboxes: {
+                                /** @description USD. At the team's current rates, before credits */
+                                charge_usd: number;
+                                deleted: boolean;
+                                memory_mib_seconds: number;
+                                name?: string;
+                                /** @description Region-tagged sandbox id; the sandbox may since have been deleted */
+                                sandbox_id: string;
+                                /** @description Its disk and the snapshots taken from it */
+                                storage_mib_seconds: number;
+                                vcpu_seconds: number;
+                            }[];
+                            /** @description open: the current period, still accruing; finalized: ended, totals frozen */
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/management": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Members, role assignments and what the caller may change (needs members:read)
+         * @description The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your team id (GET /me); any other id answers 403 */
+                    team_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every role assignment, revoked ones included, oldest first */
+                            assignments: components["schemas"]["RoleAssignment"][];
+                            /** @description What the calling API key may do here */
+                            capabilities: {
+                                can_assign_roles: boolean;
+                                can_deactivate_members: boolean;
+                                can_invite_members: boolean;
+                                can_revoke_roles: boolean;
+                                can_view_role_assignments: boolean;
+                            };
+                            /** @description Every member, deactivated ones included */
+                            members: components["schemas"]["TeamMember"][];
+                            mutation_options: {
+                                /** @description Roles the caller may grant or revoke: owners all, admins all but owner */
+                                assignable_roles: string[];
+                                /** @description Statuses a member can have */
+                                member_statuses: string[];
+                            };
+                            /** Format: uuid */
+                            team_id: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a member with a role and issue their first API key (needs members:manage)
+         * @description The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. The key carries the permissions of the role; 409 when an active member has the e-mail.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Your team id (GET /me); any other id answers 403 */
+                    team_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        full_name: string;
+                        /** @description owner, admin, member or billing_viewer */
+                        role: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api_key: {
+                                id: string;
+                                /** @description Shown once; stored only hashed */
+                                key: string;
+                                /** @description The permissions of the member's role */
+                                permissions: string[];
+                            };
+                            member: components["schemas"]["TeamMember"];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deactivate a member: their API keys stop working at once; the member stays listed as deactivated
+         * @description The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Needs members:manage; only an owner deactivates an owner. 404: no such member in the team. 409: already deactivated, or the team's last active owner.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    team_id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/members/{user_id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a role to an active member
+         * @description The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Needs members:manage; the role must be in the caller's assignable_roles. 409: the member holds it already or is deactivated.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    team_id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description owner, admin, member or billing_viewer */
+                        role_name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            assignment_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            /** Format: date-time */
+                            granted_at: string;
+                            /**
+                             * Format: uuid
+                             * @description User whose API key granted it (a team's first owner granted itself)
+                             */
+                            granted_by: string;
+                            /** @description Null while the role is held */
+                            revoked_at: string | null;
+                            /** @description owner, admin, member or billing_viewer */
+                            role_name: string;
+                            /** @description Always team */
+                            scope_type: string;
+                            /** Format: uuid */
+                            team_id: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: uuid */
+                            user_id: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{team_id}/members/{user_id}/roles/{role_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a role; the assignment stays listed with revoked_at
+         * @description The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. Needs members:manage; the role must be in the caller's assignable_roles. 404: the member does not hold it. 409: the team's last active owner.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    role_name: string;
+                    team_id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Curated platform/* templates and the team's own */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            templates: components["schemas"]["Template"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Build a template (or rebuild one of the same name) from a base template and steps
+         * @description Answers 202 at once with the template (status building, or the previous status on a rebuild) and build_id; the build runs in sandboxes of its own. Follow it with GET /templates/{id}/builds/{build_id}/logs (SSE) or poll GET /templates/{id}. It ends ready, or failed with error `<code>: <detail>`. Inline files (copy steps) are at most 4 MiB each, and the request at most 8 MiB. 429 too_many_builds / too_many_templates at the team's limits.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team */
+                        base?: string;
+                        /** @description Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved. */
+                        name: string;
+                        /** @description Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes) */
+                        ready_cmd?: string;
+                        /** @description Bound on the ready wait, default 60 */
+                        ready_timeout_s?: number;
+                        /** @description Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed) */
+                        start_cmd?: string;
+                        /** @description Run in order; every run/copy step's filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it */
+                        steps?: ({
+                            /** @description Run with /bin/sh -c; a non-zero exit fails the build (step_failed) */
+                            command: string;
+                            /** @description Default 600 */
+                            timeout_s?: number;
+                            /** @enum {string} */
+                            type: "run";
+                            /** @description Default user (uid 1000) */
+                            user?: "root" | "user";
+                        } | {
+                            /** @description File content, base64; at most 4 MiB decoded */
+                            content_base64: string;
+                            /** @description Octal, default 0644 */
+                            mode?: string;
+                            /** @description Absolute path inside the sandbox */
+                            path: string;
+                            /** @enum {string} */
+                            type: "copy";
+                            /** @description Owner, default user; missing parent directories are created as this user */
+                            user?: "root" | "user";
+                        } | {
+                            env: {
+                                [key: string]: string;
+                            };
+                            /** @enum {string} */
+                            type: "env";
+                        } | {
+                            /** @description Absolute path inside the sandbox */
+                            path: string;
+                            /** @enum {string} */
+                            type: "workdir";
+                        })[];
+                        /** @description Pre-started sandboxes kept ready for instant create (default 0) */
+                        warm_pool?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            base: string;
+                            /** @description The build this request started; follow it at /templates/{id}/builds/{build_id}/logs */
+                            build_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description A platform/* template: visible to every team, read-only */
+                            curated: boolean;
+                            /** @description Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
+                            error?: string;
+                            /** @description UUID, or the name of a curated platform/* template */
+                            id: string;
+                            latest_build_id?: string;
+                            name: string;
+                            ready_cmd?: string;
+                            ready_timeout_s: number;
+                            resources: {
+                                disk_mib: number;
+                                memory_mib: number;
+                                vcpu_count: number;
+                            };
+                            start_cmd?: string;
+                            status: "building" | "ready" | "failed" | "pending";
+                            steps: ({
+                                /** @description Run with /bin/sh -c; a non-zero exit fails the build (step_failed) */
+                                command: string;
+                                /** @description Default 600 */
+                                timeout_s?: number;
+                                /** @enum {string} */
+                                type: "run";
+                                /** @description Default user (uid 1000) */
+                                user?: "root" | "user";
+                            } | {
+                                /** @description File content, base64; at most 4 MiB decoded */
+                                content_base64: string;
+                                /** @description Octal, default 0644 */
+                                mode?: string;
+                                /** @description Absolute path inside the sandbox */
+                                path: string;
+                                /** @enum {string} */
+                                type: "copy";
+                                /** @description Owner, default user; missing parent directories are created as this user */
+                                user?: "root" | "user";
+                            } | {
+                                env: {
+                                    [key: string]: string;
+                                };
+                                /** @enum {string} */
+                                type: "env";
+                            } | {
+                                /** @description Absolute path inside the sandbox */
+                                path: string;
+                                /** @enum {string} */
+                                type: "workdir";
+                            })[];
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Sandboxes can be created from it: a version is built (a rebuild that fails keeps the previous version) */
+                            usable: boolean;
+                            warm_pool: number;
+                            /** @description Pre-started sandboxes waiting right now */
+                            warm_pool_ready: number;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{template_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a template by UUID or name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Template UUID or name (platform/* names included, URL-encoded) */
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Curated templates (platform/*) report status pending until first used, when they are built (and cached by recipe hash). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a team template (409 while sandboxes use it or it is building; 403 for platform/*) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Template UUID or name (platform/* names included, URL-encoded) */
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{template_id}/builds/{build_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A build: status, error and which steps ran or came from the cache */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    build_id: string;
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            error?: string;
+                            /** Format: date-time */
+                            finished_at?: string;
+                            id: string;
+                            status: "building" | "ready" | "failed";
+                            steps: {
+                                duration_ms?: number;
+                                index: number;
+                                /** @description config: env/workdir steps, which change no files */
+                                result: "ran" | "cached" | "failed" | "pending" | "config";
+                                type: string;
+                            }[];
+                            template_id: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{template_id}/builds/{build_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The build log as server-sent events: every line so far, then live lines until the build ends
+         * @description Each event is `data: {"timestamp", "line"}`; the last one is `{"timestamp", "finished": true, "status": "ready"|"failed", "error"?}`, after which the stream closes. Step output (stdout and stderr) and which steps ran or were cached appear as lines.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    build_id: string;
+                    template_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terminals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List terminal sessions */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            terminals: components["schemas"]["TerminalInfo"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a terminal session (a PTY running as user; default `bash -l`, TERM=xterm-256color)
+         * @description Connect with a WebSocket to GET /terminals/{id}/connect (same data-plane routing; browsers, which cannot set headers, may pass `access_token` and `sandbox_id` as query parameters). Server to client: binary frames carry raw terminal output (first the kept output, up to 256 KiB, so a reconnect repaints); a text frame `{"type":"exit","exit_code":n,"signal":n|null}` is sent when the process ends, then the socket closes with code 1000. Client to server: binary frames are raw input bytes; a text frame is a JSON control message `{"type":"resize","cols":n,"rows":n}` or `{"type":"input","data":"..."}`, and any other text frame is taken as raw input (so xterm.js AttachAddon works unchanged). The session outlives the socket; several sockets may be connected to one session at once. Close code 4404: no such terminal.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        args?: string[];
+                        /** @description Columns, default 80 */
+                        cols?: number;
+                        /** @description Default: the login shell `bash -l`. Run by /bin/sh -c unless args is given */
+                        command?: string;
+                        /** @description TERM defaults to xterm-256color */
+                        env?: {
+                            [key: string]: string;
+                        };
+                        /** @description Rows, default 24 */
+                        rows?: number;
+                        /** @description Default /home/user */
+                        working_dir?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TerminalInfo"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terminals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A terminal session
+         * @description Connect with a WebSocket to GET /terminals/{id}/connect (same data-plane routing; browsers, which cannot set headers, may pass `access_token` and `sandbox_id` as query parameters). Server to client: binary frames carry raw terminal output (first the kept output, up to 256 KiB, so a reconnect repaints); a text frame `{"type":"exit","exit_code":n,"signal":n|null}` is sent when the process ends, then the socket closes with code 1000. Client to server: binary frames are raw input bytes; a text frame is a JSON control message `{"type":"resize","cols":n,"rows":n}` or `{"type":"input","data":"..."}`, and any other text frame is taken as raw input (so xterm.js AttachAddon works unchanged). The session outlives the socket; several sockets may be connected to one session at once. Close code 4404: no such terminal.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TerminalInfo"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** End a terminal session (SIGKILL to its process group) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-access-token"?: string;
+                    /** @description Not needed on the per-sandbox host */
+                    "x-platform-sandbox-id"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BillingPeriod: {
+            /** @description Null: shadow-mode periods need no approval */
+            approved_at: string | null;
+            /** @description Null: nothing blocks a period in shadow mode */
+            blocked_reason: string | null;
+            cancel_at_period_end: boolean;
+            /** Format: date-time */
+            current_period_end: string;
+            /** Format: date-time */
+            current_period_start: string;
+            /** @description Null: periods are not exported to a payment processor */
+            exported_at: string | null;
+            /** @description Null while the period is open */
+            finalized_at: string | null;
+            /** @description Null: no payment processor */
+            payments_customer_id: string | null;
+            /** @description Null: no payment processor */
+            payments_invoice_status: string | null;
+            /** @description Null: no payment processor */
+            payments_subscription_id: string | null;
+            /** @description Null: no payment processor */
+            payments_subscription_status: string | null;
+            /** Format: date-time */
+            period_end: string;
+            period_id: string;
+            /** Format: date-time */
+            period_start: string;
+            /** @description open: the current period, still accruing; finalized: ended, totals frozen */
+            status: string;
+        };
+        BillingPricedResourceLine: {
+            /** @description Charged under the team's plan (its rate is above zero) */
+            billable: boolean;
+            /** @description USD. usage x unit_price_usd, before credits */
+            charge_usd: number;
+            display_name: string;
+            /** @description Unit people read and prices are quoted in: vCPU-hour or GiB-hour */
+            display_unit: string;
+            /** @description Cost group: compute, memory or storage */
+            resource: string;
+            /** @description Stable key: vcpu_seconds, memory_mib_seconds, storage_mib_seconds */
+            resource_key: string;
+            sort_order: number;
+            /** @description Metered by this platform */
+            tracked: boolean;
+            /** @description Unit of `usage`: vcpu_second or mib_second */
+            unit: string;
+            /** @description USD per `unit` at the team's current rates */
+            unit_price_usd: number;
+            /** @description Usage in `unit` */
+            usage: number;
+        };
+        BillingResourceLine: {
+            /** @description Charged under the team's plan (its rate is above zero) */
+            billable: boolean;
+            display_name: string;
+            /** @description Unit people read and prices are quoted in: vCPU-hour or GiB-hour */
+            display_unit: string;
+            /** @description Cost group: compute, memory or storage */
+            resource: string;
+            /** @description Stable key: vcpu_seconds, memory_mib_seconds, storage_mib_seconds */
+            resource_key: string;
+            sort_order: number;
+            /** @description Metered by this platform */
+            tracked: boolean;
+            /** @description Unit of `usage`: vcpu_second or mib_second */
+            unit: string;
+            /** @description Usage in `unit` */
+            usage: number;
+        };
+        BillingSummary: {
+            /** @description Same as mode */
+            billing_mode: "shadow" | "live";
+            billing_period: {
+                /** Format: date-time */
+                end: string;
+                /** Format: date-time */
+                start: string;
+            };
+            /** Format: date-time */
+            calculated_at: string;
+            checkout_available: boolean;
+            cost_breakdown_usd: {
+                compute: number;
+                memory: number;
+                storage: number;
+            };
+            /** Format: date-time */
+            credit_observed_at: string;
+            /** @description local_trial: credits come from the local ledger */
+            credit_source: "local_trial" | "payments";
+            credit_status: "available" | "unavailable";
+            /** @description USD. Credits applied against current charges */
+            credits_applied_usd: number;
+            /** @description USD. Credits left after applying current charges */
+            credits_remaining_usd: number;
+            /** @description USD. Charges of the current period so far, before credits */
+            current_charges_usd: number;
+            /** @description USD. Invoice amount after credits */
+            expected_invoice_amount_usd: number;
+            /** @description Always shadow here: charges are computed, nothing is collected */
+            mode: "shadow" | "live";
+            payment_setup_required: boolean;
+            /** @description USD. 0: no payment processor is connected */
+            payments_credit_balance_usd: number;
+            /** @description USD. 0: no payment processor is connected */
+            payments_credits_applied_usd: number;
+            /** @description Remaining credit at the payment processor; null: none is connected */
+            payments_remaining_credit_usd: number | null;
+            permissions: {
+                /** @description False in shadow mode: there is no payment set-up to manage */
+                can_manage: boolean;
+                can_view: boolean;
+            };
+            portal_available: boolean;
+            pricing_tier: {
+                currency: string;
+                plan_key: string;
+                plan_name: string;
+            };
+            resources: components["schemas"]["BillingPricedResourceLine"][];
+            /** @description The same lines keyed by resource_key */
+            resources_by_key: {
+                [key: string]: components["schemas"]["BillingPricedResourceLine"];
+            };
+            trial: {
+                /** @description Part of the grant used by finalized periods and current charges (trial credit is applied first) */
+                consumed_usd: number;
+                /** @description The team's plan grants a trial */
+                eligible: boolean;
+                grant_usd: number;
+                remaining_usd: number;
+                /** @description active (credit left), exhausted (used up) or none (no grant) */
+                state: string;
+            };
+        };
         /** @description Every error answers with this envelope */
         Error: {
             error: {
@@ -1415,6 +5479,61 @@ export interface components {
                 /** @description Human-readable; may change between releases */
                 message: string;
             };
+        };
+        FileEntry: {
+            /** @description Permission bits, e.g. 420 = 0644 */
+            mode: number;
+            /** Format: date-time */
+            modified_at: string;
+            name: string;
+            /** @description Absolute path */
+            path: string;
+            /** @description e.g. rw-r--r-- */
+            permissions: string;
+            size: number;
+            symlink_target?: string;
+            /** @description A symlink is reported as itself, not followed */
+            type: "file" | "dir" | "symlink" | "other";
+        };
+        ProcessInfo: {
+            args: string[];
+            command: string;
+            /** @description Present once exited; 128+n when killed by signal n */
+            exit_code?: number;
+            id: string;
+            /** @description Process id inside the sandbox */
+            pid: number;
+            running: boolean;
+            signal?: number;
+            /** Format: date-time */
+            started_at: string;
+            working_dir: string;
+        };
+        RoleAssignment: {
+            /** Format: uuid */
+            assignment_id: string;
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            /** Format: date-time */
+            granted_at: string;
+            /**
+             * Format: uuid
+             * @description User whose API key granted it (a team's first owner granted itself)
+             */
+            granted_by: string;
+            /** @description Null while the role is held */
+            revoked_at: string | null;
+            /** @description owner, admin, member or billing_viewer */
+            role_name: string;
+            /** @description Always team */
+            scope_type: string;
+            /** Format: uuid */
+            team_id: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            user_id: string;
         };
         Sandbox: {
             /** Format: date-time */
@@ -1427,6 +5546,7 @@ export interface components {
             driver: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
+            /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
             latest_snapshot_id?: string;
             /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */
             metadata: {
@@ -1470,6 +5590,7 @@ export interface components {
             driver: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
+            /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
             latest_snapshot_id?: string;
             /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */
             metadata: {
@@ -1499,6 +5620,153 @@ export interface components {
             template_id: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description Kept until deleted; outlives the sandbox it came from. Start a sandbox from it with POST /sandboxes {from_snapshot}. */
+        Snapshot: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Memory and disk
+             * @enum {string}
+             */
+            kind: "mem+fs";
+            name: string | null;
+            ready_at: string | null;
+            resources: {
+                disk_mib: number;
+                memory_mib: number;
+                vcpu_count: number;
+            };
+            /**
+             * Format: uuid
+             * @description Bare UUID of the sandbox it was taken from; that sandbox may since have been deleted
+             */
+            sandbox_id: string;
+            /**
+             * Format: int64
+             * @description Bytes held on disk (memory image and disk layer); 0 until ready
+             */
+            size_bytes: number;
+            status: "creating" | "ready" | "failed" | "deleting";
+            /** @description Template the captured sandbox was created from */
+            template_id: string | null;
+        };
+        TeamBillingUsage: {
+            cpu_vcpu_hours: number;
+            /** @description Null: periods are not exported to a payment processor */
+            exported_at: string | null;
+            /** @description Null while the period is open */
+            finalized_at: string | null;
+            memory_gib_hours: number;
+            memory_mib_seconds: number;
+            /** Format: date-time */
+            period_end: string;
+            period_id: string;
+            /** Format: date-time */
+            period_start: string;
+            resources: components["schemas"]["BillingResourceLine"][];
+            resources_by_key: {
+                [key: string]: components["schemas"]["BillingResourceLine"];
+            };
+            /** @description open: the current period, still accruing; finalized: ended, totals frozen */
+            status: string;
+            storage_gib_hours: number;
+            storage_mib_seconds: number;
+            /** Format: uuid */
+            team_id: string;
+            /** Format: date-time */
+            updated_at: string;
+            vcpu_seconds: number;
+        };
+        TeamMember: {
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            full_name: string;
+            /** @description Roles held now: owner, admin, member or billing_viewer */
+            roles: string[];
+            /** @description active or deactivated */
+            status: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            user_id: string;
+        };
+        /** @description Curated templates (platform/*) report status pending until first used, when they are built (and cached by recipe hash). */
+        Template: {
+            base: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description A platform/* template: visible to every team, read-only */
+            curated: boolean;
+            /** @description Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
+            error?: string;
+            /** @description UUID, or the name of a curated platform/* template */
+            id: string;
+            latest_build_id?: string;
+            name: string;
+            ready_cmd?: string;
+            ready_timeout_s: number;
+            resources: {
+                disk_mib: number;
+                memory_mib: number;
+                vcpu_count: number;
+            };
+            start_cmd?: string;
+            status: "building" | "ready" | "failed" | "pending";
+            steps: ({
+                /** @description Run with /bin/sh -c; a non-zero exit fails the build (step_failed) */
+                command: string;
+                /** @description Default 600 */
+                timeout_s?: number;
+                /** @enum {string} */
+                type: "run";
+                /** @description Default user (uid 1000) */
+                user?: "root" | "user";
+            } | {
+                /** @description File content, base64; at most 4 MiB decoded */
+                content_base64: string;
+                /** @description Octal, default 0644 */
+                mode?: string;
+                /** @description Absolute path inside the sandbox */
+                path: string;
+                /** @enum {string} */
+                type: "copy";
+                /** @description Owner, default user; missing parent directories are created as this user */
+                user?: "root" | "user";
+            } | {
+                env: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                type: "env";
+            } | {
+                /** @description Absolute path inside the sandbox */
+                path: string;
+                /** @enum {string} */
+                type: "workdir";
+            })[];
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Sandboxes can be created from it: a version is built (a rebuild that fails keeps the previous version) */
+            usable: boolean;
+            warm_pool: number;
+            /** @description Pre-started sandboxes waiting right now */
+            warm_pool_ready: number;
+        };
+        TerminalInfo: {
+            args: string[];
+            cols: number;
+            command: string;
+            /** Format: date-time */
+            created_at: string;
+            exit_code?: number;
+            id: string;
+            pid: number;
+            rows: number;
+            running: boolean;
         };
     };
     responses: never;

@@ -8,9 +8,11 @@ import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/processes.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
-import type { SnapshotService } from '../services/snapshots.ts';
 import type { SecretsService } from '../services/secrets.ts';
+import type { SnapshotService } from '../services/snapshots.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
+import type { TemplateService } from '../services/templates.ts';
+import type { WarmPool } from '../services/warm-pool.ts';
 import type { TerminalService } from '../services/terminals.ts';
 
 declare module 'fastify' {
@@ -34,6 +36,8 @@ export interface Services {
   teamManagement: TeamManagementService;
   billing: BillingService;
   metrics: PlatformMetrics;
+  templates: TemplateService;
+  warmPool: WarmPool;
   driverName: string;
 }
 

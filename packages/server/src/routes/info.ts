@@ -27,6 +27,10 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
             data_plane_url: Type.String(),
             sandbox_url: Type.String({ description: 'Template with {sandbox_id}' }),
             preview_url: Type.String({ description: 'Template with {port} and {sandbox_id}' }),
+            warm_pool: Type.Object(
+              { ready: Type.Integer(), target: Type.Integer() },
+              { description: 'Pre-started sandboxes waiting for creates, over all templates (per template: GET /templates/{id} warm_pool_ready)' },
+            ),
           }),
         },
       },
@@ -38,6 +42,7 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
       data_plane_url: `http://${publicHost}:${port()}`,
       sandbox_url: `http://{sandbox_id}.sandbox.${publicHost}:${port()}`,
       preview_url: `http://{port}-{sandbox_id}.preview.${publicHost}:${port()}`,
+      warm_pool: s.warmPool.sizes().reduce((t, p) => ({ ready: t.ready + p.ready, target: t.target + p.target }), { ready: 0, target: 0 }),
     }),
   );
 

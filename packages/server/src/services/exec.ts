@@ -63,7 +63,8 @@ export class ExecService {
     const proc = client.spawn({
       argv: body.args ? [body.command, ...body.args] : ['/bin/sh', '-c', body.command],
       env: body.env,
-      cwd: body.working_dir ?? DEFAULT_WORKING_DIR,
+      // A template's workdir step sets where its sandboxes' commands start.
+      cwd: body.working_dir ?? (await this.sandboxes.deps.templates.workdir(live.templateId)) ?? DEFAULT_WORKING_DIR,
       user: 'user',
       timeoutMs: timeoutS * 1000,
       stdin: false,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { Resolver } from 'node:dns/promises';
 import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,12 +37,15 @@ export async function networkConfig(env: NodeJS.ProcessEnv, dataDir: string): Pr
     dir: join(dataDir, 'network'),
     pool: env.SANDPIT_NET_POOL || '100.96.0.0/12',
     dnsUpstream: env.SANDPIT_DNS_UPSTREAM || undefined,
-    upstreamCaFile: env.SANDPIT_EGRESS_UPSTREAM_CA || undefined,
+    // By default sandboxes trust what the host trusts, so a private registry mirror or proxy CA works inside too.
+    upstreamCaFile: env.SANDPIT_EGRESS_UPSTREAM_CA || (existsSync(HOST_CA_BUNDLE) ? HOST_CA_BUNDLE : undefined),
     warm,
     installation: createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 8),
     dataDir: await realpath(dataDir),
   };
 }
+
+const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 /** Where the sandbox finds the egress CA, and the variables Node, Python and curl read. */
 const CA_CERT_IN_SANDBOX = '/usr/local/share/ca-certificates/sandpit-egress-ca.crt';
@@ -61,6 +65,8 @@ export interface PreparedNetwork {
   secretEnv: Record<string, string>;
   netnsPath: string;
   mounts: BindMount[];
+  /** Settles when the sandbox's egress rules are in place; await it before the sandbox counts as created. */
+  ready: Promise<void>;
   /** Undoes everything prepare did (the create failed). */
   abort(): Promise<void>;
 }
@@ -269,12 +275,12 @@ export class NetworkService implements SandboxNetworkHooks {
       slot = this.#spares.shift() ?? (await this.#newSpare());
       this.#fill();
       const a = this.#attach(input.sandboxId, slot, input.network);
-      const [bundle] = await Promise.all([
-        this.#bundleFor(input.templateRoot),
-        nftApply(attachText(this.#table, slot, a.policy)),
-        this.#slots.assign(slot, input.sandboxId),
-      ]);
+      // Spares drop all traffic until attached, so the engine may start while the rules go in.
+      const ready = Promise.all([nftApply(attachText(this.#table, slot, a.policy)), this.#slots.assign(slot, input.sandboxId)]).then(() => undefined);
+      ready.catch(() => undefined);
+      const bundle = await this.#bundleFor(input.templateRoot);
       return {
+        ready,
         baseEnv: CA_ENV,
         secretEnv,
         netnsPath: this.#slots.netnsPath(slot),

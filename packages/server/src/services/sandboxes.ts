@@ -13,6 +13,8 @@ import { KeyedLock } from './keyed-lock.ts';
 import type { SandboxNetworkHooks } from './network.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateService } from './templates.ts';
+import type { WarmPool } from './warm-pool.ts';
+import { BootError } from '../runtime/templates/boot.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;
@@ -28,6 +30,8 @@ export interface SandboxServiceDeps {
   network?: SandboxNetworkHooks;
   /** Resolves `from_snapshot` (the snapshot service); absent: forks answer 503. */
   forks?: ForkSource;
+  /** Pre-started sandboxes per template; absent or empty: every create boots one. */
+  warmPool?: WarmPool;
 }
 
 /** What a sandbox started from a snapshot continues from. */
@@ -77,17 +81,20 @@ export class SandboxService {
     if (body.from_snapshot !== undefined && !this.deps.forks) throw unavailable('this host cannot start sandboxes from snapshots');
     const fork = body.from_snapshot === undefined ? undefined : await this.deps.forks!.forkSource(p.teamId, body.from_snapshot);
     const template = fork
-      ? { id: fork.templateId ?? 'platform/base', rootfs: '', resources: fork.resources, env: {} }
+      ? { id: fork.templateId ?? 'platform/base', rootfs: '', layers: [], resources: fork.resources, env: {}, readyTimeoutS: 0, versionKey: '' }
       : await templates.resolve(p.teamId, body.from_template);
 
     await this.#reserveActiveSlot(p.teamId);
     try {
-      const id = newId();
-      const net = await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
+      // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh one.
+      const warm = fork || Object.keys(secrets).length > 0 ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
+      const id = warm?.id ?? newId();
+      const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
       try {
         const spec = {
           id,
           templateRoot: template.rootfs,
+          templateLayers: template.layers,
           resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
           // Caller keys win over the platform's CA variables; secret tokens cannot collide with env (checked above).
           env: { ...template.env, ...net?.baseEnv, ...env, ...net?.secretEnv },
@@ -96,10 +103,21 @@ export class SandboxService {
           mounts: net?.mounts,
         };
         // A fork's processes, environment and disk come from the snapshot; template root and env of the spec are unused.
-        if (fork) await fork.engine.createFrom(spec, fork.snapshotId);
-        else await driver.create(spec);
+        if (warm) {
+          // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.
+          if (network) await this.deps.network?.update(id, network);
+          if (Object.keys(env).length > 0) await (await this.deps.agents.get(id)).setEnv(env);
+        } else if (fork) await Promise.all([fork.engine.createFrom(spec, fork.snapshotId), net?.ready]);
+        else {
+          await Promise.all([driver.create(spec), net?.ready]);
+          await templates.boot(id, template);
+          // Opened now, so the first command does not wait for the connection.
+          this.deps.agents.get(id).catch(() => undefined);
+        }
       } catch (err) {
+        if (warm || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
         await net?.abort();
+        if (err instanceof BootError) throw unavailable(`the template's ${err.code.replace('_failed', '')} did not come up: ${err.message}`);
         throw err;
       }
       const now = clock.now();

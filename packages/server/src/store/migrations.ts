@@ -3,6 +3,7 @@ import { foundation } from './migrations/0001-foundation.ts';
 import { teamsBilling } from './migrations/0002-teams-billing.ts';
 import { network } from './migrations/0003-network.ts';
 import { snapshots } from './migrations/0004-snapshots.ts';
+import { templates } from './migrations/0005-templates.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0002_teams_billing': teamsBilling,
   '0003_network': network,
   '0004_snapshots': snapshots,
+  '0005_templates': templates,
 };
 
 export const migrationProvider: MigrationProvider = {

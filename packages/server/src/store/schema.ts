@@ -228,4 +228,36 @@ export interface Database {
   secret_bindings: SecretBindingTable;
   preview_ports: PreviewPortTable;
   snapshots: SnapshotTable;
+  templates: TemplateTable;
+  template_builds: TemplateBuildTable;
+}
+
+export interface TemplateTable {
+  id: string;
+  team_id: string;
+  name: string;
+  /** JSON: the definition of the current (ready) version, or of the first build while none is ready. */
+  definition: string;
+  /** Status of the latest build: building, ready or failed. */
+  status: string;
+  error: string | null;
+  /** JSON: what sandboxes of the current ready version start from (layers, env, workdir); null until a build succeeds. */
+  build: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface TemplateBuildTable {
+  id: string;
+  template_id: string;
+  team_id: string;
+  /** JSON: the definition this build ran. */
+  definition: string;
+  status: string;
+  error: string | null;
+  /** JSON array: per step, whether it ran or came from the cache. */
+  steps: string;
+  created_at: number;
+  finished_at: number | null;
 }
