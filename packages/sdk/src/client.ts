@@ -1,6 +1,11 @@
 import { ApiKeys } from './api-keys.ts';
+import { Billing } from './billing.ts';
 import { type ClientOptions, HttpClient, type RequestOptions } from './http.ts';
 import { Sandboxes } from './sandboxes.ts';
+import { Secrets } from './secrets.ts';
+import { Snapshots } from './snapshots.ts';
+import { Team } from './team.ts';
+import { Templates } from './templates.ts';
 import type { Info, Me } from './types.ts';
 
 /** One connection to a Sandpit server: configuration, discovery and the resource groups. */
@@ -9,13 +14,24 @@ export class SandpitClient {
   readonly http: HttpClient;
   readonly sandboxes: Sandboxes;
   readonly apiKeys: ApiKeys;
+  readonly snapshots: Snapshots;
+  readonly secrets: Secrets;
+  readonly templates: Templates;
+  readonly team: Team;
+  readonly billing: Billing;
   readonly #dataPlaneUrl: string | undefined;
   #info: Promise<Info> | undefined;
+  #teamId: Promise<string> | undefined;
 
   constructor(opts: ClientOptions = {}) {
     this.http = new HttpClient(opts);
     this.sandboxes = new Sandboxes(this.http);
     this.apiKeys = new ApiKeys(this.http);
+    this.snapshots = new Snapshots(this.http);
+    this.secrets = new Secrets(this.http);
+    this.templates = new Templates(this.http);
+    this.team = new Team(this);
+    this.billing = new Billing(this);
     this.#dataPlaneUrl = opts.dataPlaneUrl?.replace(/\/+$/, '');
   }
 
@@ -35,6 +51,18 @@ export class SandpitClient {
   /** The team, user and permissions of the API key in use. */
   me(opts: RequestOptions = {}): Promise<Me> {
     return this.http.json({ method: 'GET', path: '/me', ...opts });
+  }
+
+  /** The API key's team id (for the /teams/{team_id}/... routes). Cached once it succeeds. */
+  teamId(opts: RequestOptions = {}): Promise<string> {
+    this.#teamId ??= this.me(opts).then(
+      (me) => me.team_id,
+      (err: unknown) => {
+        this.#teamId = undefined;
+        throw err;
+      },
+    );
+    return this.#teamId;
   }
 
   /** Where data-plane calls go: the configured address, else the one the server announces. */

@@ -50,7 +50,7 @@ export interface ExecTarget {
 const DEFAULT_COMMAND_TIMEOUT_S = 30;
 /** Time beyond the command's own limit for the sandbox to answer (auto-resume included). */
 const ANSWER_SLACK_MS = 60_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 function execBody(command: string, opts: CommandOptions): ExecParams {
   const body: ExecParams = { command };
@@ -70,8 +70,17 @@ export function runCommand(http: HttpClient, target: ExecTarget, command: string
 /** Runs a command over exec/stream, handing each output chunk to the callbacks as it arrives. */
 export async function streamCommand(http: HttpClient, target: ExecTarget, command: string, opts: StreamOptions = {}): Promise<StreamResult> {
   const path = `${target.path}/stream`;
-  const { body, controller } = await http.stream({ method: 'POST', ...target, path, body: execBody(command, opts), timeoutMs: opts.timeoutMs, signal: opts.signal });
-  const events = readSse(body, { idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, controller, signal: opts.signal, what: `POST ${path}` });
+  const opened = await http.stream({ method: 'POST', ...target, path, body: execBody(command, opts), timeoutMs: opts.timeoutMs, signal: opts.signal });
+  return followOutput(opened, opts, `POST ${path}`);
+}
+
+/** Reads a stream of exec events (a command's or a background process's) to its final event. */
+export async function followOutput(
+  opened: { body: ReadableStream<Uint8Array>; controller: AbortController },
+  opts: Pick<StreamOptions, 'onStdout' | 'onStderr' | 'idleTimeoutMs' | 'signal'>,
+  what: string,
+): Promise<StreamResult> {
+  const events = readSse(opened.body, { idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, controller: opened.controller, signal: opts.signal, what });
   for await (const raw of events) {
     const event = raw as ExecStreamEvent;
     if (event.stdout) opts.onStdout?.(event.stdout);
@@ -82,5 +91,5 @@ export async function streamCommand(http: HttpClient, target: ExecTarget, comman
       return result;
     }
   }
-  throw new ConnectionError(`POST ${path}: the stream ended before the command finished`);
+  throw new ConnectionError(`${what}: the stream ended before the command finished`);
 }

@@ -24,13 +24,15 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface HttpRequest extends RequestOptions {
   method: Method;
   path: string;
   query?: URLSearchParams;
   body?: unknown;
+  /** A body sent as is (application/octet-stream) instead of JSON; a stream is sent as it is read. */
+  rawBody?: Blob | ReadableStream<Uint8Array> | Uint8Array | string;
   /** Another base address than the control plane (the data plane). */
   baseUrl?: string;
   /** Data-plane requests authenticate with the access token and must not carry the team key. */
@@ -50,7 +52,7 @@ export function envVar(name: string): string | undefined {
   return env?.[name] || undefined;
 }
 
-/** GET and DELETE are safe to repeat; POST and PATCH might run twice, so the contract forbids retrying them. */
+/** GET and DELETE are safe to repeat; POST, PATCH (and PUT, whose streamed body cannot be replayed) might run twice, so they are never retried. */
 const idempotent = (method: Method) => method === 'GET' || method === 'DELETE';
 
 const retryable = (err: SandpitError) => err instanceof ConnectionError || (err instanceof ApiError && (err.status === 429 || err.status >= 500));
@@ -149,26 +151,39 @@ export class HttpClient {
   }
 
   /**
-   * Opens a streaming response (never retried: streams are POSTs). `timeoutMs` bounds the wait for
-   * the response headers; after that the caller owns the body and its read deadline, and aborting
-   * `controller` closes the connection.
+   * Opens a streaming response. `timeoutMs` bounds the wait for the response headers (GET retries
+   * included; POST streams are never retried); after that the caller owns the body and its read
+   * deadline, and aborting `controller` closes the connection.
    */
-  async stream(req: HttpRequest): Promise<{ body: ReadableStream<Uint8Array>; controller: AbortController }> {
+  async stream(req: HttpRequest): Promise<{ body: ReadableStream<Uint8Array>; controller: AbortController; headers: Headers }> {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const controller = new AbortController();
     const signal = req.signal ? AbortSignal.any([controller.signal, req.signal]) : controller.signal;
     const timer = setTimeout(() => controller.abort(new TimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const started = Date.now();
     try {
-      const res = await this.#send(req, signal);
-      if (!res.ok) throw await errorFrom(res);
-      if (!res.body) throw new ConnectionError(`${req.method} ${req.path} answered without a body`);
-      return { body: res.body, controller };
+      for (let attempt = 0; ; attempt++) {
+        let failure: SandpitError;
+        try {
+          const res = await this.#send(req, signal);
+          if (!res.ok) throw await errorFrom(res);
+          if (!res.body) throw new ConnectionError(`${req.method} ${req.path} answered without a body`);
+          return { body: res.body, controller, headers: res.headers };
+        } catch (err) {
+          failure = this.#classify(err, req, controller.signal, timeoutMs);
+        }
+        if (!idempotent(req.method) || attempt >= this.maxRetries || !retryable(failure)) throw failure;
+        const delay = (failure instanceof ApiError ? failure.retryAfterMs : undefined) ?? this.#backoff(attempt);
+        if (Date.now() - started + delay >= timeoutMs) throw failure;
+        try {
+          await sleep(delay, signal);
+        } catch (err) {
+          throw this.#classify(err, req, controller.signal, timeoutMs);
+        }
+      }
     } catch (err) {
       controller.abort();
-      if (err instanceof SandpitError) throw err;
-      if (req.signal?.aborted) throw req.signal.reason;
-      if (controller.signal.reason instanceof TimeoutError) throw new TimeoutError(`${req.method} ${req.path}: no answer within ${timeoutMs} ms`);
-      throw connectionError(req, err);
+      throw err;
     } finally {
       clearTimeout(timer);
     }
@@ -180,14 +195,19 @@ export class HttpClient {
       if (!this.apiKey) throw new ConfigurationError('no API key: pass apiKey or set SANDPIT_API_KEY');
       headers['x-api-key'] = this.apiKey;
     }
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    let body: BodyInit | undefined;
+    if (req.rawBody !== undefined) {
+      headers['content-type'] = 'application/octet-stream';
+      body = req.rawBody as BodyInit;
+    } else if (req.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
     const query = req.query?.toString();
     const url = `${req.baseUrl ?? this.apiUrl}${req.path}${query ? `?${query}` : ''}`;
-    return this.#fetch(url, { method: req.method, headers, body, signal });
+    // A stream body needs half-duplex in Node's fetch (and in browsers that can stream uploads at all).
+    const duplex = req.rawBody instanceof ReadableStream ? { duplex: 'half' as const } : {};
+    return this.#fetch(url, { method: req.method, headers, body, signal, ...duplex });
   }
 
   /** Turns whatever a failed attempt threw into the SDK error to report or retry; the caller's own abort is rethrown at once. */

@@ -1,4 +1,5 @@
 export { ApiKeys } from './api-keys.ts';
+export { Billing, type PeriodOptions } from './billing.ts';
 export { SandpitClient } from './client.ts';
 export { Commands } from './commands.ts';
 export {
@@ -17,7 +18,15 @@ export {
   TimeoutError,
 } from './errors.ts';
 export type { CommandOptions, CommandResult, ExecResult, StreamOptions, StreamResult } from './exec.ts';
+export { Files, type FileData, type FileWatch, type ReadOptions, type WatchOptions } from './files.ts';
 export { DEFAULT_API_URL, type ClientOptions, type RequestOptions } from './http.ts';
+export { PreviewPorts } from './preview-ports.ts';
+export { Processes, type FollowOptions, type StartProcessOptions } from './processes.ts';
 export { Sandbox, type ConnectionOptions, type CreateSandboxOptions, type ListSandboxesOptions } from './sandbox.ts';
 export { Sandboxes, type ListSandboxesFilters } from './sandboxes.ts';
+export { Secrets } from './secrets.ts';
+export { Snapshots, type CreateSnapshotOptions, type ListSnapshotsFilters } from './snapshots.ts';
+export { Team } from './team.ts';
+export { Templates, type BuildLogOptions, type BuildResult } from './templates.ts';
+export { TerminalConnection, Terminals, type CreateTerminalOptions, type TerminalExit } from './terminals.ts';
 export type * from './types.ts';

@@ -1,9 +1,15 @@
 import { SandpitClient } from './client.ts';
 import { Commands } from './commands.ts';
+import { DataPlane } from './data-plane.ts';
 import type { CommandOptions, ExecResult, StreamOptions, StreamResult } from './exec.ts';
+import { Files } from './files.ts';
 import type { ClientOptions, RequestOptions } from './http.ts';
+import { PreviewPorts } from './preview-ports.ts';
+import { Processes } from './processes.ts';
 import type { ListSandboxesFilters } from './sandboxes.ts';
-import type { CreateSandboxParams, SandboxInfo, SandboxWithToken, UpdateSandboxParams } from './types.ts';
+import type { CreateSnapshotOptions } from './snapshots.ts';
+import { Terminals } from './terminals.ts';
+import type { CreateSandboxParams, SandboxInfo, SandboxWithToken, Snapshot, UpdateSandboxParams } from './types.ts';
 
 /** How the static helpers reach the server: an existing client, or options for a new one. */
 export interface ConnectionOptions extends ClientOptions {
@@ -33,6 +39,14 @@ export class Sandbox {
   readonly client: SandpitClient;
   /** Runs commands over the data plane with the access token. */
   readonly commands: Commands;
+  /** The sandbox's filesystem (data plane). */
+  readonly files: Files;
+  /** Interactive PTY sessions over WebSocket (data plane). */
+  readonly terminals: Terminals;
+  /** Background processes (data plane). */
+  readonly processes: Processes;
+  /** Published ports (control plane). */
+  readonly previewPorts: PreviewPorts;
   #info: SandboxInfo;
   #accessToken: string;
 
@@ -42,10 +56,18 @@ export class Sandbox {
     this.id = info.id;
     this.#info = rest;
     this.#accessToken = access_token;
-    this.commands = new Commands(client, this.id, () => this.#accessToken);
+    const plane = new DataPlane(client, this.id, () => this.#accessToken);
+    this.commands = new Commands(plane);
+    this.files = new Files(plane);
+    this.terminals = new Terminals(plane);
+    this.processes = new Processes(plane);
+    this.previewPorts = new PreviewPorts(client, this.id);
   }
 
-  /** Creates a sandbox (from `platform/base` unless `from_template` says otherwise), ready to use on return. */
+  /**
+   * Creates a sandbox (from `platform/base` unless `from_template` says otherwise, or as a fork of a
+   * snapshot with `from_snapshot`), ready to use on return.
+   */
   static async create(opts: CreateSandboxOptions = {}): Promise<Sandbox> {
     const { client, request, rest } = connection(opts);
     return new Sandbox(client, await client.sandboxes.create(rest, request));
@@ -110,6 +132,17 @@ export class Sandbox {
   /** Deletes the sandbox; false when it was already gone. */
   kill(opts: RequestOptions = {}): Promise<boolean> {
     return this.client.sandboxes.kill(this.id, opts);
+  }
+
+  /** Captures memory and disk (see `client.snapshots.create`); the snapshot is ready (or failed) on return. */
+  snapshot(opts: CreateSnapshotOptions = {}): Promise<Snapshot> {
+    return this.client.snapshots.create(this.id, opts);
+  }
+
+  /** Where a port is (or would be, once published) reachable, from the server's announced preview URL pattern. */
+  async previewUrl(port: number, opts: RequestOptions = {}): Promise<string> {
+    const pattern = (await this.client.info(opts)).preview_url;
+    return pattern.replaceAll('{port}', String(port)).replaceAll('{sandbox_id}', this.id);
   }
 
   /** Runs a command to completion over the control plane (API key; auto-resumes a paused sandbox). */

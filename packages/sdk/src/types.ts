@@ -25,3 +25,47 @@ export type ExecStreamEvent = paths['/exec/stream']['post']['responses'][200]['c
 export type ApiKeyInfo = AnswerOf<paths['/api-keys']['get'], 200>['api_keys'][number];
 export type CreatedApiKey = AnswerOf<paths['/api-keys']['post'], 201>;
 export type CreateApiKeyParams = BodyOf<paths['/api-keys']['post']>;
+
+export type FileEntry = components['schemas']['FileEntry'];
+export type FileWatchEvent = paths['/files/watch']['get']['responses'][200]['content']['text/event-stream'];
+
+export type TerminalInfo = components['schemas']['TerminalInfo'];
+export type CreateTerminalParams = BodyOf<paths['/terminals']['post']>;
+
+export type ProcessInfo = components['schemas']['ProcessInfo'];
+export type ProcessOutput = AnswerOf<paths['/processes/{id}/output']['get'], 200>;
+export type StartProcessParams = BodyOf<paths['/processes']['post']>;
+
+export type Snapshot = components['schemas']['Snapshot'];
+export type SnapshotPage = AnswerOf<paths['/snapshots']['get'], 200>;
+
+export type Secret = AnswerOf<paths['/secrets']['post'], 201>;
+export type CreateSecretParams = BodyOf<paths['/secrets']['post']>;
+
+export type PreviewPort = AnswerOf<paths['/sandboxes/{sandbox_id}/preview-ports']['post'], 201>;
+export type PublishPreviewPortParams = BodyOf<paths['/sandboxes/{sandbox_id}/preview-ports']['post']>;
+
+export type Template = components['schemas']['Template'];
+export type TemplateWithBuild = AnswerOf<paths['/templates']['post'], 202>;
+export type CreateTemplateParams = BodyOf<paths['/templates']['post']>;
+export type TemplateStep = NonNullable<CreateTemplateParams['steps']>[number];
+export type TemplateBuild = AnswerOf<paths['/templates/{template_id}/builds/{build_id}']['get'], 200>;
+/** One event of a build log: a line, or the final one with `finished`, `status` and maybe `error`. */
+export interface BuildLogEvent {
+  timestamp: string;
+  line?: string;
+  finished?: boolean;
+  status?: 'ready' | 'failed';
+  error?: string;
+}
+
+export type TeamManagement = AnswerOf<paths['/teams/{team_id}/management']['get'], 200>;
+export type TeamMember = components['schemas']['TeamMember'];
+export type RoleAssignment = components['schemas']['RoleAssignment'];
+export type InviteMemberParams = BodyOf<paths['/teams/{team_id}/members']['post']>;
+export type InvitedMember = AnswerOf<paths['/teams/{team_id}/members']['post'], 201>;
+
+export type BillingSummary = components['schemas']['BillingSummary'];
+export type TeamBillingUsage = components['schemas']['TeamBillingUsage'];
+export type BillingPeriod = components['schemas']['BillingPeriod'];
+export type SandboxBillingUsage = AnswerOf<paths['/teams/{team_id}/billing/usage/sandboxes']['get'], 200>;
