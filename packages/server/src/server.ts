@@ -23,6 +23,7 @@ import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.t
 import { reconcile } from './services/reconcile.ts';
 import { SandboxService } from './services/sandboxes.ts';
 import { SnapshotService } from './services/snapshots.ts';
+import { TemplateCaptures } from './services/template-captures.ts';
 import { setRevokedLookup } from './services/sandbox-view.ts';
 import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
@@ -91,10 +92,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const metrics = new PlatformMetrics(meterStore);
     const driver = instrumentDriver(await createDriver(config, log), metrics);
     const agents = new AgentPool(driver);
+    const templateStore = new TemplateStore(db);
     const templates = new TemplateService({
       imageDir: config.imageDir,
       dataDir: config.dataDir,
-      store: new TemplateStore(db),
+      store: templateStore,
       teams,
       clock,
       log,
@@ -132,6 +134,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxPerTeam: config.maxSnapshotsPerTeam,
       maxInFlightPerTeam: config.maxSnapshotsInFlightPerTeam,
       deadlineMs: config.snapshotDeadlineMs,
+      heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
     });
     await snapshots.reconcile();
     sandboxes.deps.forks = snapshots;
@@ -162,7 +165,19 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // Started once the network is wired: pool sandboxes get a namespace like any other.
     const warmPool = new WarmPool({ driver, agents, templates, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log, config: warmPoolConfig(process.env) });
     sandboxes.deps.warmPool = warmPool;
+    const captures = new TemplateCaptures({
+      driver,
+      agents,
+      templates,
+      store: templateStore,
+      network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network,
+      log,
+      enabled: process.env.SANDPIT_TEMPLATE_CAPTURE !== '0',
+    });
+    sandboxes.deps.captures = captures;
+    templates.deps.captures = captures;
     void templates.base().then(() => warmPool.start(), () => undefined);
+    void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
 
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
@@ -217,6 +232,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await billingRun;
         await app.close();
         await warmPool.close();
+        await captures.close();
         agents.closeAll();
         await network.close();
         await driver.close();

@@ -143,6 +143,7 @@ export function templateView(t: TemplateRecord, poolReady: number) {
     ready_timeout_s: d.readyTimeoutS,
     warm_pool: d.warmPool,
     warm_pool_ready: poolReady,
+    captured: t.capture !== null && t.capture.versionKey === t.version?.key,
     ...(t.latestBuildId ? { latest_build_id: t.latestBuildId } : {}),
     resources: { vcpu_count: 1, memory_mib: 1024, disk_mib: 4096 },
     created_at: iso(t.createdAt),

@@ -81,6 +81,9 @@ export const Template = Type.Object(
     ready_timeout_s: Type.Integer(),
     warm_pool: Type.Integer(),
     warm_pool_ready: Type.Integer({ description: 'Pre-started sandboxes waiting right now' }),
+    captured: Type.Boolean({
+      description: 'gvisor: the current version was captured with start_cmd running, so sandboxes are restored from it instead of booting (set shortly after a build)',
+    }),
     latest_build_id: Type.Optional(Type.String()),
     resources: Resources,
     created_at: DateTime,

@@ -12,6 +12,7 @@ import type { Principal } from './auth.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import type { SandboxNetworkHooks } from './network.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
+import type { TemplateCaptures } from './template-captures.ts';
 import type { TemplateService } from './templates.ts';
 import type { WarmPool } from './warm-pool.ts';
 import { BootError } from '../runtime/templates/boot.ts';
@@ -32,6 +33,8 @@ export interface SandboxServiceDeps {
   forks?: ForkSource;
   /** Pre-started sandboxes per template; absent or empty: every create boots one. */
   warmPool?: WarmPool;
+  /** Template versions captured with start_cmd running (gvisor); absent or none: sandboxes boot. */
+  captures?: TemplateCaptures;
 }
 
 /** What a sandbox started from a snapshot continues from. */
@@ -90,6 +93,8 @@ export class SandboxService {
       const warm = fork || Object.keys(secrets).length > 0 ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
+      const capture = warm || fork ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
+      let restored = false;
       try {
         const spec = {
           id,
@@ -108,14 +113,21 @@ export class SandboxService {
           if (network) await this.deps.network?.update(id, network);
           if (Object.keys(env).length > 0) await (await this.deps.agents.get(id)).setEnv(env);
         } else if (fork) await Promise.all([fork.engine.createFrom(spec, fork.snapshotId), net?.ready]);
-        else {
+        else if (capture && (await Promise.all([this.deps.captures!.restore(spec, template.id, capture), net?.ready]))[0]) {
+          restored = true;
+          // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on.
+          const extra = { ...env, ...net?.secretEnv };
+          const agent = this.deps.agents.get(id);
+          if (Object.keys(extra).length > 0) await (await agent).setEnv(extra);
+          else agent.catch(() => undefined);
+        } else {
           await Promise.all([driver.create(spec), net?.ready]);
           await templates.boot(id, template);
           // Opened now, so the first command does not wait for the connection.
           this.deps.agents.get(id).catch(() => undefined);
         }
       } catch (err) {
-        if (warm || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
+        if (warm || restored || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
         await net?.abort();
         if (err instanceof BootError) throw unavailable(`the template's ${err.code.replace('_failed', '')} did not come up: ${err.message}`);
         throw err;

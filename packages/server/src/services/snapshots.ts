@@ -23,6 +23,8 @@ export interface SnapshotServiceDeps {
   maxInFlightPerTeam: number;
   /** Past this, POST answers 202 and the capture settles in the background. */
   deadlineMs: number;
+  /** Engine snapshots that are not Snapshot resources (template captures): reconcile leaves their files. */
+  heldElsewhere?: () => Promise<Set<string>>;
 }
 
 export interface CreateOutcome {
@@ -248,8 +250,9 @@ export class SnapshotService implements ForkSource {
     }
     if (!engine) return;
     const live = await store.liveIds();
+    const held = (await this.deps.heldElsewhere?.()) ?? new Set<string>();
     for (const id of await engine.list()) {
-      if (live.has(id)) continue;
+      if (live.has(id) || held.has(id)) continue;
       log.warn({ snapshot: id }, 'removing snapshot files with no live snapshot');
       await engine.delete(id).catch((err) => log.error({ snapshot: id, err: String(err) }, 'snapshot cleanup failed'));
     }

@@ -77,6 +77,8 @@ export interface TemplateServiceDeps {
   agents: AgentPool;
   build: Omit<BuildDeps, 'maxTemplateBytes' | 'agents'>;
   onProgress?: (p: BuildProgress) => void;
+  /** Told when a template's version changes or it is deleted (set once the capture service is wired). */
+  captures?: { settle(templateId: string): void };
 }
 
 interface CuratedRecipe {
@@ -279,6 +281,7 @@ export class TemplateService {
         status: version ? 'ready' : this.#curatedBuilds.has(name) ? 'building' : 'pending',
         error: null,
         version,
+        capture: null,
         latestBuildId: null,
         createdAt: now,
         updatedAt: now,
@@ -326,7 +329,7 @@ export class TemplateService {
     this.#building.set(p.teamId, running + 1);
     try {
       if (!t) {
-        t = { id: newId(), teamId: p.teamId, name: body.name, definition: def, status: 'building', error: null, version: null, latestBuildId: null, createdAt: now, updatedAt: now, deletedAt: null };
+        t = { id: newId(), teamId: p.teamId, name: body.name, definition: def, status: 'building', error: null, version: null, capture: null, latestBuildId: null, createdAt: now, updatedAt: now, deletedAt: null };
         await store.insert(t);
       } else {
         t.status = 'building';
@@ -404,6 +407,7 @@ export class TemplateService {
         cur.updatedAt = now;
         await store.save(cur);
         this.#workdirs.set(cur.id, version.workdir);
+        this.deps.captures?.settle(cur.id);
       }
       log.finish('ready');
     } catch (err) {
@@ -463,6 +467,7 @@ export class TemplateService {
     t.updatedAt = now;
     await this.deps.store.save(t);
     this.#workdirs.delete(t.id);
+    this.deps.captures?.settle(t.id);
     return t;
   }
 

@@ -4,6 +4,7 @@ import { teamsBilling } from './migrations/0002-teams-billing.ts';
 import { network } from './migrations/0003-network.ts';
 import { snapshots } from './migrations/0004-snapshots.ts';
 import { templates } from './migrations/0005-templates.ts';
+import { templateCaptures } from './migrations/0006-template-captures.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003_network': network,
   '0004_snapshots': snapshots,
   '0005_templates': templates,
+  '0006_template_captures': templateCaptures,
 };
 
 export const migrationProvider: MigrationProvider = {

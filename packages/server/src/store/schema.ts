@@ -243,6 +243,8 @@ export interface TemplateTable {
   error: string | null;
   /** JSON: what sandboxes of the current ready version start from (layers, env, workdir); null until a build succeeds. */
   build: string | null;
+  /** JSON: the engine capture of that version (id, version key) sandboxes are restored from; null when there is none. */
+  capture: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;

@@ -28,6 +28,14 @@ export interface TemplateVersion {
   readyTimeoutS: number;
 }
 
+/** An engine capture of one version with its start_cmd running (gvisor); sandboxes are restored from it instead of booting. */
+export interface TemplateCapture {
+  /** The engine's snapshot id (SnapshotEngine), not a team's Snapshot resource. */
+  id: string;
+  /** TemplateVersion.key it was taken from. */
+  versionKey: string;
+}
+
 export interface TemplateRecord {
   id: string;
   teamId: string;
@@ -37,6 +45,7 @@ export interface TemplateRecord {
   status: TemplateStatus | 'pending';
   error: string | null;
   version: TemplateVersion | null;
+  capture: TemplateCapture | null;
   latestBuildId: string | null;
   createdAt: number;
   updatedAt: number;
@@ -71,6 +80,7 @@ function fromRow(r: Selectable<TemplateTable>, latestBuildId: string | null): Te
     status: r.status as TemplateStatus,
     error: r.error,
     version: r.build === null ? null : JSON.parse(r.build),
+    capture: r.capture === null ? null : JSON.parse(r.capture),
     latestBuildId,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
@@ -150,6 +160,7 @@ export class TemplateStore {
         status: t.status,
         error: t.error,
         build: t.version === null ? null : JSON.stringify(t.version),
+        capture: null,
         created_at: t.createdAt,
         updated_at: t.updatedAt,
         deleted_at: t.deletedAt,
@@ -170,6 +181,22 @@ export class TemplateStore {
       })
       .where('id', '=', t.id)
       .execute();
+  }
+
+  /** Set and cleared only here (save leaves it), so a build saving its template never races the capture. */
+  async setCapture(templateId: string, capture: TemplateCapture | null): Promise<void> {
+    await this.db.updateTable('templates').set({ capture: capture === null ? null : JSON.stringify(capture) }).where('id', '=', templateId).execute();
+  }
+
+  /** Live templates with a built version. */
+  async builtIds(): Promise<string[]> {
+    return (await this.db.selectFrom('templates').select('id').where('deleted_at', 'is', null).where('build', 'is not', null).execute()).map((r) => r.id);
+  }
+
+  /** Templates holding a capture, deleted ones included (their capture is still to be removed). */
+  async withCapture(): Promise<{ id: string; deleted: boolean; capture: TemplateCapture }[]> {
+    const rows = await this.db.selectFrom('templates').select(['id', 'deleted_at', 'capture']).where('capture', 'is not', null).execute();
+    return rows.map((r) => ({ id: r.id, deleted: r.deleted_at !== null, capture: JSON.parse(r.capture!) as TemplateCapture }));
   }
 
   async insertBuild(b: BuildRecord): Promise<void> {

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+// The server listens on loopback only: a checkpoint cannot save connections on the sandbox's network interface.
+const TEMPLATE = {
+  name: 'captured-web',
+  steps: [{ type: 'env', env: { APP_MODE: 'captured' } }],
+  start_cmd: 'echo "$$-$(date +%s%N)" > /tmp/started; exec python3 -m http.server 8000 --bind 127.0.0.1',
+  ready_cmd: 'curl -sf http://127.0.0.1:8000/ >/dev/null',
+};
+
+async function exec(api: Api, id: string, command: string) {
+  const res = await api.post(`/sandboxes/${id}/exec`, { command });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body as { stdout: string; stderr: string; exit_code: number };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('template captures on the gvisor driver', () => {
+  let srv: ServerProcess;
+  let api: Api;
+  before(async () => {
+    srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+    api = new Api(srv.url, srv.key);
+  });
+  after(async () => {
+    await srv?.stop();
+  });
+
+  const engineSnapshots = () => readdir(join(srv.dataDir, 'gvisor', 'layers', '.snapshots')).catch(() => [] as string[]);
+
+  test('sandboxes are restored from the capture with start_cmd running; caller env applies; restores are independent; delete removes it', async () => {
+    const res = await api.post('/templates', TEMPLATE);
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const t = await until('the build', async () => {
+      const cur = (await api.get(`/templates/${res.body.id}`)).body;
+      if (cur.status === 'failed') throw new Error(cur.error);
+      return cur.status === 'ready' ? cur : undefined;
+    }, 60_000);
+    await until('the capture', async () => ((await api.get(`/templates/${t.id}`)).body.captured === true ? true : undefined));
+    assert.equal((await engineSnapshots()).length, 1, 'one engine capture, kept apart from team snapshots');
+    assert.deepEqual((await api.get('/snapshots')).body.snapshots, [], 'not a team Snapshot resource');
+
+    const a = await api.post('/sandboxes', { from_template: t.id, env: { CALLER: 'alpha' } });
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    const b = await api.post('/sandboxes', { from_template: t.id, env: { CALLER: 'beta' } });
+    assert.equal(b.status, 201, JSON.stringify(b.body));
+
+    // The first command finds start_cmd already running and its server answering.
+    const ra = await exec(api, a.body.id, 'pgrep -f "http.server 8000" >/dev/null && echo running; cat /tmp/started; echo $CALLER $APP_MODE; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8000/');
+    const [state, markerA, envA, code] = ra.stdout.split('\n');
+    assert.equal(state, 'running', ra.stderr);
+    assert.match(markerA!, /^\d+-\d+$/);
+    assert.equal(envA, 'alpha captured');
+    assert.equal(code, '200');
+    const rb = await exec(api, b.body.id, 'cat /tmp/started; echo $CALLER');
+    // The same marker in both: start_cmd ran once, in the capture, not at each create.
+    assert.equal(rb.stdout, `${markerA}\nbeta\n`);
+
+    // Independent: writes and processes of one are not in the other.
+    await exec(api, a.body.id, 'echo only-a > /tmp/mine; pkill -f "http.server 8000"; true');
+    const rb2 = await exec(api, b.body.id, 'cat /tmp/mine 2>/dev/null || echo absent; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8000/');
+    assert.equal(rb2.stdout, 'absent\n200');
+    assert.equal((await exec(api, a.body.id, 'cat /tmp/mine')).stdout, 'only-a\n');
+
+    // A rebuild replaces the capture: the new version is captured afresh and the old capture is removed.
+    const firstCapture = (await engineSnapshots())[0];
+    const rebuilt = await api.post('/templates', { ...TEMPLATE, steps: [{ type: 'env', env: { APP_MODE: 'rebuilt' } }] });
+    assert.equal(rebuilt.status, 202, JSON.stringify(rebuilt.body));
+    await until('the rebuild and its capture', async () => {
+      const cur = (await api.get(`/templates/${t.id}`)).body;
+      if (cur.status === 'failed') throw new Error(cur.error);
+      const files = await engineSnapshots();
+      return cur.status === 'ready' && cur.captured === true && files.length === 1 && files[0] !== firstCapture ? true : undefined;
+    }, 60_000);
+    const c = await api.post('/sandboxes', { from_template: t.id });
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    const rc = await exec(api, c.body.id, 'cat /tmp/started; echo $APP_MODE');
+    assert.notEqual(rc.stdout.split('\n')[0], markerA, 'restored from the new capture');
+    assert.equal(rc.stdout.split('\n')[1], 'rebuilt');
+
+    // Deleting the template (once its sandboxes are gone) removes the capture.
+    for (const sb of [a.body.id, b.body.id, c.body.id]) assert.equal((await api.del(`/sandboxes/${sb}`)).status, 204);
+    assert.equal((await api.del(`/templates/${t.id}`)).status, 204);
+    await until('the capture to be removed', async () => ((await engineSnapshots()).length === 0 ? true : undefined));
+  });
+});
