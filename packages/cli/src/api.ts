@@ -1,4 +1,4 @@
-import { ApiError, SandpitClient } from '@sandpit/sdk';
+import { ApiError, Sandbox, SandpitClient } from '@sandpit/sdk';
 import { Command, InvalidArgumentError } from 'commander';
 
 /** Options of every command that talks to the API. */
@@ -22,6 +22,16 @@ export function connect(opts: ApiOptions): SandpitClient {
   if (!client.http.apiKey) throw new Error('no API key: pass --api-key or set SANDPIT_API_KEY');
   return client;
 }
+
+/** A live sandbox for data-plane commands: attaching resumes it when paused and yields its access token. */
+export function sandboxOf(id: string, opts: ApiOptions): Promise<Sandbox> {
+  return Sandbox.connect(id, { client: connect(opts) });
+}
+
+/** Like ssh: a remote command's own exit codes pass through, so the CLI's failures use one it rarely picks. */
+export const CLI_FAILURE = 255;
+
+export const exitStatus = (code: number) => (Number.isInteger(code) && code >= 0 && code <= 255 ? code : CLI_FAILURE);
 
 /** Wraps an action: a failure prints one line (with the API code) instead of a stack, and sets the exit code. */
 export function run<A extends unknown[]>(action: (...args: A) => Promise<void>, failureExitCode = 1) {
@@ -49,6 +59,17 @@ export function integer(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new InvalidArgumentError(`expected an integer, got '${value}'`);
   return n;
+}
+
+/** Sizes for people: 1.5 KiB, 50.0 MiB. */
+export function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${n.toFixed(1)} ${units[i]}`;
 }
 
 /** Left-aligned columns for people; scripts use --json. */

@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { cpCommand } from './commands/cp.ts';
 import { execCommand } from './commands/exec.ts';
 import { gateCommand } from './commands/gate.ts';
 import { keyCommand } from './commands/key.ts';
+import { previewCommand } from './commands/preview.ts';
+import { processCommand } from './commands/process.ts';
 import { sandboxCommand } from './commands/sandbox.ts';
+import { secretCommand } from './commands/secret.ts';
 import { serveCommand } from './commands/serve.ts';
+import { shellCommand } from './commands/shell.ts';
+import { snapshotCommand } from './commands/snapshot.ts';
 import { teamCommand } from './commands/team.ts';
+import { templateCommand } from './commands/template.ts';
 
 const program = new Command('sandpit').description('Sandpit: self-hosted sandboxes for AI agents').version('0.1.0');
 program.addCommand(serveCommand());
@@ -14,4 +21,11 @@ program.addCommand(gateCommand());
 program.addCommand(sandboxCommand());
 program.addCommand(execCommand());
 program.addCommand(keyCommand());
+program.addCommand(shellCommand());
+program.addCommand(cpCommand());
+program.addCommand(processCommand());
+program.addCommand(snapshotCommand());
+program.addCommand(secretCommand());
+program.addCommand(templateCommand());
+program.addCommand(previewCommand());
 await program.parseAsync(process.argv);

@@ -1,17 +1,12 @@
 import type { CommandOptions } from '@sandpit/sdk';
 import type { Command } from 'commander';
-import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, run } from '../api.ts';
+import { type ApiOptions, apiCommand, CLI_FAILURE, connect, exitStatus, integer, keyValue, printJson, run } from '../api.ts';
 
 interface ExecOptions extends ApiOptions {
   cwd?: string;
   env?: Record<string, string>;
   timeout?: number;
 }
-
-/** Like ssh: the command's own exit codes pass through, so the CLI's failures use one it rarely picks. */
-const CLI_FAILURE = 255;
-
-const exitStatus = (code: number) => (Number.isInteger(code) && code >= 0 && code <= 255 ? code : CLI_FAILURE);
 
 export function execCommand(): Command {
   return apiCommand('exec', 'run a command in a sandbox, streaming its output; exits with the command\'s exit code (255 when sandpit itself fails)')

@@ -5,6 +5,7 @@ import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, pri
 interface CreateOptions extends ApiOptions {
   name?: string;
   template?: string;
+  snapshot?: string;
   metadata?: Record<string, string>;
   env?: Record<string, string>;
   autoPause?: number;
@@ -40,6 +41,7 @@ export function sandboxCommand(): Command {
     apiCommand('create', 'create a sandbox (ready to use when this returns)')
       .option('--name <name>', 'human-readable name')
       .option('--template <template>', 'template UUID or name (default platform/base)')
+      .option('--snapshot <id>', 'fork this snapshot (memory and disk) instead of starting from a template')
       .option('--metadata <key=value>', 'metadata entry (repeatable)', keyValue)
       .option('--env <KEY=VALUE>', 'environment variable for every process (repeatable)', keyValue)
       .option('--auto-pause <seconds>', 'pause after this long active', integer)
@@ -51,6 +53,7 @@ export function sandboxCommand(): Command {
             client.sandboxes.create({
               name: opts.name,
               from_template: opts.template,
+              from_snapshot: opts.snapshot,
               metadata: opts.metadata,
               env: opts.env,
               auto_pause_seconds: opts.autoPause,

@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import type { CreateTemplateParams, SandpitClient, Template } from '@sandpit/sdk';
+import { Command } from 'commander';
+import { type ApiOptions, apiCommand, connect, printJson, printTable, run } from '../api.ts';
+
+interface CreateOptions extends ApiOptions {
+  file: string;
+  name?: string;
+  follow: boolean;
+}
+
+interface LogsOptions extends ApiOptions {
+  build?: string;
+}
+
+/** Prints a build's log lines to stderr (stdout stays for the result) and fails the command when the build fails. */
+async function follow(client: SandpitClient, templateId: string, buildId: string): Promise<void> {
+  const result = await client.templates.logs(templateId, buildId, { onLine: (line) => console.error(line) });
+  if (result.status === 'failed') {
+    console.error(`build failed: ${result.error ?? 'unknown error'}`);
+    process.exitCode = 1;
+  }
+}
+
+function describe(t: Template): void {
+  const rows: [string, string | undefined][] = [
+    ['id', t.id],
+    ['name', t.name],
+    ['status', t.status],
+    ['error', t.error],
+    ['base', t.base],
+    ['steps', t.steps.map((s) => s.type).join(', ') || undefined],
+    ['start cmd', t.start_cmd],
+    ['ready cmd', t.ready_cmd],
+    ['warm pool', `${t.warm_pool_ready}/${t.warm_pool}`],
+    ['latest build', t.latest_build_id],
+    ['updated', t.updated_at],
+  ];
+  for (const [label, value] of rows) if (value !== undefined) console.log(`${`${label}:`.padEnd(14)}${value}`);
+}
+
+export function templateCommand(): Command {
+  const template = new Command('template').description('build and manage templates (a base plus steps: run, copy, env, workdir)');
+
+  template.addCommand(
+    apiCommand('create', 'build a template from a JSON recipe (the POST /templates body) and follow its log')
+      .requiredOption('-f, --file <recipe.json>', 'the recipe')
+      .option('--name <name>', "override the recipe's name")
+      .option('--no-follow', 'return once the build has started')
+      .addHelpText('after', '\nrecipe.json:\n  {"name": "py-tools", "steps": [{"type": "env", "env": {"MODE": "ci"}}, {"type": "run", "command": "pip install requests"}]}')
+      .action(
+        run(async (opts: CreateOptions) => {
+          const recipe = JSON.parse(await readFile(opts.file, 'utf8')) as CreateTemplateParams;
+          if (opts.name) recipe.name = opts.name;
+          const client = connect(opts);
+          const started = await client.templates.create(recipe);
+          if (!opts.json) console.error(`building ${started.name} (${started.id}), build ${started.build_id}`);
+          if (opts.follow) await follow(client, started.id, started.build_id);
+          const now = opts.follow ? { ...(await client.templates.get(started.id)), build_id: started.build_id } : started;
+          if (opts.json) return printJson(now);
+          console.log(`${now.name} ${now.status}`);
+        }),
+      ),
+  );
+
+  template.addCommand(
+    apiCommand('list', "list curated platform/* templates and the team's own")
+      .alias('ls')
+      .action(
+        run(async (opts: ApiOptions) => {
+          const templates = await connect(opts).templates.list();
+          if (opts.json) return printJson(templates);
+          printTable(
+            ['ID', 'NAME', 'STATUS', 'BASE', 'UPDATED'],
+            templates.map((t) => [t.id, t.name, t.status, t.base, t.updated_at]),
+          );
+        }),
+      ),
+  );
+
+  template.addCommand(
+    apiCommand('get', 'show one template')
+      .argument('<template>', 'UUID or name')
+      .action(
+        run(async (id: string, opts: ApiOptions) => {
+          const t = await connect(opts).templates.get(id);
+          if (opts.json) printJson(t);
+          else describe(t);
+        }),
+      ),
+  );
+
+  template.addCommand(
+    apiCommand('rm', 'delete team templates (already-deleted ones are not an error)')
+      .alias('delete')
+      .argument('<template...>', 'UUIDs or names')
+      .action(
+        run(async (ids: string[], opts: ApiOptions) => {
+          const client = connect(opts);
+          const results = [];
+          for (const id of ids) results.push({ id, deleted: await client.templates.delete(id) });
+          if (opts.json) return printJson(results);
+          for (const r of results) console.log(r.deleted ? `deleted ${r.id}` : `${r.id} was already gone`);
+        }),
+      ),
+  );
+
+  template.addCommand(
+    apiCommand('logs', "print a build's log, following it until the build ends (default: the latest build)")
+      .argument('<template>', 'UUID or name')
+      .option('--build <id>', 'this build instead of the latest')
+      .action(
+        run(async (id: string, opts: LogsOptions) => {
+          const client = connect(opts);
+          const t = await client.templates.get(id);
+          const buildId = opts.build ?? t.latest_build_id;
+          if (!buildId) throw new Error(`${t.name} has no build`);
+          const result = await client.templates.logs(t.id, buildId, { onLine: (line) => (opts.json ? undefined : console.log(line)) });
+          if (opts.json) printJson(await client.templates.build(t.id, buildId));
+          else if (result.status === 'failed') console.error(`build failed: ${result.error ?? 'unknown error'}`);
+          if (result.status === 'failed') process.exitCode = 1;
+        }),
+      ),
+  );
+
+  return template;
+}
