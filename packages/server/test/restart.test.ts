@@ -59,3 +59,26 @@ test('kill -9 the server: sandboxes keep running and are reconciled on restart, 
     assert.ok(!existsSync(`/sys/fs/cgroup/memory/sandpit/${bare(sb.id)}`), 'cgroup removed');
   }
 });
+
+test('a restart on another default driver keeps managing the sandboxes the first one runs', async () => {
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container' });
+  const api = new Api(server.url, server.key);
+  const old = (await api.post('/sandboxes', {})).body;
+  assert.equal(old.driver, 'container');
+  await api.post(`/sandboxes/${old.id}/exec`, { command: 'echo kept > /home/user/f' });
+  await server.kill9();
+  server.env.SANDPIT_DRIVER = 'gvisor';
+  await server.launch();
+  assert.equal((await new Api(server.url).get('/info')).body.driver, 'gvisor');
+  assert.equal((await api.get(`/sandboxes/${old.id}`)).body.status, 'active');
+  assert.equal((await api.post(`/sandboxes/${old.id}/exec`, { command: 'cat /home/user/f' })).body.stdout, 'kept\n');
+  assert.equal((await api.post(`/sandboxes/${old.id}/pause`)).body.status, 'paused');
+  assert.equal((await api.post(`/sandboxes/${old.id}/resume`)).body.status, 'active');
+  const fresh = (await api.post('/sandboxes', {})).body;
+  assert.equal(fresh.driver, 'gvisor');
+  assert.equal((await api.post(`/sandboxes/${fresh.id}/exec`, { command: 'echo new' })).body.stdout, 'new\n');
+  assert.equal((await api.del(`/sandboxes/${old.id}`)).status, 204);
+  assert.equal((await api.del(`/sandboxes/${fresh.id}`)).status, 204);
+  await server.stop();
+  server = undefined;
+});

@@ -64,6 +64,8 @@ export interface RuntimeDriver {
    * with the agent's next connection. Absent: dial agentSocket(id).
    */
   connectAgent?(id: string, timeoutMs: number): Promise<Socket>;
+  /** Present on a set of engines: whether it manages sandboxes recorded with that driver name. */
+  serves?(name: string): boolean;
   /** Present when the engine can capture memory and disk (gvisor); absent: snapshots answer 503. */
   readonly snapshots?: SnapshotEngine;
   /**

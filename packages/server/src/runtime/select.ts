@@ -1,19 +1,41 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ContainerDriver } from './container/container-driver.ts';
 import type { RuntimeDriver } from './driver.ts';
+import { DriverSet } from './driver-set.ts';
 import { GvisorDriver } from './gvisor/gvisor-driver.ts';
 
 /**
  * Picks and initializes the runtime driver the configuration asks for. `auto`
  * takes gvisor when runsc can run a sandbox here (probed once, about 200 ms):
- * it isolates more and pauses to disk; otherwise the container driver.
+ * it isolates more and pauses to disk; otherwise the container driver. Sandboxes
+ * the other engine still holds in this data directory stay managed by it.
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log };
+  const primary = await createPrimary(config, log);
+  const others: RuntimeDriver[] = [];
+  if (primary.name !== 'container' && holdsSandboxes(join(config.dataDir, 'sandboxes')) && (await ContainerDriver.available()) === true) {
+    const d = new ContainerDriver(opts);
+    await d.init();
+    others.push(d);
+  }
+  if (primary.name !== 'gvisor' && holdsSandboxes(join(config.dataDir, 'gvisor', 'sandboxes')) && (await GvisorDriver.available()) === true) {
+    const d = new GvisorDriver(opts);
+    await d.init();
+    others.push(d);
+  }
+  return others.length > 0 ? DriverSet.of(primary, others) : primary;
+}
+
+async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log };
   if (config.driver !== 'container') {
     const ok = await GvisorDriver.available();
     if (ok === true) {
-      const driver = new GvisorDriver({ dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log });
+      const driver = new GvisorDriver(opts);
       await driver.init();
       return driver;
     }
@@ -22,7 +44,15 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
   }
   const ok = await ContainerDriver.available();
   if (ok !== true) throw new Error(`the container driver cannot run here: ${ok === false ? 'crun or cgroups missing' : ok}`);
-  const driver = new ContainerDriver({ dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log });
+  const driver = new ContainerDriver(opts);
   await driver.init();
   return driver;
+}
+
+function holdsSandboxes(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }

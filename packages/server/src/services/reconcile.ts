@@ -11,7 +11,7 @@ import type { SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
  * - engine state without a live row (a create or delete cut short) -> destroyed.
  */
 export async function reconcile(store: SandboxStore, driver: RuntimeDriver, clock: Clock, log: Logger): Promise<void> {
-  const live = (await store.listLive()).filter((r) => r.driver === driver.name);
+  const live = (await store.listLive()).filter((r) => (driver.serves ? driver.serves(r.driver) : r.driver === driver.name));
   const known = new Set(live.map((r) => r.id));
   for (const rec of live) {
     const state = await driver.state(rec.id);

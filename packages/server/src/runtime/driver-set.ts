@@ -1,0 +1,102 @@
+import { connect, type Socket } from 'node:net';
+import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine } from './driver.ts';
+
+/**
+ * Several engines behind one driver: new sandboxes go to the primary, every other
+ * call goes to the engine that holds the sandbox. A host that changes its default
+ * driver (or whose gvisor probe fails once at start) keeps managing the sandboxes
+ * the other engine still runs instead of losing them.
+ */
+export class DriverSet implements RuntimeDriver {
+  readonly primary: RuntimeDriver;
+  readonly #all: RuntimeDriver[];
+  readonly #owner = new Map<string, RuntimeDriver>();
+
+  private constructor(primary: RuntimeDriver, others: RuntimeDriver[]) {
+    this.primary = primary;
+    this.#all = [primary, ...others];
+  }
+
+  static async of(primary: RuntimeDriver, others: RuntimeDriver[]): Promise<DriverSet> {
+    const set = new DriverSet(primary, others);
+    for (const d of others) for (const id of await d.list()) set.#owner.set(id, d);
+    return set;
+  }
+
+  get name(): DriverName {
+    return this.primary.name;
+  }
+
+  get pauseKeeps(): 'ram' | 'disk' {
+    return this.primary.pauseKeeps;
+  }
+
+  get snapshots(): SnapshotEngine | undefined {
+    return this.primary.snapshots;
+  }
+
+  /** Engine names whose sandboxes this set manages (reconciliation covers all of them). */
+  serves(name: string): boolean {
+    return this.#all.some((d) => d.name === name);
+  }
+
+  #for(id: string): RuntimeDriver {
+    return this.#owner.get(id) ?? this.primary;
+  }
+
+  create(spec: SandboxSpec): Promise<void> {
+    return this.primary.create(spec);
+  }
+  pause(id: string): Promise<void> {
+    return this.#for(id).pause(id);
+  }
+  resume(id: string): Promise<void> {
+    return this.#for(id).resume(id);
+  }
+  async destroy(id: string): Promise<void> {
+    await this.#for(id).destroy(id);
+    this.#owner.delete(id);
+  }
+  state(id: string): Promise<EngineState> {
+    return this.#for(id).state(id);
+  }
+  async list(): Promise<string[]> {
+    return (await Promise.all(this.#all.map((d) => d.list()))).flat();
+  }
+  stats(id: string): Promise<EngineStats> {
+    return this.#for(id).stats(id);
+  }
+  agentSocket(id: string): string {
+    return this.#for(id).agentSocket(id);
+  }
+  upperDir(id: string): string {
+    return this.#for(id).upperDir(id);
+  }
+  /** Only engines whose agent dials the host have this; for the others the caller dials agentSocket. */
+  get connectAgent(): ((id: string, timeoutMs: number) => Promise<Socket>) | undefined {
+    if (!this.#all.some((d) => d.connectAgent)) return undefined;
+    return (id, timeoutMs) => {
+      const d = this.#for(id);
+      if (d.connectAgent) return d.connectAgent(id, timeoutMs);
+      return dialUnix(d.agentSocket(id), timeoutMs);
+    };
+  }
+  async close(opts?: { release?: boolean }): Promise<void> {
+    for (const d of this.#all) await d.close(opts);
+  }
+}
+
+function dialUnix(path: string, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(path);
+    const timer = setTimeout(() => s.destroy(new Error(`agent socket ${path} did not answer in ${timeoutMs} ms`)), timeoutMs);
+    s.once('connect', () => {
+      clearTimeout(timer);
+      resolve(s);
+    });
+    s.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
