@@ -4643,6 +4643,8 @@ export interface paths {
                             base: string;
                             /** @description The build this request started; follow it at /templates/{id}/builds/{build_id}/logs */
                             build_id: string;
+                            /** @description gvisor: the current version was captured with start_cmd running, so sandboxes are restored from it instead of booting (set shortly after a build) */
+                            captured: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** @description A platform/* template: visible to every team, read-only */
@@ -5697,6 +5699,8 @@ export interface components {
         /** @description Curated templates (platform/*) report status pending until first used, when they are built (and cached by recipe hash). */
         Template: {
             base: string;
+            /** @description gvisor: the current version was captured with start_cmd running, so sandboxes are restored from it instead of booting (set shortly after a build) */
+            captured: boolean;
             /** Format: date-time */
             created_at: string;
             /** @description A platform/* template: visible to every team, read-only */
