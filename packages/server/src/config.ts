@@ -24,7 +24,8 @@ export interface Config {
   agentBinary: string;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A non-negative integer setting; unset or empty means the fallback. */
+export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -42,7 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     host: env.HOST || '0.0.0.0',
-    port: int(env, 'PORT', 3000),
+    port: envInt(env, 'PORT', 3000),
     publicHost: env.SANDPIT_PUBLIC_HOST || 'localhost',
     region,
     dataDir,
@@ -50,12 +51,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     driver,
     bootstrapApiKey: env.SANDPIT_BOOTSTRAP_API_KEY || undefined,
     logLevel: env.SANDPIT_LOG_LEVEL || 'info',
-    rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT', 2000),
-    rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS', 10_000),
-    maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES', 100),
-    maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS', 200),
-    maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
-    snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
+    rateLimitMax: envInt(env, 'SANDPIT_RATE_LIMIT', 2000),
+    rateLimitWindowMs: envInt(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS', 10_000),
+    maxActiveSandboxesPerTeam: envInt(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES', 100),
+    maxSnapshotsPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS', 200),
+    maxSnapshotsInFlightPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
+    snapshotDeadlineMs: envInt(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
     agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
   };
 }

@@ -2,33 +2,20 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { Api, parseSse, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
 
-let server: ServerProcess;
-let sb: any;
-let dp: Record<string, string>;
+const fx = sandboxFixture();
 
-before(async () => {
-  server = await ServerProcess.start();
-  const res = await new Api(server.url, server.key).post('/sandboxes', {});
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  sb = res.body;
-  dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
-});
-after(async () => {
-  await server?.stop();
-});
-
-const api = () => new Api(server.url);
-const get = (path: string) => api().get(path, dp);
-const post = (path: string, body: unknown) => api().post(path, body, dp);
-const sh = async (command: string) => (await api().post('/exec', { command, timeout_s: 120 }, dp)).body;
+const api = () => new Api(fx.server.url);
+const get = (path: string) => api().get(path, fx.dp);
+const post = (path: string, body: unknown) => api().post(path, body, fx.dp);
+const sh = async (command: string) => (await api().post('/exec', { command, timeout_s: 120 }, fx.dp)).body;
 const q = (p: string) => encodeURIComponent(p);
 
 function upload(path: string, body: Buffer | Readable, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}/files?path=${q(path)}`, {
+  return fetch(`${fx.server.url}/files?path=${q(path)}`, {
     method: 'PUT',
-    headers: { ...dp, 'content-type': 'application/octet-stream', ...headers },
+    headers: { ...fx.dp, 'content-type': 'application/octet-stream', ...headers },
     body: body instanceof Readable ? (Readable.toWeb(body) as ReadableStream) : body,
     duplex: 'half',
   } as RequestInit);
@@ -69,7 +56,7 @@ describe('upload and download', () => {
     const want = gen.digest();
     const inside = await sh('sha256sum /home/user/big/blob.bin; test -O /home/user/big/blob.bin && echo owned');
     assert.equal(inside.stdout, `${want}  /home/user/big/blob.bin\nowned\n`);
-    const down = await fetch(`${server.url}/files?path=${q('/home/user/big/blob.bin')}`, { headers: dp });
+    const down = await fetch(`${fx.server.url}/files?path=${q('/home/user/big/blob.bin')}`, { headers: fx.dp });
     assert.equal(down.status, 200);
     assert.equal(down.headers.get('content-type'), 'application/octet-stream');
     assert.equal(down.headers.get('content-length'), String(size));
@@ -87,7 +74,7 @@ describe('upload and download', () => {
   test('binary content round trips; replacing a file keeps its mode; empty files work', async () => {
     const bin = Buffer.from(Array.from({ length: 70000 }, (_, i) => (i * 7) % 256));
     assert.equal((await upload('/tmp/bin.dat', bin, { 'content-type': 'application/json' })).status, 200);
-    const down = await fetch(`${server.url}/files?path=/tmp/bin.dat`, { headers: dp });
+    const down = await fetch(`${fx.server.url}/files?path=/tmp/bin.dat`, { headers: fx.dp });
     assert.deepEqual(Buffer.from(await down.arrayBuffer()), bin);
     await sh('chmod 750 /tmp/bin.dat');
     assert.equal((await upload('/tmp/bin.dat', Buffer.from('new'))).status, 200);
@@ -96,7 +83,7 @@ describe('upload and download', () => {
     const empty = await upload('/tmp/empty', Buffer.alloc(0));
     assert.equal(empty.status, 200);
     assert.equal(((await empty.json()) as any).size, 0);
-    const d = await fetch(`${server.url}/files?path=/tmp/empty`, { headers: dp });
+    const d = await fetch(`${fx.server.url}/files?path=/tmp/empty`, { headers: fx.dp });
     assert.equal(d.status, 200);
     assert.equal((await d.arrayBuffer()).byteLength, 0);
   });
@@ -118,14 +105,14 @@ describe('upload and download', () => {
     assert.equal(((await upRoot.json()) as any).error.code, 'forbidden');
     assert.equal((await sh('head -1 /etc/passwd')).stdout.startsWith('root:'), true);
     for (const p of ['', 'a%00b']) {
-      const res = await api().get(`/files/stat?path=${p}`, dp);
+      const res = await api().get(`/files/stat?path=${p}`, fx.dp);
       assert.equal(res.status, 400, p);
       assert.equal(res.body.error.code, 'bad_request');
     }
-    assert.equal((await api().get('/files/stat', dp)).status, 400);
-    const noToken = await api().get('/files/stat?path=/tmp', { 'x-platform-sandbox-id': sb.id, 'x-access-token': 'wrong' });
+    assert.equal((await api().get('/files/stat', fx.dp)).status, 400);
+    const noToken = await api().get('/files/stat?path=/tmp', { 'x-platform-sandbox-id': fx.sb.id, 'x-access-token': 'wrong' });
     assert.equal(noToken.status, 401);
-    const upNoToken = await fetch(`${server.url}/files?path=/tmp/x`, { method: 'PUT', headers: { 'x-platform-sandbox-id': sb.id }, body: 'x' });
+    const upNoToken = await fetch(`${fx.server.url}/files?path=/tmp/x`, { method: 'PUT', headers: { 'x-platform-sandbox-id': fx.sb.id }, body: 'x' });
     assert.equal(upNoToken.status, 401);
   });
 
@@ -202,7 +189,7 @@ describe('watch', () => {
   test('SSE events for create, write, rename and remove; ends when the directory goes', async () => {
     await post('/files/mkdir', { path: '/home/user/watched/sub' });
     const ctrl = new AbortController();
-    const res = await fetch(`${server.url}/files/watch?path=/home/user/watched&recursive=true`, { headers: dp, signal: ctrl.signal });
+    const res = await fetch(`${fx.server.url}/files/watch?path=/home/user/watched&recursive=true`, { headers: fx.dp, signal: ctrl.signal });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const text = res.text();

@@ -1,25 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { Api, parseSse, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
 
-let server: ServerProcess;
-let sb: any;
-let dp: Record<string, string>;
+const fx = sandboxFixture();
 
-before(async () => {
-  server = await ServerProcess.start();
-  const res = await new Api(server.url, server.key).post('/sandboxes', {});
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  sb = res.body;
-  dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
-});
-after(async () => {
-  await server?.stop();
-});
-
-const api = () => new Api(server.url);
-const get = (path: string) => api().get(path, dp);
-const post = (path: string, body: unknown) => api().post(path, body, dp);
+const api = () => new Api(fx.server.url);
+const get = (path: string) => api().get(path, fx.dp);
+const post = (path: string, body: unknown) => api().post(path, body, fx.dp);
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
@@ -41,7 +28,7 @@ test('start, list, read output, stream, stdin, exit status', async () => {
   const early = await until(() => get(`/processes/${p.id}/output`), (r) => r.body.stdout === 'start\n');
   assert.deepEqual([early.body.stdout, early.body.stderr, early.body.running], ['start\n', 'err\n', true]);
   // The stream replays what was kept, then follows live.
-  const stream = fetch(`${server.url}/processes/${p.id}/stream`, { headers: dp }).then((r) => r.text());
+  const stream = fetch(`${fx.server.url}/processes/${p.id}/stream`, { headers: fx.dp }).then((r) => r.text());
   await new Promise((r) => setTimeout(r, 200));
   assert.equal((await post(`/processes/${p.id}/stdin`, { data: 'aGVsbG8K', encoding: 'base64' })).status, 204);
   const { events } = parseSse(await stream);
@@ -51,10 +38,10 @@ test('start, list, read output, stream, stdin, exit status', async () => {
   const done = await get(`/processes/${p.id}`);
   assert.deepEqual([done.body.running, done.body.exit_code], [false, 4]);
   // A stream of an exited process replays and finishes at once; pid works as the id too.
-  const again = parseSse(await (await fetch(`${server.url}/processes/${p.pid}/stream`, { headers: dp })).text());
+  const again = parseSse(await (await fetch(`${fx.server.url}/processes/${p.pid}/stream`, { headers: fx.dp })).text());
   assert.equal(again.events.at(-1).exit_code, 4);
   assert.equal((await post(`/processes/${p.id}/stdin`, { data: 'x' })).status, 409);
-  assert.equal((await api().req('DELETE', `/processes/${p.id}`, undefined, dp)).status, 204);
+  assert.equal((await api().req('DELETE', `/processes/${p.id}`, undefined, fx.dp)).status, 204);
   assert.equal((await get(`/processes/${p.id}`)).status, 404);
 });
 
@@ -86,20 +73,20 @@ test('a process that never reads stdin gets 409 instead of stalling the sandbox'
   const other = (await post('/processes', { command: 'echo fine' })).body;
   const out = await until(() => get(`/processes/${other.id}/output`), (r) => !r.body.running);
   assert.equal(out.body.stdout, 'fine\n');
-  assert.equal((await api().req('DELETE', `/processes/${p.id}`, undefined, dp)).status, 204);
+  assert.equal((await api().req('DELETE', `/processes/${p.id}`, undefined, fx.dp)).status, 204);
 });
 
 test('processes survive pause/resume and a server restart', async () => {
   const p = (await post('/processes', { command: 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.1; done' })).body;
   await until(() => get(`/processes/${p.id}/output`), (r) => r.body.stdout.includes('tick 2'));
-  const control = new Api(server.url, server.key);
-  assert.equal((await control.post(`/sandboxes/${sb.id}/pause`)).status, 200);
-  assert.equal((await control.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+  const control = new Api(fx.server.url, fx.server.key);
+  assert.equal((await control.post(`/sandboxes/${fx.sb.id}/pause`)).status, 200);
+  assert.equal((await control.post(`/sandboxes/${fx.sb.id}/resume`)).status, 200);
   const after = await until(() => get(`/processes/${p.id}`), (r) => r.status === 200);
   assert.equal(after.body.running, true);
 
-  await server.kill9();
-  await server.launch();
+  await fx.server.kill9();
+  await fx.server.launch();
   const found = await until(() => get(`/processes/${p.id}`), (r) => r.status === 200);
   assert.equal(found.status, 200, JSON.stringify(found.body));
   assert.equal(found.body.running, true);

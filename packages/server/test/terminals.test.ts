@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { Api, ServerProcess } from './helpers/server-process.ts';
+import { Api, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
 
-let server: ServerProcess;
-let sb: any;
-let dp: Record<string, string>;
+const fx = sandboxFixture();
 
-before(async () => {
-  server = await ServerProcess.start();
-  const res = await new Api(server.url, server.key).post('/sandboxes', {});
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  sb = res.body;
-  dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
-});
-after(async () => {
-  await server?.stop();
-});
-
-const api = () => new Api(server.url);
+const api = () => new Api(fx.server.url);
 
 /** A WebSocket client that accumulates terminal output and control messages. */
 class Term {
@@ -28,8 +15,8 @@ class Term {
   closed: Promise<number>;
   #waiters: (() => void)[] = [];
 
-  constructor(id: string, headers: Record<string, string> = dp, query = '') {
-    this.ws = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/${id}/connect${query}`, { headers });
+  constructor(id: string, headers: Record<string, string> = fx.dp, query = '') {
+    this.ws = new WebSocket(`${fx.server.url.replace('http', 'ws')}/terminals/${id}/connect${query}`, { headers });
     this.ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) this.out += data.toString('utf8');
       else this.controls.push(JSON.parse(data.toString('utf8')));
@@ -62,7 +49,7 @@ class Term {
 }
 
 test('a terminal session: type, echo, resize, reconnect, exit status', async () => {
-  const created = await api().post('/terminals', { cols: 100, rows: 30 }, dp);
+  const created = await api().post('/terminals', { cols: 100, rows: 30 }, fx.dp);
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const t = created.body;
   assert.equal(t.command, '/bin/bash');
@@ -86,9 +73,9 @@ test('a terminal session: type, echo, resize, reconnect, exit status', async () 
   a.ws.close();
   await a.closed;
   await new Promise((r) => setTimeout(r, 1000));
-  const list = await api().get('/terminals', dp);
+  const list = await api().get('/terminals', fx.dp);
   assert.deepEqual(list.body.terminals.map((x: any) => [x.id, x.running]), [[t.id, true]]);
-  const b = new Term(t.id, {}, `?access_token=${sb.access_token}&sandbox_id=${sb.id}`);
+  const b = new Term(t.id, {}, `?access_token=${fx.sb.access_token}&sandbox_id=${fx.sb.id}`);
   await b.open();
   await b.waitFor(/detached-42/);
   assert.match(b.out, /via-control/);
@@ -96,35 +83,35 @@ test('a terminal session: type, echo, resize, reconnect, exit status', async () 
   b.type('exit 3\r');
   assert.equal(await b.closed, 1000);
   assert.deepEqual(b.controls.at(-1), { type: 'exit', exit_code: 3, signal: null });
-  const ended = await api().get(`/terminals/${t.id}`, dp);
+  const ended = await api().get(`/terminals/${t.id}`, fx.dp);
   assert.equal(ended.body.running, false);
   assert.equal(ended.body.exit_code, 3);
-  assert.equal((await api().req('DELETE', `/terminals/${t.id}`, undefined, dp)).status, 204);
-  assert.equal((await api().get(`/terminals/${t.id}`, dp)).status, 404);
+  assert.equal((await api().req('DELETE', `/terminals/${t.id}`, undefined, fx.dp)).status, 204);
+  assert.equal((await api().get(`/terminals/${t.id}`, fx.dp)).status, 404);
 });
 
 test('custom command, delete kills it, unknown ids and bad tokens are refused before the upgrade', async () => {
-  const created = await api().post('/terminals', { command: 'cat' }, dp);
+  const created = await api().post('/terminals', { command: 'cat' }, fx.dp);
   assert.equal(created.status, 201);
   const term = new Term(created.body.id);
   await term.open();
   term.type('hello\r');
   await term.waitFor(/hello\r\nhello\r\n/);
-  assert.equal((await api().req('DELETE', `/terminals/${created.body.id}`, undefined, dp)).status, 204);
+  assert.equal((await api().req('DELETE', `/terminals/${created.body.id}`, undefined, fx.dp)).status, 204);
   await term.closed;
   assert.equal(term.controls.at(-1).type, 'exit');
 
-  const missing = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: dp });
+  const missing = new WebSocket(`${fx.server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: fx.dp });
   const status = await new Promise<number>((r) => missing.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0)));
   assert.equal(status, 404);
-  const badToken = new WebSocket(`${server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: { ...dp, 'x-access-token': 'wrong' } });
+  const badToken = new WebSocket(`${fx.server.url.replace('http', 'ws')}/terminals/nope/connect`, { headers: { ...fx.dp, 'x-access-token': 'wrong' } });
   assert.equal(await new Promise<number>((r) => badToken.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0))), 401);
-  assert.equal((await api().post('/terminals', { cols: 0 }, dp)).status, 400);
-  assert.equal((await api().post('/terminals', {}, { ...dp, 'x-access-token': 'wrong' })).status, 401);
+  assert.equal((await api().post('/terminals', { cols: 0 }, fx.dp)).status, 400);
+  assert.equal((await api().post('/terminals', {}, { ...fx.dp, 'x-access-token': 'wrong' })).status, 401);
 });
 
 test('keystroke to echo latency', async () => {
-  const created = await api().post('/terminals', { command: 'stty raw -echo; cat' }, dp);
+  const created = await api().post('/terminals', { command: 'stty raw -echo; cat' }, fx.dp);
   const term = new Term(created.body.id);
   await term.open();
   await new Promise((r) => setTimeout(r, 300));
@@ -140,5 +127,5 @@ test('keystroke to echo latency', async () => {
   const median = samples[100]!;
   console.log(`terminal keystroke-to-echo: median ${median.toFixed(3)} ms, p90 ${samples[180]!.toFixed(3)} ms`);
   assert.ok(median < 5, `median ${median} ms`);
-  await api().req('DELETE', `/terminals/${created.body.id}`, undefined, dp);
+  await api().req('DELETE', `/terminals/${created.body.id}`, undefined, fx.dp);
 });

@@ -16,6 +16,7 @@ import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from './agents.ts';
 import type { Principal } from './auth.ts';
 import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from './template-builds.ts';
+import { envInt } from '../config.ts';
 
 /** What a sandbox of a template starts from. */
 export interface TemplateInfo {
@@ -52,13 +53,7 @@ export interface TemplateLimits {
 
 /** Template settings from the environment, with working defaults. */
 export function templateLimits(env: NodeJS.ProcessEnv): TemplateLimits {
-  const int = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
-    return n;
-  };
+  const int = (name: string, fallback: number) => envInt(env, name, fallback);
   return {
     maxBuilds: int('SANDPIT_MAX_CONCURRENT_BUILDS', 2),
     maxTemplates: int('SANDPIT_MAX_TEMPLATES', 50),

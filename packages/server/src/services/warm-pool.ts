@@ -5,6 +5,7 @@ import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { AgentPool } from './agents.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from './network.ts';
 import type { TemplateInfo, TemplateService } from './templates.ts';
+import { envInt } from '../config.ts';
 
 /** A started sandbox waiting to be taken: no store row, no team, not billed. */
 export interface WarmSandbox {
@@ -24,13 +25,7 @@ export interface WarmPoolConfig {
 }
 
 export function warmPoolConfig(env: NodeJS.ProcessEnv): WarmPoolConfig {
-  const int = (name: string, fallback: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
-    return n;
-  };
+  const int = (name: string, fallback: number) => envInt(env, name, fallback);
   return {
     baseSize: int('SANDPIT_WARM_POOL', 0),
     minAvailableMib: int('SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB', 1024),

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { teardownEngine } from '../../src/runtime/teardown.ts';
 
@@ -161,4 +162,20 @@ export function parseSse(text: string): { events: any[]; comments: string[]; str
     else if (line !== '') stray.push(line);
   }
   return { events, comments, stray };
+}
+
+/** One server and one sandbox for a whole test file, with its data-plane headers; cleaned up after. */
+export function sandboxFixture(env: Record<string, string> = {}) {
+  const fx = { server: undefined as unknown as ServerProcess, sb: undefined as any, dp: {} as Record<string, string> };
+  before(async () => {
+    fx.server = await ServerProcess.start(env);
+    const res = await new Api(fx.server.url, fx.server.key).post('/sandboxes', {});
+    if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(res.body)}`);
+    fx.sb = res.body;
+    fx.dp = { 'x-platform-sandbox-id': fx.sb.id, 'x-access-token': fx.sb.access_token };
+  });
+  after(async () => {
+    await fx.server?.stop();
+  });
+  return fx;
 }
