@@ -2,7 +2,10 @@
  * Issue 6 benchmarks against a real server process, per driver:
  * create -> first exec with a warm pool (platform/base and a template with
  * start/ready commands), the same without a pool, and a rebuild whose last
- * step changed (which steps ran is printed).
+ * step changed (which steps ran is printed). With gvisor also: a start/ready
+ * template restored from its capture vs booted (captures off), and a fork of
+ * platform/base from a snapshot vs its plain boot (why templates without
+ * start/ready commands are not captured).
  * Run: node bench/templates.bench.ts   (BENCH_DRIVERS=container,gvisor BENCH_RUNS=20)
  */
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
@@ -92,4 +95,47 @@ async function createToExecCold(api: Api, body: object): Promise<number[]> {
   return out;
 }
 
+async function waitCaptured(api: Api, name: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await api.get(`/templates/${name}`)).body.captured === true) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`template ${name} was not captured`);
+}
+
+/** gvisor only: no warm pool, so every create either restores the template's capture or boots. */
+async function benchCapture(): Promise<void> {
+  const tpl = {
+    name: 'bench-capture',
+    steps: [{ type: 'run', command: 'echo one > /home/user/one' }],
+    start_cmd: 'exec python3 -m http.server 8000 --bind 127.0.0.1',
+    ready_cmd: 'curl -sf http://127.0.0.1:8000/ >/dev/null',
+  };
+  console.log(`\nSandpit template captures benchmark (driver gvisor, ${N} runs each)`);
+  for (const capture of [true, false]) {
+    const server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_RATE_LIMIT: '0', SANDPIT_TEMPLATE_CAPTURE: capture ? '1' : '0' });
+    const api = new Api(server.url, server.key);
+    try {
+      const started = performance.now();
+      await followBuild(server, await api.post('/templates', tpl));
+      if (capture) {
+        await waitCaptured(api, tpl.name);
+        console.log(`build end -> captured: ${(performance.now() - started).toFixed(0)} ms after the build was posted`);
+      }
+      const label = capture ? 'restored from its capture' : 'booted (captures off)';
+      report(`create -> first exec, start+ready tpl, ${label}`, await createToExec(api, { from_template: tpl.name }, 0), capture ? '<= 400 ms' : undefined);
+      if (!capture) continue;
+      report('create -> first exec, platform/base booted', await createToExec(api, {}, 0), undefined);
+      const src = (await api.post('/sandboxes', {})).body;
+      const snap = (await api.post(`/sandboxes/${src.id}/snapshot`, {})).body;
+      report('create -> first exec, platform/base forked', await createToExec(api, { from_snapshot: snap.id }, 0), undefined);
+      await api.del(`/sandboxes/${src.id}`);
+      await api.del(`/snapshots/${snap.id}`);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
 for (const d of DRIVERS) await benchDriver(d);
+if (DRIVERS.includes('gvisor')) await benchCapture();
