@@ -347,8 +347,15 @@ export class TemplateService {
       t.latestBuildId = build.id;
       const log = new BuildLog(this.#logPath(build.id));
       this.#live.set(build.id, { build, log });
-      void this.#runTeamBuild(t, build, base, log).finally(() => {
+      let released = false;
+      // Called before the build log says finished, so a client that saw it may start the next build at once.
+      const release = () => {
+        if (released) return;
+        released = true;
         this.#building.set(p.teamId, (this.#building.get(p.teamId) ?? 1) - 1);
+      };
+      void this.#runTeamBuild(t, build, base, log, release).finally(() => {
+        release();
         setTimeout(() => this.#live.delete(build.id), 60_000).unref();
       });
       return { template: t, build: { ...build } };
@@ -358,7 +365,7 @@ export class TemplateService {
     }
   }
 
-  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo, log: BuildLog): Promise<void> {
+  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo, log: BuildLog, release: () => void): Promise<void> {
     const { store, clock } = this.deps;
     const def = build.definition;
     log.line(`building template '${t.name}' on ${def.base} (${def.steps.length} steps)`);
@@ -404,6 +411,7 @@ export class TemplateService {
         this.#workdirs.set(cur.id, version.workdir);
         this.deps.captures?.settle(cur.id);
       }
+      release();
       log.finish('ready');
     } catch (err) {
       const message = err instanceof BuildFailure ? err.message : `build_failed: ${(err as Error).message.split('\n')[0]}`;
@@ -421,6 +429,7 @@ export class TemplateService {
         await store.save(cur).catch(() => undefined);
       }
       log.line(message);
+      release();
       log.finish('failed', message);
     }
     await log.flushed();
