@@ -24,6 +24,7 @@
 #define T_LIST 0x09
 #define T_ATTACH 0x0a
 #define T_DIAL 0x0b
+#define T_READ 0x0c
 
 /* Agent -> host. */
 #define T_HELLO 0x80
@@ -78,6 +79,9 @@ enum { FT_FILE = 0, FT_DIR, FT_SYMLINK, FT_OTHER };
 enum { EV_CREATE = 1, EV_WRITE, EV_REMOVE, EV_RENAME_FROM, EV_RENAME_TO, EV_CHMOD };
 
 #define ATTACH_PID 1
+
+#define READ_PATH 1
+#define READ_MAX (1u << 20)
 #define PROCS_ENTRY 1
 #define PROC_PID 1
 #define PROC_NAME 2

@@ -405,6 +405,17 @@ test('file operations run as the user: write, read, stat, list, errors', () =>
     await assert.rejects(client.fileResult({ op: 'stat', path: dir, user: 'root' }), { code: 'ENOENT' });
   }));
 
+test('READ: a /proc file (size 0) to EOF, read by the agent itself; FIFOs, directories and missing files refused', () =>
+  withAgent(async (agent, client) => {
+    const status = (await client.readSmall(`/proc/${agent.child.pid}/status`)).toString();
+    assert.match(status, /^Name:\s+sandpit-agent/m);
+    spawnSync('mkfifo', [path.join(agent.dir, 'fifo')]);
+    await assert.rejects(client.readSmall(path.join(agent.dir, 'fifo')), { code: 'EINVAL' });
+    await assert.rejects(client.readSmall(agent.dir), { code: 'EINVAL' });
+    await assert.rejects(client.readSmall(path.join(agent.dir, 'nope')), { code: 'ENOENT' });
+    await client.ping(); // the connection stays up after refusals
+  }));
+
 test('LIST and ATTACH: a named background process outlives its connection with its output tail', () =>
   withAgent(async (agent, client) => {
     const p = client.spawn({ argv: ['sh', '-c', 'echo before; sleep 0.3; echo during; read x; echo "got $x"; exit 5'], user: 'root', background: true, name: 'job-1' });

@@ -20,6 +20,7 @@ export const Msg = {
   list: 0x09,
   attach: 0x0a,
   dial: 0x0b,
+  read: 0x0c,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,
@@ -44,6 +45,7 @@ export const EntryType = ['file', 'dir', 'symlink', 'other'] as const;
 export const EventTag = { kind: 1, name: 2, isDir: 3 } as const;
 export const EventKind = [undefined, 'create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'] as const;
 export const AttachTag = { pid: 1 } as const;
+export const ReadTag = { path: 1 } as const;
 export const ProcsTag = { entry: 1 } as const;
 export const ProcTag = { pid: 1, name: 2, flags: 3, exitCode: 4, exitSignal: 5 } as const;
 export const ProcFlag = { pty: 1, attached: 2, exited: 4 } as const;

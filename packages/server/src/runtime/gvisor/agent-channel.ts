@@ -1,13 +1,18 @@
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentClient } from '../agent-client.ts';
 import { runCommand } from '../container/run-command.ts';
 
 /**
  * Host end of one sandbox's agent channel. In gVisor the agent dials out
  * (`--connect`, a host unix socket opened through --host-uds=open) because a
  * listening socket on a gofer mount is refused. The agent keeps one connection
- * and redials after EOF, so `accept` hands out whatever connection comes next.
+ * and redials it after EOF; that one stays with the channel as its control
+ * connection, through which the driver runs its own checks (an agent READ
+ * costs about 1 ms, `runsc exec` about 100 ms) and asks the agent to DIAL
+ * whenever `accept` has no connection to hand out. One spare is dialed as soon
+ * as the agent is up, so the first command does not wait for it.
  *
  * A checkpoint fails, and this runsc build then kills the sandbox, while the
  * sandbox holds any host socket: `close` stops listening and waits until the
@@ -19,6 +24,10 @@ export class AgentChannel {
   #idle: net.Socket[] = [];
   #waiters: ((s: net.Socket) => void)[] = [];
   #live = new Set<net.Socket>();
+  #control: AgentClient | undefined;
+  #claiming = false;
+  /** DIALs asked for whose connection has not arrived yet. */
+  #dialing = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -44,11 +53,17 @@ export class AgentChannel {
     this.#server = server;
   }
 
+  /** The driver's own connection to the agent, once the agent has dialed in. */
+  get control(): AgentClient | undefined {
+    return this.#control;
+  }
+
   /** The agent's next connection (a waiting one first). */
   accept(timeoutMs: number): Promise<net.Socket> {
     const idle = this.#idle.shift();
     if (idle) return Promise.resolve(idle);
     if (!this.#server) return Promise.reject(Object.assign(new Error('the agent channel is closed'), { code: 'ECONNREFUSED' }));
+    if (this.#dialing <= this.#waiters.length) this.#dial();
     return new Promise((resolve, reject) => {
       const waiter = (s: net.Socket): void => {
         clearTimeout(timer);
@@ -62,11 +77,11 @@ export class AgentChannel {
     });
   }
 
-  /** Waits until the agent has connected (it stays queued for `accept`). */
+  /** Waits until the agent has connected (its control connection is up; a first spare for `accept` is on its way). */
   async ready(timeoutMs: number, alive: () => Promise<boolean>): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     let lastCheck = performance.now();
-    while (this.#idle.length === 0 && this.#live.size === 0) {
+    while (!this.#control) {
       const now = performance.now();
       if (now > deadline) throw new Error(`the sandbox agent did not connect within ${timeoutMs} ms`);
       if (now - lastCheck > 50) {
@@ -87,6 +102,8 @@ export class AgentChannel {
     await rm(this.path, { force: true });
     for (const s of this.#live) s.destroy();
     this.#idle = [];
+    this.#control = undefined;
+    this.#dialing = 0;
     if (!sentryPid) return true;
     // gVisor does not pass a half-close through, so the proof is on the host:
     // the sandbox's sockets whose peer (ours) is gone, counted until none is left.
@@ -105,9 +122,37 @@ export class AgentChannel {
       this.#live.delete(s);
       this.#idle = this.#idle.filter((i) => i !== s);
     });
+    if (!this.#control && !this.#claiming) return this.#claim(s);
+    if (this.#dialing > 0) this.#dialing--;
     const waiter = this.#waiters.shift();
     if (waiter) waiter(s);
     else this.#idle.push(s);
+  }
+
+  /** Makes `s` the control connection and asks at once for the connections `accept` will hand out. */
+  #claim(s: net.Socket): void {
+    this.#claiming = true;
+    AgentClient.attach(s, { timeoutMs: 5000 }).then(
+      (client) => {
+        this.#claiming = false;
+        if (s.destroyed) return;
+        this.#control = client;
+        // The agent redials after EOF: the next connection becomes the control one.
+        client.once('close', () => this.#control === client && (this.#control = undefined));
+        const want = Math.max(1, this.#waiters.length);
+        while (this.#idle.length === 0 && this.#dialing < want) this.#dial();
+      },
+      () => {
+        this.#claiming = false;
+      },
+    );
+  }
+
+  #dial(): void {
+    const control = this.#control;
+    if (!control) return;
+    this.#dialing++;
+    control.dial().catch(() => this.#dialing > 0 && this.#dialing--);
   }
 }
 

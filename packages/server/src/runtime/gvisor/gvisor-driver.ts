@@ -26,7 +26,7 @@ import { AgentChannel } from './agent-channel.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
 import { captureNet, type NetConfig, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
-import { probeRunsc, Runsc } from './runsc.ts';
+import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
 
 export interface GvisorDriverOptions {
   dataDir: string;
@@ -295,22 +295,24 @@ export class GvisorDriver implements RuntimeDriver {
   /**
    * Checkpoints a running sandbox to its image; the sandbox ends, its memory
    * is freed. Refused (CaptureRefused) when gVisor would fail the save, since
-   * this runsc ends the sandbox on a failed save.
+   * this runsc ends the sandbox on a failed save. `known`: its runsc state, when the caller just read it.
    */
-  private async checkpointLocked(id: string): Promise<void> {
+  private async checkpointLocked(id: string, known?: RunscState): Promise<void> {
     const sp = gvisorSandboxPaths(this.paths, id);
     const meta = await readJson<SandboxMeta>(sp.meta);
     if (!meta) throw new Error(`sandbox ${id} not found`);
-    const rs = await this.runsc.state(meta.runscId);
+    // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
+    const [rs, tcp] = await Promise.all([
+      known ?? this.liveState(id, meta.runscId),
+      meta.netnsPath ? this.procNetTcp(id, meta.runscId).catch((err: Error) => err) : undefined,
+    ]);
     if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-    if (meta.netnsPath) {
-      const tcp = await this.runsc.exec(meta.runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
-      const open = openTcpEndpoints(tcp);
-      if (open.length > 0) {
-        throw new CaptureRefused(
-          `the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`,
-        );
-      }
+    if (tcp instanceof Error) throw tcp;
+    const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
+    if (open.length > 0) {
+      throw new CaptureRefused(
+        `the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`,
+      );
     }
     this.capturing.add(id);
     const ch = this.channel(id);
@@ -326,8 +328,9 @@ export class GvisorDriver implements RuntimeDriver {
       } catch (err) {
         await rm(sp.partial, { recursive: true, force: true });
         if ((await this.runsc.state(meta.runscId))?.status === 'running') {
+          // The save failed but the sandbox survived it (e.g. a just-closed connection the check could not see): keep it, refuse.
           await ch.open();
-          throw err;
+          throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
         }
         throw new Error(`${(err as Error).message} (runsc ended the sandbox)`);
       } finally {
@@ -338,6 +341,32 @@ export class GvisorDriver implements RuntimeDriver {
     } finally {
       this.capturing.delete(id);
     }
+  }
+
+  /**
+   * What `runsc state` (about 25 ms) would say of a running sandbox, learnt
+   * faster while its agent's control connection is up: the agent answers, and
+   * runsc's state file names the sandbox process, which is alive.
+   */
+  private async liveState(id: string, runscId: string): Promise<RunscState | undefined> {
+    const control = this.channels.get(id)?.control;
+    if (control) {
+      const [pid] = await Promise.all([this.runsc.sandboxPid(runscId), control.ping()]).catch(() => [undefined]);
+      if (pid && isAlive(pid)) return { id: runscId, pid, status: 'running' };
+    }
+    return this.runsc.state(runscId);
+  }
+
+  /**
+   * /proc/net/tcp{,6} of a running sandbox, read by the agent itself through
+   * its control connection (about 1 ms); `runsc exec` (about 100 ms under
+   * ptrace) only while the agent has not dialed in, e.g. just after a server restart.
+   */
+  private async procNetTcp(id: string, runscId: string): Promise<string> {
+    const control = this.channels.get(id)?.control;
+    if (!control) return this.runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+    const files = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p)));
+    return Buffer.concat(files).toString('utf8');
   }
 
   resume(id: string): Promise<void> {
@@ -356,11 +385,15 @@ export class GvisorDriver implements RuntimeDriver {
     if (!meta) throw new Error(`sandbox ${id} not found`);
     if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
     const runscId = `${id}-${Date.now().toString(36)}`;
-    await this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir);
-    await this.writeMeta(sp.meta, { ...meta, runscId });
-    // After a host restart the overlay is gone (the layer store is re-mounted by init).
-    if (!(await isMountPoint(sp.rootfs))) await mountOverlay(lowerDirs(meta), this.layers.upper(id), this.layers.work(id), sp.rootfs);
-    if (meta.netnsPath && meta.net) await provisionNet(meta.netnsPath, meta.net);
+    await Promise.all([
+      this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir),
+      this.writeMeta(sp.meta, { ...meta, runscId }),
+      // After a host restart the overlay is gone (the layer store is re-mounted by init).
+      isMountPoint(sp.rootfs).then(async (m) => {
+        if (!m) await mountOverlay(lowerDirs(meta), this.layers.upper(id), this.layers.work(id), sp.rootfs);
+      }),
+      meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
+    ]);
     try {
       await this.start(id, runscId, () => this.runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
     } catch (err) {
@@ -376,19 +409,30 @@ export class GvisorDriver implements RuntimeDriver {
     checkId(snapshotId);
     return this.mutex.run(id, async () => {
       const sp = gvisorSandboxPaths(this.paths, id);
-      const running = (await this.runscState(id))?.status === 'running';
-      if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
       const meta = await readJson<SandboxMeta>(sp.meta);
       if (!meta) throw new Error(`sandbox ${id} not found`);
-      if (running) await this.checkpointLocked(id);
+      const rs = await this.liveState(id, meta.runscId);
+      const running = rs?.status === 'running';
+      if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
       const snap = snapshotPaths(this.paths, snapshotId);
       const part = snapshotPaths(this.paths, snapshotId, snap.partial);
+      const prepared = removeTree(snap.partial).then(() => mkdir(part.image, { recursive: true }));
+      prepared.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+      let restoring: Promise<boolean> | undefined;
+      // A running sandbox continues; if it cannot, it stays paused on its complete image.
+      const restart = (): Promise<boolean> =>
+        this.restoreLocked(id, sp.image).then(
+          () => true,
+          (err: Error) => (this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`), false),
+        );
       try {
-        await removeTree(snap.partial);
-        await mkdir(part.image, { recursive: true });
-        // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
-        for (const f of await readdir(sp.image)) await link(join(sp.image, f), join(part.image, f));
+        if (running) await this.checkpointLocked(id, rs);
+        await prepared;
+        // The layer is frozen before the sandbox runs again; the rest of the snapshot overlaps its restore.
         await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
+        if (running) restoring = restart();
+        // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
+        await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(part.image, f))));
         const sm: SnapshotMeta = {
           sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
           netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
@@ -396,16 +440,13 @@ export class GvisorDriver implements RuntimeDriver {
         await writeFile(part.meta, JSON.stringify(sm));
         await rename(snap.partial, snap.dir);
       } catch (err) {
+        await prepared.catch(() => undefined);
         await removeTree(snap.partial).catch(() => undefined);
         throw err;
       } finally {
-        if (running) {
-          // A running sandbox continues; if it cannot, it stays paused on its complete image.
-          await this.restoreLocked(id, sp.image).then(
-            () => rm(sp.image, { recursive: true, force: true }),
-            (err: Error) => this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`),
-          );
-        }
+        if (running && !restoring && (await exists(sp.image))) restoring = restart();
+        // Every process is back in memory (and the snapshot has its links): the image is spent.
+        if (await restoring) await rm(sp.image, { recursive: true, force: true });
       }
       return { sizeBytes: await treeBytes(snap.dir), sandboxPaused: await exists(sp.image) };
     });
@@ -425,13 +466,13 @@ export class GvisorDriver implements RuntimeDriver {
       if (!(await exists(sm.templateRoot))) throw new Error(`the template root of snapshot ${snapshotId} is gone`);
       const forked: SandboxSpec = { ...spec, templateRoot: sm.templateRoot, templateLayers: sm.templateLayers, hostname: sm.hostname, resources: sm.resources };
       try {
-        await mkdir(sp.runDir, { recursive: true });
-        await mkdir(sp.rootfs);
-        const subvolId = await thawLayer(snap.layer, this.layers.dir(id), this.layers.quotas, sm.resources.diskMib);
-        const [net] = await Promise.all([
+        const dirs = mkdir(sp.runDir, { recursive: true }).then(() => mkdir(sp.rootfs));
+        const thawed = thawLayer(snap.layer, this.layers.dir(id), this.layers.quotas, sm.resources.diskMib);
+        const [subvolId, net] = await Promise.all([
+          thawed,
           spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
-          mountOverlay(lowerDirs(sm), this.layers.upper(id), this.layers.work(id), sp.rootfs),
-          this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir),
+          Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), this.layers.upper(id), this.layers.work(id), sp.rootfs)),
+          dirs.then(() => this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir)),
         ]);
         await this.writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net });
         await this.start(id, id, () => this.runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));

@@ -43,13 +43,16 @@ export async function captureNet(netnsPath: string): Promise<NetConfig> {
   return cfg;
 }
 
-/** Puts the recorded addresses and routes back, so a restored netstack can take them again. Idempotent. */
+/** Puts the recorded addresses and routes back, so a restored netstack can take them again. Idempotent; one `ip -batch`. */
 export async function provisionNet(netnsPath: string, cfg: NetConfig): Promise<void> {
-  for (const dev of new Set(cfg.addrs.map((a) => a.dev))) await ip(netnsPath, ['link', 'set', 'dev', dev, 'up']);
-  for (const a of cfg.addrs) await ip(netnsPath, ['addr', 'replace', a.cidr, 'dev', a.dev]);
-  for (const r of cfg.routes) {
-    await ip(netnsPath, ['route', 'replace', r.dst, ...(r.gateway ? ['via', r.gateway] : []), ...(r.dev ? ['dev', r.dev] : [])]);
-  }
+  const lines = [
+    ...[...new Set(cfg.addrs.map((a) => a.dev))].map((dev) => `link set dev ${dev} up`),
+    ...cfg.addrs.map((a) => `addr replace ${a.cidr} dev ${a.dev}`),
+    ...cfg.routes.map((r) => ['route replace', r.dst, ...(r.gateway ? ['via', r.gateway] : []), ...(r.dev ? ['dev', r.dev] : [])].join(' ')),
+  ];
+  // Every word came from `ip -j` output; one with a space, quote or newline would change the batch.
+  if (lines.some((l) => l.split(' ').some((w) => !/^[\w.:/@%-]+$/.test(w)))) throw new Error(`unexpected network config ${JSON.stringify(cfg)}`);
+  if (lines.length > 0) await runCommand('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], { input: `${lines.join('\n')}\n` });
 }
 
 /**

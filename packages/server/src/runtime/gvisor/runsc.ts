@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runCommand } from '../container/run-command.ts';
 
 export interface RunscState {
@@ -84,6 +85,21 @@ export class Runsc {
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
       throw err;
+    }
+  }
+
+  /**
+   * The sandbox process's pid from runsc's own state file (what `state`
+   * reports, without starting runsc: about 25 ms less). The file's layout is
+   * this runsc build's; undefined when it does not match.
+   */
+  async sandboxPid(id: string): Promise<number | undefined> {
+    const text = await readFile(join(this.root, `${id}_sandbox:${id}.state`), 'utf8').catch(() => '');
+    try {
+      const pid = (JSON.parse(text) as { sandbox?: { pid?: unknown } }).sandbox?.pid;
+      return typeof pid === 'number' && pid > 0 ? pid : undefined;
+    } catch {
+      return undefined;
     }
   }
 
