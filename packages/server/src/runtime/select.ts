@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ContainerDriver } from './container/container-driver.ts';
+import { ensureFastCgroupMigration } from './container/host-checks.ts';
 import type { RuntimeDriver } from './driver.ts';
 import { DriverSet } from './driver-set.ts';
 import { GvisorDriver } from './gvisor/gvisor-driver.ts';
@@ -15,6 +16,7 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
   const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log };
+  await ensureFastCgroupMigration();
   const primary = await createPrimary(config, log);
   const others: RuntimeDriver[] = [];
   if (primary.name !== 'container' && holdsSandboxes(join(config.dataDir, 'sandboxes')) && (await ContainerDriver.available()) === true) {

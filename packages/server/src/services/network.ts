@@ -46,6 +46,7 @@ export async function networkConfig(env: NodeJS.ProcessEnv, dataDir: string): Pr
 }
 
 const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+const SPARE_REFILL_DELAY_MS = 250;
 
 /** Where the sandbox finds the egress CA, and the variables Node, Python and curl read. */
 const CA_CERT_IN_SANDBOX = '/usr/local/share/ca-certificates/sandpit-egress-ca.crt';
@@ -273,7 +274,8 @@ export class NetworkService implements SandboxNetworkHooks {
     let slot: number | undefined;
     try {
       slot = this.#spares.shift() ?? (await this.#newSpare());
-      this.#fill();
+      // Creating a namespace contends with the engine starting this sandbox (rtnl, RCU): refill a moment later.
+      setTimeout(() => this.#fill(), SPARE_REFILL_DELAY_MS).unref();
       const a = this.#attach(input.sandboxId, slot, input.network);
       // Spares drop all traffic until attached, so the engine may start while the rules go in.
       const ready = Promise.all([nftApply(attachText(this.#table, slot, a.policy)), this.#slots.assign(slot, input.sandboxId)]).then(() => undefined);

@@ -170,7 +170,7 @@ export class ContainerDriver implements RuntimeDriver {
         this.logger.warn(`cleanup after failed create of ${id}: ${e.message}`));
       throw new Error(`creating sandbox ${id} failed: ${(err as Error).message}${log ? `\n${log}` : ''}`);
     } finally {
-      this.layers.replenish();
+      this.layers.replenishSoon();
     }
   }
 

@@ -12,6 +12,22 @@ export async function ensureHugetlbMounted(): Promise<void> {
   await runCommand('mount', ['-t', 'cgroup', '-o', 'hugetlb', 'cgroup', '/sys/fs/cgroup/hugetlb']);
 }
 
+const DYNMODS_MOUNT = '/sys/fs/cgroup/sandpit-dynmods';
+
+/**
+ * Moving a task into a v1 cgroup waits for an RCU grace period (about 16 ms here) unless
+ * cgroups favor dynamic modifications, and every sandbox start moves one. The flag is
+ * global, set by mounting any hierarchy with it, so an empty named hierarchy turns it on
+ * (crun ignores named hierarchies it does not know). Forks and exits get slightly dearer.
+ * Best effort: kernels without the option keep the slow path.
+ */
+export async function ensureFastCgroupMigration(): Promise<void> {
+  const mounts = await listMounts();
+  if (mounts.some((m) => m.fsType.startsWith('cgroup') && m.options.split(',').includes('favordynmods'))) return;
+  await mkdir(DYNMODS_MOUNT, { recursive: true });
+  await runCommand('mount', ['-t', 'cgroup', '-o', 'none,name=sandpit-dynmods,favordynmods', 'cgroup', DYNMODS_MOUNT]).catch(() => undefined);
+}
+
 export async function checkAvailable(): Promise<boolean | string> {
   if (process.getuid?.() !== 0) return 'the container driver needs root';
   try {

@@ -3,6 +3,8 @@ import { basename, join } from 'node:path';
 import { listMounts } from './mounts.ts';
 import { runCommand } from './run-command.ts';
 
+const REFILL_DELAY_MS = 250;
+
 export interface Logger {
   info(msg: string): void;
   warn(msg: string): void;
@@ -135,6 +137,11 @@ export class LayerStore {
     }
     const ready = makeLayer(dir);
     return { ready, capped: ready.then(() => capLayer(dir, diskMib)) };
+  }
+
+  /** Tops the pool up a moment after a create, so the refill's btrfs commits do not slow its first commands. */
+  replenishSoon(): void {
+    setTimeout(() => this.replenish(), REFILL_DELAY_MS).unref();
   }
 
   /** Tops the pool up in the background (called after a create, not during one, to leave it the CPU). */

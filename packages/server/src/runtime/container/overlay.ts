@@ -1,3 +1,4 @@
+import { mountFs } from './mount-syscall.ts';
 import { runCommand } from './run-command.ts';
 
 /** Lower dirs of a sandbox's overlay, top first: the template's step layers above its root. */
@@ -11,5 +12,7 @@ export async function mountOverlay(lowers: string[], upper: string, work: string
     // These characters separate or escape overlay mount options.
     if (/[,:\\]/.test(p)) throw new Error(`overlay path ${p} contains one of , : \\`);
   }
-  await runCommand('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lowers.join(':')},upperdir=${upper},workdir=${work}`, target]);
+  const data = `lowerdir=${lowers.join(':')},upperdir=${upper},workdir=${work}`;
+  if (await mountFs('overlay', target, 'overlay', data)) return;
+  await runCommand('mount', ['-t', 'overlay', 'overlay', '-o', data, target]);
 }
