@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { badRequest, conflict, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
+import { badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
 import { newId, parseSandboxId } from '../ids.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts';
@@ -271,11 +271,26 @@ export class SandboxService {
     try {
       await driver.pause(rec.id);
     } catch (err) {
-      rec.status = 'active';
-      rec.updatedAt = clock.now();
-      await store.save(rec);
-      if (err instanceof CaptureRefused) throw conflict(err.message);
-      throw err;
+      // A save that failed half-way can take the sandbox down with it (gVisor on a just-closed TCP socket):
+      // record what the engine holds, never a status it cannot back.
+      const state = await driver.state(rec.id).catch(() => 'missing' as const);
+      const now = clock.now();
+      rec.updatedAt = now;
+      if (state === 'running') {
+        rec.status = 'active';
+        await store.save(rec);
+        if (err instanceof CaptureRefused) throw conflict(err.message);
+        throw err;
+      }
+      if (state !== 'paused') {
+        rec.status = 'failed';
+        rec.activeSince = null;
+        rec.autoPauseAt = null;
+        await store.save(rec, { type: 'failed', at: now, data: { during: 'pause' } });
+        this.deps.agents.drop(rec.id);
+        await driver.destroy(rec.id).catch(() => undefined);
+        throw internal(`pausing failed and took the sandbox down (${(err as Error).message.split('\n')[0]}); it is now failed`);
+      }
     }
     const now = clock.now();
     // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
