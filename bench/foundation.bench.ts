@@ -33,6 +33,15 @@ async function rawCrun(rootfs: string): Promise<number[]> {
   }
 }
 
+async function rssKiB(pid: number | undefined): Promise<number> {
+  const m = /VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
+  return Number(m?.[1] ?? 0);
+}
+
+async function cgroupMemoryBytes(id: string): Promise<number> {
+  return Number((await readFile(`/sys/fs/cgroup/memory/sandpit/${id}/memory.usage_in_bytes`, 'utf8').catch(() => '0')).trim());
+}
+
 async function memAvailableKiB(): Promise<number> {
   const m = /MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'));
   return Number(m?.[1] ?? 0);
@@ -78,12 +87,20 @@ async function main() {
     await api.del(`/sandboxes/${sb.id}`);
 
     const before = await memAvailableKiB();
+    const rssBefore = await rssKiB(server.child?.pid);
     for (let i = 0; i < IDLE; i++) ids.push((await api.post('/sandboxes', {})).body.id);
     await new Promise((r) => setTimeout(r, 2000));
     const after = await memAvailableKiB();
+    const rssAfter = await rssKiB(server.child?.pid);
+    let cgroupBytes = 0;
+    for (const id of ids) cgroupBytes += await cgroupMemoryBytes(id.replace(/^sb-[a-z0-9]+-/, ''));
     const listed = (await api.get('/sandboxes?limit=1000')).body.sandboxes.filter((s: any) => s.status === 'active').length;
     console.log(`${'idle sandboxes held at once'.padEnd(44)} ${listed} active   (target 100)`);
-    console.log(`${'host memory per idle sandbox'.padEnd(44)} ${((before - after) / 1024 / IDLE).toFixed(1)} MiB (MemAvailable delta / ${IDLE}, agent included)   (target <= 30 MiB)`);
+    const perSandbox = cgroupBytes / 1024 / 1024 / IDLE;
+    const perServer = (rssAfter - rssBefore) / 1024 / IDLE;
+    console.log(`${'memory per idle sandbox: its cgroup (agent)'.padEnd(44)} ${perSandbox.toFixed(2)} MiB`);
+    console.log(`${'memory per idle sandbox: server state'.padEnd(44)} ${perServer.toFixed(2)} MiB (server RSS delta / ${IDLE})`);
+    console.log(`${'memory per idle sandbox: host MemAvailable'.padEnd(44)} ${((before - after) / 1024 / IDLE).toFixed(2)} MiB (delta / ${IDLE}; kernel objects and caches included)   (target <= 30 MiB)`);
     for (const id of ids.splice(0)) await api.del(`/sandboxes/${id}`);
     console.log(`\nmedian summary: create+exec ${median(createExec).toFixed(1)} ms, raw crun ${median(raw).toFixed(1)} ms`);
   } finally {
