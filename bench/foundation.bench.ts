@@ -49,7 +49,7 @@ async function memAvailableKiB(): Promise<number> {
 
 async function main() {
   const rootfs = await ensureBaseTemplate(IMAGE_DIR);
-  const server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(IDLE + 10) });
+  const server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(Math.max(IDLE, N) + 10) });
   const api = new Api(server.url, server.key);
   try {
     console.log(`Sandpit foundation benchmark (driver container, ${N} runs each)\n`);
@@ -58,7 +58,9 @@ async function main() {
 
     const ids: string[] = [];
     const createExec = await sample(N, async () => {
-      const sb = (await api.post('/sandboxes', {})).body;
+      const created = await api.post('/sandboxes', {});
+      if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
+      const sb = created.body;
       ids.push(sb.id);
       const res = await new Api(server.url).post('/exec', { command: 'true' }, { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token });
       if (res.body.exit_code !== 0) throw new Error(`exec failed: ${JSON.stringify(res.body)}`);

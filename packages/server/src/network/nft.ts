@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { formatCidr, type Cidr4 } from './addr.ts';
 import type { EgressPolicy } from './rules.ts';
+import { runQuiet } from '../runtime/container/posix-spawn.ts';
 
 /**
  * nftables text for one installation's table. Sandboxes are reached through a verdict map keyed
@@ -109,15 +109,7 @@ export function nftApply(text: string): Promise<void> {
   return run('nft', ['-f', '-'], text);
 }
 
+/** Network commands run on the hot path of a create: spawned without forking the server. */
 export function run(cmd: string, args: string[], stdin?: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr!.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} failed (${code}): ${err.trim().slice(0, 2000)}`))));
-    // A command that fails early closes its stdin; its exit status reports the failure.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(stdin);
-  });
+  return runQuiet(cmd, args, stdin);
 }

@@ -1,11 +1,10 @@
 import type { Socket } from 'node:net';
-import koffi from 'koffi';
+import { libc } from '../runtime/libc.ts';
 
 // Node has no getsockopt; SO_ORIGINAL_DST is how a socket redirected by nat/redirect learns
-// where the sandbox meant to connect. koffi calls libc directly (no compiler needed).
+// where the sandbox meant to connect.
 const SOL_IP = 0;
 const SO_ORIGINAL_DST = 80;
-const libc = koffi.load('libc.so.6');
 const getsockopt = libc.func('int getsockopt(int, int, int, _Out_ uint8_t *buf, _Inout_ uint32_t *len)');
 
 /** The IPv4 destination the client dialled before the redirect, or undefined. */

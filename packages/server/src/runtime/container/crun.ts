@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { spawnToLog } from './posix-spawn.ts';
 import { runCommand } from './run-command.ts';
 
 export interface CrunState {
@@ -22,18 +22,8 @@ export class Crun {
    * that would break when the server exits.
    */
   async runDetached(id: string, bundle: string, pidFile: string, logPath: string): Promise<void> {
-    const log = await open(logPath, 'a');
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn('crun', ['--root', this.root, 'run', '--detach', '--pid-file', pidFile, '--bundle', bundle, id], {
-          stdio: ['ignore', log.fd, log.fd],
-        });
-        child.on('error', (err) => reject(new Error(`crun: ${err.message}`)));
-        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`crun run exited with code ${code}`))));
-      });
-    } finally {
-      await log.close();
-    }
+    const code = await spawnToLog('crun', ['--root', this.root, 'run', '--detach', '--pid-file', pidFile, '--bundle', bundle, id], logPath);
+    if (code !== 0) throw new Error(`crun run exited with code ${code}`);
   }
 
   async state(id: string): Promise<CrunState | undefined> {
