@@ -12,7 +12,7 @@ export async function ensureHugetlbMounted(): Promise<void> {
   await runCommand('mount', ['-t', 'cgroup', '-o', 'hugetlb', 'cgroup', '/sys/fs/cgroup/hugetlb']);
 }
 
-const DYNMODS_MOUNT = '/sys/fs/cgroup/sandpit-dynmods';
+const DYNMODS_MOUNT = '/sys/fs/cgroup/favordynmods';
 
 /**
  * Moving a task into a v1 cgroup waits for an RCU grace period (about 16 ms here) unless
@@ -25,7 +25,7 @@ export async function ensureFastCgroupMigration(): Promise<void> {
   const mounts = await listMounts();
   if (mounts.some((m) => m.fsType.startsWith('cgroup') && m.options.split(',').includes('favordynmods'))) return;
   await mkdir(DYNMODS_MOUNT, { recursive: true });
-  await runCommand('mount', ['-t', 'cgroup', '-o', 'none,name=sandpit-dynmods,favordynmods', 'cgroup', DYNMODS_MOUNT]).catch(() => undefined);
+  await runCommand('mount', ['-t', 'cgroup', '-o', 'none,name=favordynmods,favordynmods', 'cgroup', DYNMODS_MOUNT]).catch(() => undefined);
 }
 
 export async function checkAvailable(): Promise<boolean | string> {
