@@ -13,7 +13,7 @@ import { KeyedLock } from './keyed-lock.ts';
 import type { SandboxNetworkHooks } from './network.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
-import type { TemplateService } from './templates.ts';
+import { type TemplateService, templateSandboxSpec } from './templates.ts';
 import type { WarmPool } from './warm-pool.ts';
 import { BootError } from '../runtime/templates/boot.ts';
 
@@ -96,17 +96,7 @@ export class SandboxService {
       const capture = warm || fork ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
       let restored = false;
       try {
-        const spec = {
-          id,
-          templateRoot: template.rootfs,
-          templateLayers: template.layers,
-          resources: { vcpuCount: template.resources.vcpu_count, memoryMib: template.resources.memory_mib, diskMib: template.resources.disk_mib },
-          // Caller keys win over the platform's CA variables; secret tokens cannot collide with env (checked above).
-          env: { ...template.env, ...net?.baseEnv, ...env, ...net?.secretEnv },
-          hostname: 'sandbox',
-          netnsPath: net?.netnsPath,
-          mounts: net?.mounts,
-        };
+        const spec = templateSandboxSpec(id, template, net, env);
         // A fork's processes, environment and disk come from the snapshot; template root and env of the spec are unused.
         if (warm) {
           // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.

@@ -4,7 +4,7 @@ import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../runtime/driv
 import type { TemplateCapture, TemplateStore, TemplateVersion } from '../store/templates.ts';
 import type { AgentPool } from './agents.ts';
 import type { SandboxNetworkHooks } from './network.ts';
-import type { TemplateInfo, TemplateService } from './templates.ts';
+import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
 
 export interface TemplateCaptureDeps {
   driver: RuntimeDriver;
@@ -133,16 +133,7 @@ export class TemplateCaptures {
     const id = newId();
     const net = await this.deps.network()?.prepare({ teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     try {
-      const created = driver.create({
-        id,
-        templateRoot: info.rootfs,
-        templateLayers: info.layers,
-        resources: { vcpuCount: info.resources.vcpu_count, memoryMib: info.resources.memory_mib, diskMib: info.resources.disk_mib },
-        env: { ...info.env, ...net?.baseEnv },
-        hostname: 'sandbox',
-        netnsPath: net?.netnsPath,
-        mounts: net?.mounts,
-      });
+      const created = driver.create(templateSandboxSpec(id, info, net));
       await Promise.all([created, net?.ready]);
       await templates.boot(id, info);
       agents.drop(id);

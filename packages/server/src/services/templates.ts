@@ -13,8 +13,10 @@ import type { CreateTemplateBody, TemplateStep } from '../schemas/template.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore, TemplateVersion } from '../store/templates.ts';
 import type { TeamStore } from '../store/teams.ts';
+import type { SandboxSpec } from '../runtime/driver.ts';
 import type { AgentPool } from './agents.ts';
 import type { Principal } from './auth.ts';
+import type { PreparedNetwork } from './network.ts';
 import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from './template-builds.ts';
 import { envInt } from '../config.ts';
 
@@ -33,6 +35,23 @@ export interface TemplateInfo {
   readyTimeoutS: number;
   /** Identity of the built version (warm pools hold sandboxes of one version). */
   versionKey: string;
+}
+
+/**
+ * The engine spec of a sandbox of this template version on its prepared network: caller env wins
+ * over the template's and the platform's CA variables; secret tokens (checked not to collide) over all.
+ */
+export function templateSandboxSpec(id: string, info: TemplateInfo, net: PreparedNetwork | undefined, env: Record<string, string> = {}): SandboxSpec {
+  return {
+    id,
+    templateRoot: info.rootfs,
+    templateLayers: info.layers,
+    resources: { vcpuCount: info.resources.vcpu_count, memoryMib: info.resources.memory_mib, diskMib: info.resources.disk_mib },
+    env: { ...info.env, ...net?.baseEnv, ...env, ...net?.secretEnv },
+    hostname: 'sandbox',
+    netnsPath: net?.netnsPath,
+    mounts: net?.mounts,
+  };
 }
 
 export type BuildProgress = { phase: string; done: number; total: number; line?: string };

@@ -4,7 +4,7 @@ import { newId } from '../ids.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { AgentPool } from './agents.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from './network.ts';
-import type { TemplateInfo, TemplateService } from './templates.ts';
+import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
 import { envInt } from '../config.ts';
 
 /** A started sandbox waiting to be taken: no store row, no team, not billed. */
@@ -170,16 +170,7 @@ export class WarmPool {
     const net = await this.deps.network()?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     const entry: WarmSandbox = { id, versionKey: info.versionKey, ...(net ? { net } : {}) };
     try {
-      const created = driver.create({
-        id,
-        templateRoot: info.rootfs,
-        templateLayers: info.layers,
-        resources: { vcpuCount: info.resources.vcpu_count, memoryMib: info.resources.memory_mib, diskMib: info.resources.disk_mib },
-        env: { ...info.env, ...net?.baseEnv },
-        hostname: 'sandbox',
-        netnsPath: net?.netnsPath,
-        mounts: net?.mounts,
-      });
+      const created = driver.create(templateSandboxSpec(id, info, net));
       await Promise.all([created, net?.ready]);
       // The agent connection is opened now, so the first exec after take does not pay for it.
       await agents.get(id, 10_000);

@@ -11,6 +11,7 @@ import { lowerDirs, mountOverlay } from './overlay.ts';
 import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from './sandbox-files.ts';
 import { waitForSocket } from './wait-socket.ts';
+import { isAlive } from '../pids.ts';
 
 export interface ContainerDriverOptions {
   dataDir: string;
@@ -162,7 +163,7 @@ export class ContainerDriver implements RuntimeDriver {
       const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
       await Promise.all([
         writeFile(sp.meta, JSON.stringify(meta)),
-        waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => isAlive(pid)),
+        waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid)),
       ]);
     } catch (err) {
       const log = (await readFile(sp.log, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n');
@@ -277,16 +278,6 @@ async function readMeta(path: string): Promise<SandboxMeta | undefined> {
     return JSON.parse(await readFile(path, 'utf8')) as SandboxMeta;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

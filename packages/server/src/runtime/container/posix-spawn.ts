@@ -1,7 +1,8 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { libc } from '../libc.ts';
+import { isAlive } from '../pids.ts';
 
 // Node forks to spawn: with the server's heap that blocks the event loop about 6 ms per child,
 // several times per sandbox start. posix_spawn (vfork in glibc) costs about 0.5 ms.
@@ -50,9 +51,21 @@ export function spawnToLog(file: string, args: readonly string[], logPath: strin
 }
 
 let seq = 0;
+let swept = false;
+
+/** Temporary files of a server that was killed mid-command are removed by the next one. */
+async function sweepDeadTempFiles(): Promise<void> {
+  swept = true;
+  for (const name of await readdir(tmpdir()).catch(() => [])) {
+    const pid = /^sandpit-cmd-(\d+)-\d+\.(in|out)$/.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    await rm(join(tmpdir(), name), { force: true });
+  }
+}
 
 /** Runs a command whose output matters only when it fails; `stdin` is fed from a temporary file. */
 export async function runQuiet(file: string, args: readonly string[], stdin?: string): Promise<void> {
+  if (!swept) void sweepDeadTempFiles();
   const base = join(tmpdir(), `sandpit-cmd-${process.pid}-${seq++}`);
   const inPath = stdin === undefined ? '/dev/null' : `${base}.in`;
   try {

@@ -27,6 +27,7 @@ import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts
 import { captureNet, type NetConfig, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
+import { isAlive } from '../pids.ts';
 
 export interface GvisorDriverOptions {
   dataDir: string;
@@ -610,15 +611,6 @@ async function readJson<T>(path: string): Promise<T | undefined> {
     return JSON.parse(await readFile(path, 'utf8')) as T;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
