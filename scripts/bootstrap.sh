@@ -24,8 +24,6 @@ ensure_packages() {
   command -v ip >/dev/null || missing+=(iproute2)
   command -v gcc >/dev/null || missing+=(gcc)
   [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(libc6-dev)
-  command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
-  command -v xfs_quota >/dev/null || missing+=(xfsprogs)
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
