@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { AddressPool } from '../network/addr.ts';
+import { purgeInstallation, unregisterInstallation } from '../network/slots.ts';
+import { networkConfig } from '../services/network.ts';
 import { ContainerDriver } from './container/container-driver.ts';
 import type { RuntimeDriver } from './driver.ts';
 import { GvisorDriver } from './gvisor/gvisor-driver.ts';
 
 /**
  * Destroys every sandbox any engine holds for a data directory and releases host-wide
- * resources (layer store mounts). For tests and uninstall; the server must be stopped.
+ * resources (layer store mounts, network namespaces, nft rules). For tests and uninstall; the server must be stopped.
  */
 export async function teardownEngine(config: Config): Promise<void> {
   const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary };
@@ -18,5 +21,11 @@ export async function teardownEngine(config: Config): Promise<void> {
     await (driver as ContainerDriver | GvisorDriver).init();
     for (const id of await driver.list()) await driver.destroy(id);
     await driver.close({ release: true });
+  }
+  // A server killed before its shutdown leaves its spare namespaces and nft table behind.
+  if (existsSync(config.dataDir)) {
+    const net = await networkConfig(process.env, config.dataDir);
+    await purgeInstallation(new AddressPool(net.pool), net.installation);
+    await unregisterInstallation(net.installation);
   }
 }
