@@ -10,6 +10,7 @@ import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from './agents.ts';
 import type { Principal } from './auth.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import { keysetPage } from './paging.ts';
 import type { SandboxNetworkHooks } from './network.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
@@ -198,16 +199,9 @@ export class SandboxService {
   }
 
   async list(p: Principal, q: ListQuery): Promise<{ items: SandboxRecord[]; nextCursor?: string }> {
-    const limit = q.limit === undefined ? 100 : Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
     const statuses = q.status === undefined ? undefined : q.status.split(',').map((s) => s.trim());
     for (const s of statuses ?? []) if (!STATUSES.has(s)) throw badRequest(`unknown status '${s.slice(0, 32)}'`);
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    const items = await this.deps.store.list({ teamId: p.teamId, statuses, metadata: q.metadata, after, limit: limit + 1 });
-    if (items.length <= limit) return { items };
-    const page = items.slice(0, limit);
-    const last = page[page.length - 1]!;
-    return { items: page, nextCursor: encodeCursor(last) };
+    return keysetPage(q, (after, limit) => this.deps.store.list({ teamId: p.teamId, statuses, metadata: q.metadata, after, limit }));
   }
 
   async patch(p: Principal, rawId: string, body: PatchSandboxBody): Promise<SandboxRecord> {
@@ -407,14 +401,4 @@ export class SandboxService {
     if (!rec || rec.teamId !== p.teamId) throw notFound(`sandbox '${rawId}' not found`);
     return rec;
   }
-}
-
-function encodeCursor(s: SandboxRecord): string {
-  return Buffer.from(`${s.createdAt}:${s.id}`).toString('base64url');
-}
-
-function decodeCursor(c: string): { createdAt: number; id: string } {
-  const [ts, id] = Buffer.from(c, 'base64url').toString().split(':');
-  if (!ts || !id || !/^\d+$/.test(ts)) throw badRequest('invalid cursor');
-  return { createdAt: Number(ts), id };
 }

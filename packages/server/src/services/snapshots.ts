@@ -10,6 +10,7 @@ import type { SnapshotRecord, SnapshotStore } from '../store/snapshots.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { Principal } from './auth.ts';
 import type { ForkSource, SandboxService } from './sandboxes.ts';
+import { keysetPage } from './paging.ts';
 
 export interface SnapshotServiceDeps {
   store: SnapshotStore;
@@ -185,15 +186,8 @@ export class SnapshotService implements ForkSource {
   }
 
   async list(p: Principal, q: { sandbox_id?: string; limit?: string; cursor?: string }): Promise<{ items: SnapshotRecord[]; nextCursor?: string }> {
-    const limit = q.limit === undefined ? 100 : Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
     const sandboxId = q.sandbox_id === undefined ? undefined : parseSandboxId(q.sandbox_id);
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    const items = await this.deps.store.list({ teamId: p.teamId, sandboxId, after, limit: limit + 1 });
-    if (items.length <= limit) return { items };
-    const page = items.slice(0, limit);
-    const last = page[page.length - 1]!;
-    return { items: page, nextCursor: Buffer.from(`${last.createdAt}:${last.id}`).toString('base64url') };
+    return keysetPage(q, (after, limit) => this.deps.store.list({ teamId: p.teamId, sandboxId, after, limit }));
   }
 
   async patch(p: Principal, rawId: string, body: PatchSnapshotBody): Promise<SnapshotRecord> {
@@ -262,12 +256,6 @@ export class SnapshotService implements ForkSource {
 function replay(prev: SnapshotRecord, key: string): CreateOutcome {
   if (prev.deletedAt !== null) throw gone(`the snapshot made with idempotency_key '${key.slice(0, 64)}' was deleted`);
   return { status: 200, snapshot: prev };
-}
-
-function decodeCursor(c: string): { createdAt: number; id: string } {
-  const [ts, id] = Buffer.from(c, 'base64url').toString().split(':');
-  if (!ts || !id || !/^\d+$/.test(ts)) throw badRequest('invalid cursor');
-  return { createdAt: Number(ts), id };
 }
 
 /** The API shape of a snapshot. */

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
 import type { SandboxTable } from './schema.ts';
+import type { Keyset } from './keyset.ts';
 
 export type SandboxStatus = 'active' | 'pausing' | 'paused' | 'resuming' | 'migrating' | 'failed';
 
@@ -106,7 +107,7 @@ export interface ListFilter {
   statuses?: string[];
   metadata?: [string, string][];
   /** Keyset position: items strictly after (createdAt, id) in descending order. */
-  after?: { createdAt: number; id: string };
+  after?: Keyset;
   limit: number;
 }
 

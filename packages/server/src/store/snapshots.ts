@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
 import type { SnapshotTable } from './schema.ts';
 import type { ResourcesRecord } from './sandboxes.ts';
+import type { Keyset } from './keyset.ts';
 
 export type SnapshotStatus = 'creating' | 'ready' | 'failed' | 'deleting';
 
@@ -68,7 +69,7 @@ export interface SnapshotListFilter {
   teamId: string;
   sandboxId?: string;
   /** Keyset position: items strictly after (createdAt, id) in descending order. */
-  after?: { createdAt: number; id: string };
+  after?: Keyset;
   limit: number;
 }
 
