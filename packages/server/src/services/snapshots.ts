@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type Clock, iso } from '../clock.ts';
-import { badRequest, conflict, gone, notFound, tooMany, unavailable } from '../errors.ts';
+import { conflict, gone, notFound, tooMany, unavailable } from '../errors.ts';
 import { newId, parseSandboxId, parseUuid } from '../ids.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import type { CreateSnapshotBody, PatchSnapshotBody, Snapshot } from '../schemas/snapshot.ts';
