@@ -18,7 +18,7 @@ describe('sandpit CLI resource commands against a real server (container driver)
   let dir: string;
   let id: string;
 
-  /** Runs the CLI as a user would; `input` is piped to its stdin. */
+  /** Runs the CLI as a user would; `input` is piped to its stdin. A hung command fails with what it printed. */
   const sandpit = (args: string[], input?: string) =>
     new Promise<Ran>((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, ...args], {
@@ -27,10 +27,17 @@ describe('sandpit CLI resource commands against a real server (container driver)
       });
       let stdout = '';
       let stderr = '';
+      const hung = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`sandpit ${args.join(' ')} did not finish in 60 s:\n${stdout}\n${stderr}`));
+      }, 60_000);
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
       child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
+      child.once('close', (code) => {
+        clearTimeout(hung);
+        resolve({ code, stdout, stderr });
+      });
       child.stdin.end(input ?? '');
     });
 
@@ -75,6 +82,10 @@ describe('sandpit CLI resource commands against a real server (container driver)
     const eof = await sandpit(['shell', id, '--command', 'bash --norc'], 'echo bye\n');
     assert.equal(eof.code, 0, eof.stderr);
     assert.match(eof.stdout, /bye/);
+    // The input and its end arrive while the pty is still in line mode, before the shell's editor starts.
+    const slow = await sandpit(['shell', id, '--command', 'sleep 1; exec bash --norc'], 'echo late\n');
+    assert.equal(slow.code, 0, slow.stderr);
+    assert.match(slow.stdout, /late/);
   });
 
   it('process start/list/logs/kill', async () => {

@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
 import { type ApiOptions, apiCommand, CLI_FAILURE, exitStatus, run, sandboxOf } from '../api.ts';
+import { endPipedInput } from '../piped-eof.ts';
 
 interface ShellOptions extends ApiOptions {
   command?: string;
 }
-
-/** Ctrl-D: at the start of a line the remote shell reads it as end of input. */
-const EOT = '\x04';
 
 export function shellCommand(): Command {
   return apiCommand('shell', 'open an interactive terminal in a sandbox; exits with the remote exit code (255 when sandpit itself fails)')
@@ -24,7 +22,9 @@ export function shellCommand(): Command {
         // Raw mode hands every key (Ctrl-C included) to the remote terminal instead of this process.
         if (stdin.isTTY) stdin.setRawMode(true);
         const onInput = (data: Uint8Array) => term.write(data);
-        const onEnd = () => term.write(EOT);
+        let stopEof = () => {};
+        // In raw mode keys never end the stream; only piped input reaches its end.
+        const onEnd = () => (stopEof = endPipedInput(term));
         const onResize = () => {
           const { cols, rows } = size();
           term.resize(cols, rows);
@@ -36,6 +36,7 @@ export function shellCommand(): Command {
           const exit = await term.wait();
           process.exitCode = exitStatus(exit.exitCode);
         } finally {
+          stopEof();
           process.off('SIGWINCH', onResize);
           stdin.off('data', onInput);
           stdin.off('end', onEnd);
