@@ -41,7 +41,9 @@ describe('snapshots on the gvisor driver', () => {
     assert.ok(snap.size_bytes > 0, 'size_bytes counts real bytes on disk');
     assert.deepEqual(Object.keys(snap.resources).sort(), ['disk_mib', 'memory_mib', 'vcpu_count']);
     assert.ok(snap.ready_at >= snap.created_at);
-    assert.equal((await api.get(`/sandboxes/${sb.id}`)).body.latest_snapshot_id, snap.id);
+    const source = (await api.get(`/sandboxes/${sb.id}`)).body;
+    assert.equal(source.latest_snapshot_id, snap.id);
+    assert.equal(source.status, 'active', 'answered once the snapshot is on disk; the source is still active while it restores');
 
     // The source kept running through the capture.
     const c1 = Number(await exec(api, sb.id, 'cat /tmp/count'));

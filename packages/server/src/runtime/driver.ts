@@ -88,10 +88,12 @@ export interface SnapshotFiles {
 /** Memory+disk snapshots: captured from a sandbox, kept on disk, and started as new sandboxes. */
 export interface SnapshotEngine {
   /**
-   * Captures sandbox `id` (running or paused) as `snapshotId`; a running sandbox continues afterwards
-   * (`sandboxPaused`: it could not, and stays paused on a complete checkpoint).
+   * Captures sandbox `id` (running or paused) as `snapshotId`. Resolves once the snapshot is
+   * complete on disk; a running sandbox continues afterwards, and `running` settles when it does:
+   * true once it runs again, false when it could not and rests paused on a complete checkpoint.
+   * The engine takes no other work on the sandbox until then.
    */
-  capture(id: string, snapshotId: string): Promise<SnapshotFiles & { sandboxPaused: boolean }>;
+  capture(id: string, snapshotId: string): Promise<SnapshotFiles & { running: Promise<boolean> }>;
   /** Starts a new sandbox (spec.id) whose processes continue from the snapshot. */
   createFrom(spec: SandboxSpec, snapshotId: string): Promise<void>;
   /** The complete snapshot, or undefined when it is missing or was never completed. */

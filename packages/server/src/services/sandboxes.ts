@@ -312,7 +312,8 @@ export class SandboxService {
 
   /** Makes the sandbox runnable for a command: auto-resumes a paused one. */
   async ensureActive(rec: SandboxRecord): Promise<SandboxRecord> {
-    if (rec.status === 'active') return rec;
+    // A transition in progress (a snapshot's restore, a pause) is waited out, never raced.
+    if (rec.status === 'active' && !this.lock.busy(rec.id)) return rec;
     return this.lock.run(rec.id, async () => {
       const cur = await this.deps.store.get(rec.id);
       if (!cur) throw notFound('sandbox not found');

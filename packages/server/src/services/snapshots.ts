@@ -67,6 +67,8 @@ export class SnapshotService implements ForkSource {
     };
     let onInserted!: (row: SnapshotRecord) => void;
     const inserted = new Promise<SnapshotRecord>((r) => (onInserted = r));
+    let onCaptured!: (outcome: CreateOutcome) => void;
+    const captured = new Promise<CreateOutcome>((r) => (onCaptured = r));
     const work = sandboxes.lock
       .run(sb.id, async (): Promise<CreateOutcome> => {
         const cur = await this.deps.sandboxStore.get(sb.id);
@@ -100,20 +102,29 @@ export class SnapshotService implements ForkSource {
         }
         unreserve();
         onInserted(row);
-        return { status: 201, snapshot: await this.#capture(engine, row, cur.id) };
+        const { ready, settled } = await this.#capture(engine, row, cur.id);
+        const outcome: CreateOutcome = { status: 201, snapshot: ready };
+        // Answered now; the lock is held until the sandbox runs again, so nothing reaches it half-restored.
+        onCaptured(outcome);
+        await settled;
+        return outcome;
       })
       .finally(unreserve);
-    const first = await Promise.race([work.then((done) => ({ done })), inserted.then((row) => ({ row }))]);
+    const answer = Promise.race([work, captured]);
+    const first = await Promise.race([answer.then((done) => ({ done })), inserted.then((row) => ({ row }))]);
     if ('done' in first) return first.done;
-    const settled = await Promise.race([work.then((done) => ({ done })), sleep(this.deps.deadlineMs).then(() => undefined)]);
+    const settled = await Promise.race([answer.then((done) => ({ done })), sleep(this.deps.deadlineMs).then(() => undefined)]);
     if (settled) return settled.done;
     this.#answered.add(first.row.id);
     work.catch(() => undefined).finally(() => this.#answered.delete(first.row.id));
     return { status: 202, snapshot: first.row, retryAfterS: RETRY_AFTER_S };
   }
 
-  /** Runs the capture and settles the row: ready, removed (refused before an answer), or failed (after a 202). */
-  async #capture(engine: SnapshotEngine, row: SnapshotRecord, sandboxId: string): Promise<SnapshotRecord> {
+  /**
+   * Runs the capture and settles the row: ready, removed (refused before an answer), or failed (after a 202).
+   * `settled` follows the source sandbox until the engine has continued it (or left it paused).
+   */
+  async #capture(engine: SnapshotEngine, row: SnapshotRecord, sandboxId: string): Promise<{ ready: SnapshotRecord; settled: Promise<void> }> {
     const { store, sandboxStore, clock, log } = this.deps;
     try {
       const res = await engine.capture(sandboxId, row.id);
@@ -127,17 +138,13 @@ export class SnapshotService implements ForkSource {
       if (sb) {
         sb.latestSnapshotId = row.id;
         sb.updatedAt = now;
-        if (res.sandboxPaused && sb.status === 'active') {
-          // The engine could not continue it after the capture: it is paused on a complete checkpoint.
-          sb.status = 'paused';
-          sb.pausedAt = now;
-          sb.activeSince = null;
-          sb.autoPauseAt = null;
-          sb.autoDeleteAt = sb.autoDeleteSeconds === null ? null : now + sb.autoDeleteSeconds * 1000;
-        }
         await sandboxStore.save(sb, { type: 'snapshot', at: now, data: { snapshot_id: row.id } });
       }
-      return row;
+      const settled = res.running
+        .catch(async () => (await this.deps.driver.state(sandboxId).catch(() => 'missing')) === 'running')
+        .then((runs) => (runs ? undefined : this.#restedPaused(sandboxId)))
+        .catch((err: unknown) => log.error({ sandbox: sandboxId, err: String(err) }, 'recording the sandbox after its snapshot failed'));
+      return { ready: row, settled };
     } catch (err) {
       log.warn({ sandbox: sandboxId, snapshot: row.id, err: String(err) }, 'snapshot capture failed');
       await engine.delete(row.id).catch(() => undefined);
@@ -152,6 +159,21 @@ export class SnapshotService implements ForkSource {
       if (err instanceof CaptureRefused) throw conflict(err.message);
       throw unavailable(`the host could not take the snapshot (${String((err as Error).message).split('\n')[0]!.slice(0, 300)}); retry`);
     }
+  }
+
+  /** The engine could not continue a running sandbox after its capture: it is paused on a complete checkpoint. */
+  async #restedPaused(sandboxId: string): Promise<void> {
+    const { sandboxStore, clock } = this.deps;
+    const sb = await sandboxStore.get(sandboxId);
+    if (sb?.status !== 'active') return;
+    const now = clock.now();
+    sb.status = 'paused';
+    sb.pausedAt = now;
+    sb.activeSince = null;
+    sb.autoPauseAt = null;
+    sb.autoDeleteAt = sb.autoDeleteSeconds === null ? null : now + sb.autoDeleteSeconds * 1000;
+    sb.updatedAt = now;
+    await sandboxStore.save(sb, { type: 'paused', at: now, data: { during: 'snapshot' } });
   }
 
   async #reserve(teamId: string): Promise<void> {

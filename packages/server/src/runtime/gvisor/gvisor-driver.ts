@@ -405,52 +405,65 @@ export class GvisorDriver implements RuntimeDriver {
     }
   }
 
-  private capture(id: string, snapshotId: string): Promise<SnapshotFiles & { sandboxPaused: boolean }> {
+  private async capture(id: string, snapshotId: string): Promise<SnapshotFiles & { running: Promise<boolean> }> {
     checkId(id);
     checkId(snapshotId);
-    return this.mutex.run(id, async () => {
-      const sp = gvisorSandboxPaths(this.paths, id);
-      const meta = await readJson<SandboxMeta>(sp.meta);
-      if (!meta) throw new Error(`sandbox ${id} not found`);
-      const rs = await this.liveState(id, meta.runscId);
-      const running = rs?.status === 'running';
-      if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
-      const snap = snapshotPaths(this.paths, snapshotId);
-      const part = snapshotPaths(this.paths, snapshotId, snap.partial);
-      const prepared = removeTree(snap.partial).then(() => mkdir(part.image, { recursive: true }));
-      prepared.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
-      let restoring: Promise<boolean> | undefined;
-      // A running sandbox continues; if it cannot, it stays paused on its complete image.
-      const restart = (): Promise<boolean> =>
-        this.restoreLocked(id, sp.image).then(
-          () => true,
-          (err: Error) => (this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`), false),
-        );
-      try {
-        if (running) await this.checkpointLocked(id, rs);
-        await prepared;
-        // The layer is frozen before the sandbox runs again; the rest of the snapshot overlaps its restore.
-        await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
-        if (running) restoring = restart();
-        // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
-        await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(part.image, f))));
-        const sm: SnapshotMeta = {
-          sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
-          netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
-        };
-        await writeFile(part.meta, JSON.stringify(sm));
-        await rename(snap.partial, snap.dir);
-      } catch (err) {
-        await prepared.catch(() => undefined);
-        await removeTree(snap.partial).catch(() => undefined);
-        throw err;
-      } finally {
-        if (running && !restoring && (await exists(sp.image))) restoring = restart();
-        // Every process is back in memory (and the snapshot has its links): the image is spent.
-        if (await restoring) await rm(sp.image, { recursive: true, force: true });
-      }
-      return { sizeBytes: await treeBytes(snap.dir), sandboxPaused: await exists(sp.image) };
-    });
+    let complete!: (files: SnapshotFiles) => void;
+    const files = new Promise<SnapshotFiles>((resolve) => (complete = resolve));
+    // The caller is answered when the snapshot is on disk; the sandbox's restore finishes under the lock.
+    const running = this.mutex.run(id, () => this.captureLocked(id, snapshotId, complete));
+    return { ...(await Promise.race([files, running.then(() => files)])), running };
+  }
+
+  /** Calls `complete` once the snapshot is whole, then resolves with whether the sandbox runs. */
+  private async captureLocked(id: string, snapshotId: string, complete: (files: SnapshotFiles) => void): Promise<boolean> {
+    const sp = gvisorSandboxPaths(this.paths, id);
+    const meta = await readJson<SandboxMeta>(sp.meta);
+    if (!meta) throw new Error(`sandbox ${id} not found`);
+    const rs = await this.liveState(id, meta.runscId);
+    const running = rs?.status === 'running';
+    if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
+    const snap = snapshotPaths(this.paths, snapshotId);
+    const part = snapshotPaths(this.paths, snapshotId, snap.partial);
+    const prepared = removeTree(snap.partial).then(() => mkdir(part.image, { recursive: true }));
+    prepared.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+    let restoring: Promise<boolean> | undefined;
+    // A running sandbox continues; if it cannot, it stays paused on its complete image.
+    const restart = (): Promise<boolean> =>
+      this.restoreLocked(id, sp.image).then(
+        () => true,
+        (err: Error) => (this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`), false),
+      );
+    // Every process is back in memory (and the snapshot has its links): the image is spent.
+    const continued = async (): Promise<boolean> => {
+      const runs = await restoring!;
+      if (runs) await rm(sp.image, { recursive: true, force: true }).catch((err: Error) => this.logger.warn(`gvisor: ${err.message}`));
+      return runs;
+    };
+    try {
+      if (running) await this.checkpointLocked(id, rs);
+      await prepared;
+      // The layer is frozen before the sandbox runs again; the rest of the snapshot overlaps its restore.
+      await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
+      if (running) restoring = restart();
+      // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
+      await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(part.image, f))));
+      const sm: SnapshotMeta = {
+        sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
+        netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
+      };
+      await writeFile(part.meta, JSON.stringify(sm));
+      await rename(snap.partial, snap.dir);
+    } catch (err) {
+      await prepared.catch(() => undefined);
+      await removeTree(snap.partial).catch(() => undefined);
+      // A failed capture still continues the sandbox before the failure is told.
+      if (running && !restoring && (await exists(sp.image))) restoring = restart();
+      if (restoring) await continued();
+      throw err;
+    }
+    complete({ sizeBytes: await treeBytes(snap.dir) });
+    return running ? continued() : false;
   }
 
   private createFrom(spec: SandboxSpec, snapshotId: string): Promise<void> {
