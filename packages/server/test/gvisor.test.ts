@@ -53,6 +53,10 @@ test('pause checkpoints to disk and resume continues every process: counter, cwd
   const id = sb.body.id;
   await exec(id, COUNTER);
   await waitFor('the counter', async () => ((await count(id)) > 3 ? true : undefined));
+  const NET = "ip -4 -o addr show | awk '{print $2, $4}'; ip -4 route show";
+  const net = (await exec(id, NET)).stdout;
+  assert.match(net, /^eth0 100\.\d+\.\d+\.\d+\/30$/m, 'the netstack took the namespace\'s address');
+  assert.match(net, /^default via 100\.\d+\.\d+\.\d+ dev eth0/m, 'and its default route');
 
   const paused = await api.post(`/sandboxes/${id}/pause`);
   assert.equal(paused.status, 200, JSON.stringify(paused.body));
@@ -71,6 +75,7 @@ test('pause checkpoints to disk and resume continues every process: counter, cwd
   const [lines, env] = held.stdout.trim().split('\n');
   assert.ok(Number(lines) >= later, 'the open file (fd 3) got every count, before and after the restore');
   assert.equal(env, 'kept', 'env vars from create survive');
+  assert.equal((await exec(id, NET)).stdout, net, 'the restored netstack has the same address and routes');
   assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { AddressPool } from './addr.ts';
+import type { NetConfig } from '../runtime/driver.ts';
 import { hostIf, run } from './nft.ts';
 
 const exec = promisify(execFile);
@@ -105,6 +106,14 @@ export class SlotManager {
       return slot;
     }
     throw new Error('the sandbox address pool is exhausted');
+  }
+
+  /** What `create` gave the slot's namespace. */
+  netConfig(slot: number): NetConfig {
+    return {
+      addrs: [{ dev: 'eth0', cidr: `${this.pool.sandboxIp(slot)}/30` }],
+      routes: [{ dst: 'default', gateway: this.pool.hostIp(slot), dev: 'eth0' }],
+    };
   }
 
   /** Records the owner in the kernel, so a restart knows whose slot it is. */

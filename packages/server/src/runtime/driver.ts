@@ -15,6 +15,12 @@ export interface BindMount {
   destination: string;
 }
 
+/** Addresses and routes of a sandbox's network namespace (besides loopback and kernel routes). */
+export interface NetConfig {
+  addrs: { dev: string; cidr: string }[];
+  routes: { dst: string; gateway?: string; dev?: string }[];
+}
+
 export interface SandboxSpec {
   /** Bare lowercase UUID; also the engine's container id. */
   id: string;
@@ -28,6 +34,8 @@ export interface SandboxSpec {
   hostname: string;
   /** Join this network namespace; absent: a private namespace with loopback only. */
   netnsPath?: string;
+  /** The addresses and routes that namespace was given, so engines need not read them back. */
+  netConfig?: NetConfig;
   /** Read-only bind mounts over the root (per-sandbox resolv.conf, the egress CA bundle). */
   mounts?: BindMount[];
 }

@@ -11,7 +11,7 @@ import { EgressProxy, type EgressSandbox } from '../network/egress-proxy.ts';
 import { addIfText, attachText, baseTableText, chainText, delIfText, detachText, nftApply } from '../network/nft.ts';
 import { compilePolicy, dnsAllowed } from '../network/rules.ts';
 import { purgeDeadInstallations, purgeInstallation, registerInstallation, SlotManager, unregisterInstallation } from '../network/slots.ts';
-import type { BindMount } from '../runtime/driver.ts';
+import type { BindMount, NetConfig } from '../runtime/driver.ts';
 import type { NetworkRules, SandboxRecord } from '../store/sandboxes.ts';
 import type { SecretsService } from './secrets.ts';
 
@@ -65,6 +65,7 @@ export interface PreparedNetwork {
   /** Applied over it: env name -> proxy token of each bound secret. */
   secretEnv: Record<string, string>;
   netnsPath: string;
+  netConfig: NetConfig;
   mounts: BindMount[];
   /** Settles when the sandbox's egress rules are in place; await it before the sandbox counts as created. */
   ready: Promise<void>;
@@ -286,6 +287,7 @@ export class NetworkService implements SandboxNetworkHooks {
         baseEnv: CA_ENV,
         secretEnv,
         netnsPath: this.#slots.netnsPath(slot),
+        netConfig: this.#slots.netConfig(slot),
         mounts: [
           { source: this.#resolvConfPath(slot), destination: '/etc/resolv.conf' },
           { source: bundle, destination: CA_BUNDLE_IN_SANDBOX },

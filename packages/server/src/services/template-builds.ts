@@ -233,7 +233,7 @@ async function inSandbox<T>(
   let net: Awaited<ReturnType<SandboxNetworkHooks['prepare']>> | undefined;
   try {
     net = await network?.prepare({ teamId, sandboxId: id, templateRoot: partial.templateRoot, network: null, secrets: {} });
-    await deps.driver.create({ ...partial, id, env: { ...net?.baseEnv, ...partial.env }, netnsPath: net?.netnsPath, mounts: net?.mounts });
+    await deps.driver.create({ ...partial, id, env: { ...net?.baseEnv, ...partial.env }, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts });
   } catch (err) {
     await net?.abort().catch(() => undefined);
     log.line(`sandbox boot failed: ${(err as Error).message}`);

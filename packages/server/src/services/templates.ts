@@ -50,6 +50,7 @@ export function templateSandboxSpec(id: string, info: TemplateInfo, net: Prepare
     env: { ...info.env, ...net?.baseEnv, ...env, ...net?.secretEnv },
     hostname: 'sandbox',
     netnsPath: net?.netnsPath,
+    netConfig: net?.netConfig,
     mounts: net?.mounts,
   };
 }

@@ -17,6 +17,7 @@ import {
   CaptureRefused,
   type EngineState,
   type EngineStats,
+  type NetConfig,
   type RuntimeDriver,
   type SandboxSpec,
   type SnapshotEngine,
@@ -24,7 +25,7 @@ import {
 } from '../driver.ts';
 import { AgentChannel } from './agent-channel.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
-import { captureNet, type NetConfig, openTcpEndpoints, provisionNet } from './netns.ts';
+import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
 import { isAlive } from '../pids.ts';
@@ -235,7 +236,7 @@ export class GvisorDriver implements RuntimeDriver {
           mountOverlay(lowerDirs(spec), this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
         const [subvolId, net] = await Promise.all([
           capped,
-          spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
+          spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
           mounted,
           this.writeConfig(spec, spec.id, sp.config, sp.rootfs, sp.runDir),
         ]);
@@ -484,7 +485,7 @@ export class GvisorDriver implements RuntimeDriver {
         const thawed = thawLayer(snap.layer, this.layers.dir(id), this.layers.quotas, sm.resources.diskMib);
         const [subvolId, net] = await Promise.all([
           thawed,
-          spec.netnsPath ? captureNet(spec.netnsPath) : undefined,
+          spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
           Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), this.layers.upper(id), this.layers.work(id), sp.rootfs)),
           dirs.then(() => this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir)),
         ]);

@@ -1,10 +1,5 @@
 import { runCommand } from '../container/run-command.ts';
-
-/** The addresses and routes of a sandbox's network namespace, as found before gVisor first took them. */
-export interface NetConfig {
-  addrs: { dev: string; cidr: string }[];
-  routes: { dst: string; gateway?: string; dev?: string }[];
-}
+import type { NetConfig } from '../driver.ts';
 
 interface IpAddr {
   ifname: string;
@@ -20,7 +15,7 @@ interface IpRoute {
 
 const ip = (netnsPath: string, args: string[]) => runCommand('nsenter', [`--net=${netnsPath}`, 'ip', ...args]);
 
-/** Records what runsc's netstack will take over from the namespace (it removes the addresses and routes it copies). */
+/** Reads what runsc's netstack will take over from the namespace (it removes the addresses and routes it copies), when the caller did not say. */
 export async function captureNet(netnsPath: string): Promise<NetConfig> {
   const [addrs, routes4, routes6] = await Promise.all([
     ip(netnsPath, ['-j', 'addr', 'show']),
