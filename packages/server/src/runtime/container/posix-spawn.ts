@@ -10,6 +10,9 @@ const faInit = libc.func('int posix_spawn_file_actions_init(void *fa)');
 const faAddOpen = libc.func('int posix_spawn_file_actions_addopen(void *fa, int fd, const char *path, int oflag, int mode)');
 const faAddDup2 = libc.func('int posix_spawn_file_actions_adddup2(void *fa, int fd, int newfd)');
 const faDestroy = libc.func('int posix_spawn_file_actions_destroy(void *fa)');
+const attrInit = libc.func('int posix_spawnattr_init(void *attr)');
+const attrSetFlags = libc.func('int posix_spawnattr_setflags(void *attr, short flags)');
+const attrDestroy = libc.func('int posix_spawnattr_destroy(void *attr)');
 const spawnp = libc.func('int posix_spawnp(_Out_ int *pid, const char *file, void *fa, void *attr, const char **argv, const char **envp)');
 const waitpid = libc.func('int waitpid(int pid, _Out_ int *status, int options)');
 
@@ -18,11 +21,25 @@ const O_CREAT = 0o100;
 const O_APPEND = 0o2000;
 /** glibc's posix_spawn_file_actions_t is 80 bytes on x86_64; a little slack. */
 const FILE_ACTIONS_BYTES = 128;
+/** glibc's posix_spawnattr_t is 336 bytes on x86_64. */
+const ATTR_BYTES = 384;
+/** glibc's POSIX_SPAWN_SETSID. */
+const SETSID = 0x80;
+
+export interface SpawnOptions {
+  /** Start the child in a session of its own, so a signal to the server's process group (Ctrl-C) never reaches it. */
+  newSession?: boolean;
+}
 
 /** Runs `file` with stdin read from `stdinPath` and stdout+stderr appended to `outPath`; resolves with its exit code. */
-export function spawnWithFiles(file: string, args: readonly string[], stdinPath: string, outPath: string): Promise<number> {
+export function spawnWithFiles(file: string, args: readonly string[], stdinPath: string, outPath: string, opts: SpawnOptions = {}): Promise<number> {
   const fa = Buffer.alloc(FILE_ACTIONS_BYTES);
   faInit(fa);
+  const attr = opts.newSession ? Buffer.alloc(ATTR_BYTES) : null;
+  if (attr) {
+    attrInit(attr);
+    attrSetFlags(attr, SETSID);
+  }
   const pid = [0];
   let rc: number;
   try {
@@ -30,9 +47,10 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
     faAddOpen(fa, 1, outPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
     faAddDup2(fa, 1, 2);
     const env = Object.entries(process.env).map(([k, v]) => `${k}=${v}`);
-    rc = spawnp(pid, file, fa, null, [file, ...args, null], [...env, null]);
+    rc = spawnp(pid, file, fa, attr, [file, ...args, null], [...env, null]);
   } finally {
     faDestroy(fa);
+    if (attr) attrDestroy(attr);
   }
   if (rc !== 0) return Promise.reject(new Error(`cannot start ${file} (posix_spawn error ${rc})`));
   return new Promise((resolve, reject) => {
@@ -46,8 +64,8 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
 }
 
 /** `file` with stdin from /dev/null and its output appended to `logPath`. */
-export function spawnToLog(file: string, args: readonly string[], logPath: string): Promise<number> {
-  return spawnWithFiles(file, args, '/dev/null', logPath);
+export function spawnToLog(file: string, args: readonly string[], logPath: string, opts: SpawnOptions = {}): Promise<number> {
+  return spawnWithFiles(file, args, '/dev/null', logPath, opts);
 }
 
 let seq = 0;

@@ -1,3 +1,4 @@
+import { runQuiet } from '../container/posix-spawn.ts';
 import { runCommand } from '../container/run-command.ts';
 import type { NetConfig } from '../driver.ts';
 
@@ -47,7 +48,7 @@ export async function provisionNet(netnsPath: string, cfg: NetConfig): Promise<v
   ];
   // Every word came from `ip -j` output; one with a space, quote or newline would change the batch.
   if (lines.some((l) => l.split(' ').some((w) => !/^[\w.:/@%-]+$/.test(w)))) throw new Error(`unexpected network config ${JSON.stringify(cfg)}`);
-  if (lines.length > 0) await runCommand('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], { input: `${lines.join('\n')}\n` });
+  if (lines.length > 0) await runQuiet('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], `${lines.join('\n')}\n`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawnToLog } from '../container/posix-spawn.ts';
 import { runCommand } from '../container/run-command.ts';
 
 export interface RunscState {
@@ -127,22 +128,12 @@ export class Runsc {
   }
 
   async #detached(netns: boolean, args: string[], logPath: string): Promise<void> {
-    const log = await open(logPath, 'a');
     const [file, argv] = this.command(netns, args);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        // Own session: the sandbox must outlive a signal to the server's process group (Ctrl-C).
-        const child = spawn(file, argv, { stdio: ['ignore', log.fd, log.fd], detached: true });
-        child.on('error', (err) => reject(new Error(`${file}: ${err.message}`)));
-        child.on('close', async (code) => {
-          if (code === 0) return resolve();
-          const text = await readFile(logPath, 'utf8').catch(() => '');
-          reject(new Error(`runsc ${args[0]} exited with code ${code}: ${lastError(text)}`));
-        });
-      });
-    } finally {
-      await log.close();
-    }
+    // posix_spawn: Node's fork of the server would block the event loop on every start and restore.
+    const code = await spawnToLog(file, argv, logPath, { newSession: true });
+    if (code === 0) return;
+    const text = await readFile(logPath, 'utf8').catch(() => '');
+    throw new Error(`runsc ${args[0]} exited with code ${code}: ${lastError(text)}`);
   }
 }
 
