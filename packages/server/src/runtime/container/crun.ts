@@ -1,6 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { spawnToLog } from './posix-spawn.ts';
-import { runCommand } from './run-command.ts';
+import { runCaptured, spawnToLog } from './posix-spawn.ts';
 
 export interface CrunState {
   id: string;
@@ -28,7 +27,7 @@ export class Crun {
 
   async state(id: string): Promise<CrunState | undefined> {
     try {
-      const { stdout } = await runCommand('crun', ['--root', this.root, 'state', id]);
+      const { stdout } = await runCaptured('crun', ['--root', this.root, 'state', id]);
       return JSON.parse(stdout) as CrunState;
     } catch (err) {
       if (/does not exist|No such file/i.test((err as Error).message)) return undefined;
@@ -38,7 +37,7 @@ export class Crun {
 
   async deleteForce(id: string): Promise<void> {
     try {
-      await runCommand('crun', ['--root', this.root, 'delete', '--force', id]);
+      await runCaptured('crun', ['--root', this.root, 'delete', '--force', id]);
     } catch (err) {
       if (/does not exist|No such file/i.test((err as Error).message)) return;
       throw err;

@@ -1,6 +1,7 @@
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { listMounts } from './mounts.ts';
+import { runCaptured } from './posix-spawn.ts';
 import { runCommand } from './run-command.ts';
 
 const REFILL_DELAY_MS = 250;
@@ -132,7 +133,7 @@ export class LayerStore {
       const ready = rename(entry.path, dir);
       const capped = entry.diskMib === diskMib
         ? ready.then(() => entry.subvolId)
-        : ready.then(() => runCommand('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir])).then(() => entry.subvolId);
+        : ready.then(() => runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir])).then(() => entry.subvolId);
       return { ready, capped };
     }
     const ready = makeLayer(dir);
@@ -185,10 +186,10 @@ export class LayerStore {
     const dir = this.dir(id);
     if (!(await stat(dir).then(() => true, () => false))) return;
     if (this.btrfs && (await stat(dir)).ino === 256) {
-      await runCommand('btrfs', ['subvolume', 'delete', dir]);
+      await runCaptured('btrfs', ['subvolume', 'delete', dir]);
       // The qgroup outlives its subvolume until btrfs has cleaned it; an
       // early destroy is refused, and a leftover one is harmless (ids are never reused).
-      if (subvolId) await runCommand('btrfs', ['qgroup', 'destroy', `0/${subvolId}`, this.mountPoint]).catch(() => undefined);
+      if (subvolId) await runCaptured('btrfs', ['qgroup', 'destroy', `0/${subvolId}`, this.mountPoint]).catch(() => undefined);
     } else {
       await rm(dir, { recursive: true, force: true });
     }
@@ -210,21 +211,21 @@ interface PoolEntry {
 }
 
 async function makeLayer(dir: string): Promise<void> {
-  await runCommand('btrfs', ['subvolume', 'create', dir]);
+  await runCaptured('btrfs', ['subvolume', 'create', dir]);
   await Promise.all([mkdir(join(dir, 'upper')), mkdir(join(dir, 'work'))]);
 }
 
 /** Sets the qgroup limit on the subvolume at `dir`; returns its id. */
 async function capLayer(dir: string, diskMib: number): Promise<number> {
   const [, rootid] = await Promise.all([
-    runCommand('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir]),
-    runCommand('btrfs', ['inspect-internal', 'rootid', dir]),
+    runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir]),
+    runCaptured('btrfs', ['inspect-internal', 'rootid', dir]),
   ]);
   return Number(rootid.stdout.trim());
 }
 
 async function deleteSubvolumes(paths: string[]): Promise<void> {
-  if (paths.length > 0) await runCommand('btrfs', ['subvolume', 'delete', ...paths]).catch(() => undefined);
+  if (paths.length > 0) await runCaptured('btrfs', ['subvolume', 'delete', ...paths]).catch(() => undefined);
 }
 
 function pidAlive(pid: number): boolean {

@@ -29,6 +29,8 @@ const SETSID = 0x80;
 export interface SpawnOptions {
   /** Start the child in a session of its own, so a signal to the server's process group (Ctrl-C) never reaches it. */
   newSession?: boolean;
+  /** Where stderr goes (appended); default: with stdout. */
+  errPath?: string;
 }
 
 /** Runs `file` with stdin read from `stdinPath` and stdout+stderr appended to `outPath`; resolves with its exit code. */
@@ -45,7 +47,8 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
   try {
     faAddOpen(fa, 0, stdinPath, 0, 0);
     faAddOpen(fa, 1, outPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
-    faAddDup2(fa, 1, 2);
+    if (opts.errPath) faAddOpen(fa, 2, opts.errPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
+    else faAddDup2(fa, 1, 2);
     const env = Object.entries(process.env).map(([k, v]) => `${k}=${v}`);
     rc = spawnp(pid, file, fa, attr, [file, ...args, null], [...env, null]);
   } finally {
@@ -58,7 +61,11 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
     // Blocks a worker thread, not the event loop; libuv reaps only children it started, so this one is ours.
     waitpid.async(pid[0], status, 0, (err: unknown, r: number) => {
       if (err || r < 0) reject(err instanceof Error ? err : new Error(`waitpid for ${file} failed`));
-      else resolve(((status[0] ?? 0) >> 8) & 0xff);
+      else {
+        const st = status[0] ?? 0;
+        // Killed by a signal: the shell's 128+n, never a false 0.
+        resolve(st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff);
+      }
     });
   });
 }
@@ -75,7 +82,7 @@ let swept = false;
 async function sweepDeadTempFiles(): Promise<void> {
   swept = true;
   for (const name of await readdir(tmpdir()).catch(() => [])) {
-    const pid = /^sandpit-cmd-(\d+)-\d+\.(in|out)$/.exec(name)?.[1];
+    const pid = /^sandpit-cmd-(\d+)-\d+\.(in|out|err)$/.exec(name)?.[1];
     if (pid === undefined || isAlive(Number(pid))) continue;
     await rm(join(tmpdir(), name), { force: true });
   }
@@ -83,17 +90,28 @@ async function sweepDeadTempFiles(): Promise<void> {
 
 /** Runs a command whose output matters only when it fails; `stdin` is fed from a temporary file. */
 export async function runQuiet(file: string, args: readonly string[], stdin?: string): Promise<void> {
+  await runCaptured(file, args, stdin);
+}
+
+/**
+ * Runs a command to completion and returns its output (the hot-path twin of runCommand);
+ * rejects with its stderr when it exits non-zero. `stdin` is fed from a temporary file.
+ */
+export async function runCaptured(file: string, args: readonly string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
   if (!swept) void sweepDeadTempFiles();
   const base = join(tmpdir(), `sandpit-cmd-${process.pid}-${seq++}`);
   const inPath = stdin === undefined ? '/dev/null' : `${base}.in`;
+  const [outPath, errPath] = [`${base}.out`, `${base}.err`];
   try {
     if (stdin !== undefined) await writeFile(inPath, stdin, { mode: 0o600 });
-    const code = await spawnWithFiles(file, args, inPath, `${base}.out`);
+    const code = await spawnWithFiles(file, args, inPath, outPath, { errPath });
+    const [stdout, stderr] = await Promise.all([outPath, errPath].map((p) => readFile(p, 'utf8').catch(() => '')));
     if (code !== 0) {
-      const out = await readFile(`${base}.out`, 'utf8').catch(() => '');
-      throw new Error(`${file} ${args.join(' ')} failed (${code}): ${out.trim().slice(0, 2000)}`);
+      const detail = (stderr!.trim() || stdout!.trim()).split('\n').slice(-8).join('\n').slice(0, 2000);
+      throw new Error(`${file} ${args.join(' ')} failed (exit code ${code})${detail ? `: ${detail}` : ''}`);
     }
+    return { stdout: stdout!, stderr: stderr! };
   } finally {
-    await Promise.all([rm(`${base}.out`, { force: true }), stdin === undefined ? undefined : rm(inPath, { force: true })]);
+    await Promise.all([rm(outPath, { force: true }), rm(errPath, { force: true }), stdin === undefined ? undefined : rm(inPath, { force: true })]);
   }
 }

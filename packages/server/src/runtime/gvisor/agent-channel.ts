@@ -2,7 +2,7 @@ import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentClient } from '../agent-client.ts';
-import { runCommand } from '../container/run-command.ts';
+import { runCaptured } from '../container/posix-spawn.ts';
 
 /**
  * Host end of one sandbox's agent channel. In gVisor the agent dials out
@@ -161,7 +161,7 @@ export class AgentChannel {
  * sandbox's ends of host connections that we closed but it has not yet.
  */
 export async function orphanedSockets(pid: number): Promise<number> {
-  const { stdout } = await runCommand('ss', ['-x', '-a', '-n', '-p']);
+  const { stdout } = await runCaptured('ss', ['-x', '-a', '-n', '-p']);
   const alive = new Set<string>();
   const mine: string[] = [];
   for (const line of stdout.split('\n')) {

@@ -1,6 +1,6 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCommand } from '../container/run-command.ts';
+import { runCaptured } from '../container/posix-spawn.ts';
 
 /**
  * Copies of writable layers for snapshots and forks. On the btrfs layer store
@@ -8,20 +8,20 @@ import { runCommand } from '../container/run-command.ts';
  * elsewhere plain copies (reflinked where the filesystem can).
  */
 export async function freezeLayer(src: string, dest: string, btrfs: boolean): Promise<void> {
-  if (btrfs) await runCommand('btrfs', ['subvolume', 'snapshot', '-r', src, dest]);
-  else await runCommand('cp', ['-a', '--reflink=auto', src, dest]);
+  if (btrfs) await runCaptured('btrfs', ['subvolume', 'snapshot', '-r', src, dest]);
+  else await runCaptured('cp', ['-a', '--reflink=auto', src, dest]);
 }
 
 /** A writable copy of a frozen layer, capped at diskMib; returns the btrfs subvolume id (for usage reads). */
 export async function thawLayer(src: string, dest: string, btrfs: boolean, diskMib: number): Promise<number | undefined> {
   if (!btrfs) {
-    await runCommand('cp', ['-a', '--reflink=auto', src, dest]);
+    await runCaptured('cp', ['-a', '--reflink=auto', src, dest]);
     return undefined;
   }
-  await runCommand('btrfs', ['subvolume', 'snapshot', src, dest]);
+  await runCaptured('btrfs', ['subvolume', 'snapshot', src, dest]);
   const [, rootid] = await Promise.all([
-    runCommand('btrfs', ['qgroup', 'limit', String(diskMib * 1024 * 1024), dest]),
-    runCommand('btrfs', ['inspect-internal', 'rootid', dest]),
+    runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * 1024 * 1024), dest]),
+    runCaptured('btrfs', ['inspect-internal', 'rootid', dest]),
   ]);
   return Number(rootid.stdout.trim());
 }
@@ -33,7 +33,7 @@ export async function removeTree(path: string): Promise<void> {
     if (!e.isDirectory()) continue;
     const p = join(path, e.name);
     // Inode 256 is the root of a btrfs subvolume; rm cannot remove a read-only one.
-    if ((await stat(p).catch(() => undefined))?.ino === 256) await runCommand('btrfs', ['subvolume', 'delete', p]);
+    if ((await stat(p).catch(() => undefined))?.ino === 256) await runCaptured('btrfs', ['subvolume', 'delete', p]);
   }
   await rm(path, { recursive: true, force: true });
 }

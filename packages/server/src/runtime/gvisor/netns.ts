@@ -1,5 +1,4 @@
-import { runQuiet } from '../container/posix-spawn.ts';
-import { runCommand } from '../container/run-command.ts';
+import { runCaptured, runQuiet } from '../container/posix-spawn.ts';
 import type { NetConfig } from '../driver.ts';
 
 interface IpAddr {
@@ -14,7 +13,7 @@ interface IpRoute {
   protocol?: string;
 }
 
-const ip = (netnsPath: string, args: string[]) => runCommand('nsenter', [`--net=${netnsPath}`, 'ip', ...args]);
+const ip = (netnsPath: string, args: string[]) => runCaptured('nsenter', [`--net=${netnsPath}`, 'ip', ...args]);
 
 /** Reads what runsc's netstack will take over from the namespace (it removes the addresses and routes it copies), when the caller did not say. */
 export async function captureNet(netnsPath: string): Promise<NetConfig> {

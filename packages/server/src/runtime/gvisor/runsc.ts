@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawnToLog } from '../container/posix-spawn.ts';
+import { runCaptured, spawnToLog } from '../container/posix-spawn.ts';
 import { runCommand } from '../container/run-command.ts';
 
 export interface RunscState {
@@ -81,7 +81,7 @@ export class Runsc {
 
   async state(id: string): Promise<RunscState | undefined> {
     try {
-      const { stdout } = await runCommand('runsc', ['--root', this.root, 'state', id]);
+      const { stdout } = await runCaptured('runsc', ['--root', this.root, 'state', id]);
       return JSON.parse(stdout) as RunscState;
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
@@ -106,16 +106,16 @@ export class Runsc {
 
   /** Runs a command in the sandbox to completion (root); used for checks, not for user commands. */
   async exec(id: string, argv: string[]): Promise<string> {
-    return (await runCommand('runsc', ['--root', this.root, 'exec', id, ...argv])).stdout;
+    return (await runCaptured('runsc', ['--root', this.root, 'exec', id, ...argv])).stdout;
   }
 
   async kill(id: string): Promise<void> {
-    await runCommand('runsc', ['--root', this.root, 'kill', '--all', id, 'KILL']).catch(() => undefined);
+    await runCaptured('runsc', ['--root', this.root, 'kill', '--all', id, 'KILL']).catch(() => undefined);
   }
 
   async deleteForce(id: string): Promise<void> {
     try {
-      await runCommand('runsc', ['--root', this.root, 'delete', '--force', id]);
+      await runCaptured('runsc', ['--root', this.root, 'delete', '--force', id]);
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return;
       throw err;
@@ -123,7 +123,7 @@ export class Runsc {
   }
 
   async list(): Promise<string[]> {
-    const { stdout } = await runCommand('runsc', ['--root', this.root, 'list', '--quiet']).catch(() => ({ stdout: '' }));
+    const { stdout } = await runCaptured('runsc', ['--root', this.root, 'list', '--quiet']).catch(() => ({ stdout: '' }));
     return stdout.split('\n').map((s) => s.trim()).filter(Boolean);
   }
 
