@@ -31,6 +31,8 @@ export interface SpawnOptions {
   newSession?: boolean;
   /** Where stderr goes (appended); default: with stdout. */
   errPath?: string;
+  /** Told the child's pid once it runs. */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Runs `file` with stdin read from `stdinPath` and stdout+stderr appended to `outPath`; resolves with its exit code. */
@@ -56,6 +58,7 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
     if (attr) attrDestroy(attr);
   }
   if (rc !== 0) return Promise.reject(new Error(`cannot start ${file} (posix_spawn error ${rc})`));
+  opts.onSpawn?.(pid[0]!);
   return new Promise((resolve, reject) => {
     const status = [0];
     // Blocks a worker thread, not the event loop; libuv reaps only children it started, so this one is ours.

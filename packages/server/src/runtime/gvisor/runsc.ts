@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { open, readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCaptured, spawnToLog } from '../container/posix-spawn.ts';
 import { runCommand } from '../container/run-command.ts';
@@ -57,26 +56,18 @@ export class Runsc {
    * A successful save ends the sandbox (this runsc restarts nothing).
    */
   async checkpoint(id: string, partial: string, image: string, pidFile: string, logPath: string): Promise<void> {
-    const log = await open(logPath, 'w');
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(
-          'sh',
-          ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, 'runsc', '--root', this.root, 'checkpoint', '--image-path', partial, id],
-          // Own session: a signal to the server's process group (Ctrl-C) must not reach it.
-          { stdio: ['ignore', log.fd, log.fd], detached: true },
-        );
-        if (child.pid) void open(pidFile, 'w').then((fh) => fh.writeFile(String(child.pid)).finally(() => fh.close()));
-        child.on('error', (err) => reject(new Error(`runsc checkpoint: ${err.message}`)));
-        child.on('close', async (code) => {
-          if (code === 0) return resolve();
-          const text = await readFile(logPath, 'utf8').catch(() => '');
-          reject(new Error(`runsc checkpoint exited with code ${code}: ${lastError(text)}`));
-        });
-      });
-    } finally {
-      await log.close();
-    }
+    await writeFile(logPath, '');
+    let recorded: Promise<void> | undefined;
+    const code = await spawnToLog(
+      'sh',
+      ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, 'runsc', '--root', this.root, 'checkpoint', '--image-path', partial, id],
+      logPath,
+      { newSession: true, onSpawn: (pid) => (recorded = writeFile(pidFile, String(pid))) },
+    );
+    await recorded;
+    if (code === 0) return;
+    const text = await readFile(logPath, 'utf8').catch(() => '');
+    throw new Error(`runsc checkpoint exited with code ${code}: ${lastError(text)}`);
   }
 
   async state(id: string): Promise<RunscState | undefined> {
