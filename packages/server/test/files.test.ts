@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { after, before, describe, test } from 'node:test';
-import { Api, parseSse, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
+import { describe, test } from 'node:test';
+import { Api, parseSse, sandboxFixture } from './helpers/server-process.ts';
 
 const fx = sandboxFixture();
 

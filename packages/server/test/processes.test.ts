@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Api, parseSse, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
+import { test } from 'node:test';
+import { Api, parseSse, sandboxFixture } from './helpers/server-process.ts';
 
 const fx = sandboxFixture();
 

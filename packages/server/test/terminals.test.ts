@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { WebSocket } from 'ws';
-import { Api, sandboxFixture, ServerProcess } from './helpers/server-process.ts';
+import { Api, sandboxFixture } from './helpers/server-process.ts';
 
 const fx = sandboxFixture();
 
