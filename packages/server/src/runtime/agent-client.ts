@@ -30,6 +30,7 @@ import {
   TlvWriter,
   u16Pair,
 } from './agent-protocol.ts';
+import { libc } from './libc.ts';
 
 export interface SpawnOptions {
   argv: string[];
@@ -100,8 +101,11 @@ export interface AgentProcess extends EventEmitter<AgentProcessEvents> {
   readonly pid: number | undefined;
   /** File reads: the size the file had when opened (from SPAWNED). */
   readonly size: number | undefined;
-  /** false: the connection's send buffer is full (see AgentClient.drained). */
-  write(data: Buffer | string): boolean;
+  /**
+   * Sends stdin; several buffers go out as one frame per MiB, with no copy (fewer, larger
+   * writes inside the sandbox). false: the connection's send buffer is full (see AgentClient.drained).
+   */
+  write(data: Buffer | string | readonly Buffer[]): boolean;
   /** Resolves once the agent took the input; rejects with EAGAIN when it was dropped (backlog full). */
   writeChecked(data: Buffer | string): Promise<void>;
   closeStdin(): void;
@@ -122,13 +126,17 @@ export class AgentError extends Error {
   }
 }
 
+/** The agent writes each STDIN frame to the process's pipe in one go; file transfers get 1 MiB pipes. */
 const STDIN_FRAME_BYTES = 1024 * 1024;
 /** Payloads from this size on are written without copying them into a frame buffer. */
 const BULK_PAYLOAD = 16 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const errnoNames = new Map(Object.entries(osConstants.errno).map(([name, num]) => [num, name]));
+const SOL_SOCKET = 1;
+const SO_SNDBUF = 7;
+const setsockopt = libc.func('int setsockopt(int, int, int, const int *, uint32_t)');
 
-type Send = (type: number, payload?: Buffer) => boolean;
+type Send = (type: number, payload?: Buffer | readonly Buffer[]) => boolean;
 
 class AgentProcessImpl extends EventEmitter<AgentProcessEvents> implements AgentProcess {
   pid: number | undefined;
@@ -145,13 +153,25 @@ class AgentProcessImpl extends EventEmitter<AgentProcessEvents> implements Agent
     this.#ping = ping;
   }
 
-  write(data: Buffer | string): boolean {
+  write(data: Buffer | string | readonly Buffer[]): boolean {
     if (this.#done) return true;
-    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const bufs = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : Buffer.isBuffer(data) ? [data] : data;
     let ok = true;
-    for (let off = 0; off < buf.length; off += STDIN_FRAME_BYTES) {
-      ok = this.#send(Msg.stdin, buf.subarray(off, off + STDIN_FRAME_BYTES));
+    let frame: Buffer[] = [];
+    let size = 0;
+    for (const buf of bufs) {
+      for (let off = 0; off < buf.length; ) {
+        const piece = buf.subarray(off, off + STDIN_FRAME_BYTES - size);
+        frame.push(piece);
+        size += piece.length;
+        off += piece.length;
+        if (size < STDIN_FRAME_BYTES) continue;
+        ok = this.#send(Msg.stdin, frame);
+        frame = [];
+        size = 0;
+      }
     }
+    if (size) ok = this.#send(Msg.stdin, frame);
     return ok;
   }
 
@@ -373,6 +393,15 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     return proc;
   }
 
+  /**
+   * For a connection of its own that carries a file: a kernel send buffer of `bytes`, so the agent
+   * can take up to 1 MiB per read (each read is a trap under gVisor) instead of about 200 KiB.
+   */
+  setSendBuffer(bytes: number): void {
+    const fd = (this.#socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (typeof fd === 'number' && fd >= 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, [bytes], 4);
+  }
+
   /** Stops reading from the agent; on a connection of its own this pauses the agent's sender (backpressure). */
   pause(): void {
     this.#socket.pause();
@@ -441,13 +470,16 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     return this.#nextId;
   }
 
-  #send(type: number, id: number, payload?: Buffer): boolean {
+  #send(type: number, id: number, payload?: Buffer | readonly Buffer[]): boolean {
     if (this.#closed) return true;
-    if (!payload || payload.length < BULK_PAYLOAD) return this.#socket.write(encodeFrame(type, id, payload));
-    // Bulk data (uploads) goes out as the header plus the caller's buffer in one writev: no copy.
+    const parts = payload === undefined ? [] : Buffer.isBuffer(payload) ? [payload] : payload;
+    let len = 0;
+    for (const b of parts) len += b.length;
+    if (len < BULK_PAYLOAD) return this.#socket.write(encodeFrame(type, id, parts.length === 1 ? parts[0] : Buffer.concat(parts)));
+    // Bulk data (uploads) goes out as the header plus the caller's buffers in one writev: no copy.
     this.#socket.cork();
-    this.#socket.write(frameHeader(type, id, payload.length));
-    const ok = this.#socket.write(payload);
+    let ok = this.#socket.write(frameHeader(type, id, len));
+    for (const b of parts) ok = this.#socket.write(b);
     this.#socket.uncork();
     return ok;
   }

@@ -147,29 +147,55 @@ export function splitTlv(buf: Buffer, into: { tag: number; value: Buffer }[]): B
   return buf.subarray(off);
 }
 
+/** Frames whose payload is plain bytes of a stream: delivering it in pieces means the same. */
+const STREAMED: ReadonlySet<number> = new Set([Msg.stdout, Msg.stderr]);
+
 /**
  * Reassembles frames from socket chunks. Chunks are kept in a list until a frame is
- * complete, so a large frame costs one copy instead of one per chunk.
+ * complete, so a large frame costs one copy instead of one per chunk; STDOUT and STDERR
+ * payloads (up to 1 MiB per frame from a file read) are passed on piece by piece as
+ * they arrive, with no copy at all.
  */
 export class FrameDecoder {
   #chunks: Buffer[] = [];
   #buffered = 0;
   #need = -1; // length of the frame in progress (after its length field), -1: unknown yet
+  /** A streamed frame in progress: its type, id and the payload bytes still to come. */
+  #stream = { type: 0, id: 0, left: 0 };
 
   push(chunk: Buffer, onFrame: (type: number, id: number, payload: Buffer) => void): void {
+    if (chunk.length === 0) return;
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
     for (;;) {
+      const st = this.#stream;
+      if (st.left > 0) {
+        if (this.#buffered === 0) return;
+        const piece = this.#take(Math.min(st.left, this.#chunks[0]!.length));
+        st.left -= piece.length;
+        onFrame(st.type, st.id, piece);
+        continue;
+      }
       if (this.#need < 0) {
         if (this.#buffered < 4) return;
         this.#need = this.#take(4).readUInt32LE(0);
         if (this.#need < 5 || this.#need > MAX_PAYLOAD + 5) throw new Error(`malformed frame length ${this.#need}`);
+      }
+      if (this.#buffered >= 5 && this.#need > 5 && STREAMED.has(this.#peekType())) {
+        const head = this.#take(5);
+        this.#stream = { type: head.readUInt8(0), id: head.readUInt32LE(1), left: this.#need - 5 };
+        this.#need = -1;
+        continue;
       }
       if (this.#buffered < this.#need) return;
       const frame = this.#take(this.#need);
       this.#need = -1;
       onFrame(frame.readUInt8(0), frame.readUInt32LE(1), frame.subarray(5));
     }
+  }
+
+  #peekType(): number {
+    return this.#chunks[0]!.readUInt8(0);
   }
 
   #take(n: number): Buffer {

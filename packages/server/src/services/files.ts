@@ -10,6 +10,13 @@ import type { SandboxService } from './sandboxes.ts';
 
 /** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */
 const DISCARD_MAX = 256 * 1024 * 1024;
+/**
+ * Upload body chunks (64 KiB socket reads) are gathered up to this much per agent frame: every
+ * frame costs the agent a pipe write and the helper a read and a file write, each a trap under gVisor.
+ */
+const UPLOAD_BATCH = 1024 * 1024;
+/** Kernel send buffer of a transfer connection: room for a full batch and the next one. */
+const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 
 /** Relative paths are relative to the user's home, as in a shell. */
 export const HOME = '/home/user';
@@ -149,11 +156,17 @@ export class FileService {
     const live = await this.sandboxes.ensureActive(rec);
     const { driver } = this.agents;
     try {
-      if (!driver.connectAgent) return await AgentClient.connect(driver.agentSocket(live.id));
-      const shared = await this.agents.get(live.id);
-      const next = driver.connectAgent(live.id, 5000);
-      await shared.dial();
-      return await AgentClient.attach(await next);
+      let client: AgentClient;
+      if (!driver.connectAgent) {
+        client = await AgentClient.connect(driver.agentSocket(live.id));
+      } else {
+        const shared = await this.agents.get(live.id);
+        const next = driver.connectAgent(live.id, 5000);
+        await shared.dial();
+        client = await AgentClient.attach(await next);
+      }
+      client.setSendBuffer(TRANSFER_SNDBUF);
+      return client;
     } catch {
       throw unavailable('the sandbox agent is not reachable; retry shortly');
     }
@@ -275,17 +288,38 @@ export class FileService {
         throw fileError(err, path);
       });
       await new Promise<void>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          if (proc.write(chunk)) return;
+        // Chunks that arrive together (one socket wakeup reads up to 32 of them) leave as one frame.
+        let batch: Buffer[] = [];
+        let batched = 0;
+        let flushing = false;
+        const flush = () => {
+          flushing = false;
+          if (!batched) return;
+          const ok = proc.write(batch);
+          batch = [];
+          batched = 0;
+          if (ok) return;
           body.pause();
           void client.drained().then(() => body.resume());
+        };
+        const onData = (chunk: Buffer) => {
+          batch.push(chunk);
+          batched += chunk.length;
+          if (batched >= UPLOAD_BATCH) flush();
+          else if (!flushing) {
+            flushing = true;
+            setImmediate(flush);
+          }
         };
         const stop = () => {
           body.off('data', onData);
           body.off('end', onEnd);
           body.off('error', onError);
+          batch = [];
+          batched = 0;
         };
         const onEnd = () => {
+          flush();
           stop();
           resolve();
         };
