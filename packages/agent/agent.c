@@ -75,6 +75,7 @@ struct conn {
   int dead;
   int extra; /* --connect: dialed on request (DIAL); not redialed when it closes */
   int bulk;  /* carries a file transfer: read in large chunks */
+  int direct; /* a file helper owns the socket (direct transfer): neither read nor written here */
   struct conn *next;
 };
 
@@ -84,6 +85,7 @@ struct proc {
   uint32_t id;
   pid_t pid;
   int background, pty, stdin_blocking, file;
+  int direct; /* a direct transfer: the helper has the connection to itself while it runs */
   char *name; /* host label: makes the process listable and attachable */
   struct watch out, err, in, exec;
   struct buf inbuf;
@@ -228,7 +230,7 @@ static void send_error(struct conn *c, uint32_t id, int err, const char *fmt, ..
 }
 
 static void conn_watch_update(struct conn *c) {
-  watch_update(&c->w, (c->in_paused ? 0 : EPOLLIN) | (c->want_out ? EPOLLOUT : 0));
+  watch_update(&c->w, c->direct ? 0 : (c->in_paused ? 0 : EPOLLIN) | (c->want_out ? EPOLLOUT : 0));
 }
 
 static void conn_set_throttle(struct conn *c, int on) {
@@ -355,6 +357,7 @@ static void proc_resolve(struct proc *p) {
   /* EOF: exec succeeded; errno 0: a file helper started, followed by a u64 size. */
   if (n == 0 || (n >= 4 && r.err == 0)) {
     p->state = ST_RUNNING;
+    if (p->direct) return; /* the helper sent SPAWNED itself, ahead of its data */
     struct tlv_w w = {.n = 0};
     tlv_put32(&w, SPAWNED_PID, (uint32_t)p->pid);
     if (n >= 12) tlv_put(&w, SPAWNED_SIZE, r.msg, 8);
@@ -662,8 +665,16 @@ static void __attribute__((noreturn)) child_run(const struct child_plan *s) {
     dup2(s->out_w, 1);
     dup2(s->err_w, 2);
   }
-  close_from(3, (unsigned)s->exec_w - 1);
-  close_from((unsigned)s->exec_w + 1, ~0u);
+  /* Everything else is closed: the exec pipe stays, and a direct transfer's connection. */
+  int keep[2] = {s->exec_w, s->file ? s->file->conn_fd : -1};
+  if (keep[1] >= 0 && keep[1] < keep[0]) keep[1] = keep[0], keep[0] = s->file->conn_fd;
+  unsigned next = 3;
+  for (int i = 0; i < 2; i++) {
+    if (keep[i] < (int)next) continue;
+    close_from(next, (unsigned)keep[i] - 1);
+    next = (unsigned)keep[i] + 1;
+  }
+  close_from(next, ~0u);
   if (s->switch_user) {
     if (setgroups((size_t)s->u->ngroups, s->u->groups) < 0) child_fail(s->exec_w, "setgroups", "");
     if (setgid(s->u->gid) < 0) child_fail(s->exec_w, "setgid", "");
@@ -712,6 +723,33 @@ static void watch_init(struct watch *w, int kind, int fd, struct proc *p) {
   w->kind = kind;
   w->fd = fd;
   w->p = p;
+}
+
+/*
+ * A direct transfer needs the connection to itself: no other process on it, nothing left to send
+ * (the helper writes to the socket itself) and nothing read behind the request (the helper reads
+ * the socket from there). Otherwise the request runs the ordinary way, which looks the same to the host.
+ */
+static int direct_ok(struct conn *c, const uint8_t *pl, size_t plen) {
+  if (c->out.len) conn_flush(c);
+  if (c->dead || c->out.len || pl + plen != c->in.d + c->in.off + c->in.len) return 0;
+  for (struct proc *p = procs; p; p = p->next)
+    if (!p->dead && p->conn == c) return 0;
+  return 1;
+}
+
+/* The helper of a direct transfer is gone: the connection is the agent's again. One that was killed
+   may have stopped inside a frame, so the stream can no longer be trusted: the connection is closed. */
+static void direct_end(struct proc *p) {
+  struct conn *c = p->conn;
+  if (!p->direct || !c || c->dead) return;
+  c->direct = 0;
+  if (WIFSIGNALED(p->status)) {
+    conn_close(c);
+    return;
+  }
+  set_nonblock(c->w.fd); /* the helper made it blocking */
+  conn_watch_update(c);
 }
 
 static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen, int is_file) {
@@ -789,6 +827,13 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
     }
   }
   set_nonblock(fds[6]);
+  if (r.is_file) {
+    r.file.conn_fd = -1;
+    if ((r.file.flags & FILE_FLAG_DIRECT) && (r.file.op == OP_READ || r.file.op == OP_WRITE) && direct_ok(c, pl, plen)) {
+      r.file.conn_fd = c->w.fd;
+      r.file.id = id;
+    }
+  }
 
   struct child_plan plan = {
       .argv = r.argv,
@@ -810,7 +855,8 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
   struct proc *p = calloc(1, sizeof *p);
   if (!p) { /* cannot track it: do not leave it running untracked */
     kill(pid, SIGKILL);
-    send_error(c, id, ENOMEM, "out of memory");
+    if (r.is_file && r.file.conn_fd >= 0) conn_close(c); /* it may have taken the connection already */
+    else send_error(c, id, ENOMEM, "out of memory");
     goto out;
   }
   p->conn = c;
@@ -820,6 +866,10 @@ static int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t p
   p->stdin_blocking = !!(r.flags & SPAWN_FLAG_STDIN_BLOCKING);
   p->file = r.is_file;
   if (r.is_file && r.file.op == OP_WRITE) c->bulk = 1;
+  if (r.is_file && r.file.conn_fd >= 0) {
+    p->direct = c->direct = 1;
+    conn_watch_update(c);
+  }
   p->pty = r.pty;
   if (r.name && !(p->name = strdup(r.name))) {
     kill(pid, SIGKILL);
@@ -1101,7 +1151,7 @@ static int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t
 }
 
 static int process_frames(struct conn *c) {
-  while (c->in.len >= 4 && !c->dead) {
+  while (c->in.len >= 4 && !c->dead && !c->direct) {
     const uint8_t *h = c->in.d + c->in.off;
     uint32_t flen = get32(h);
     if (flen < 5 || flen > MAX_FRAME + 5) return -1;
@@ -1153,7 +1203,7 @@ static void conn_close(struct conn *c) {
 }
 
 static void conn_readable(struct conn *c) {
-  for (int i = 0; i < 4 && !c->dead && !c->in_paused; i++) {
+  for (int i = 0; i < 4 && !c->dead && !c->in_paused && !c->direct; i++) {
     if (buf_reserve(&c->in, c->bulk ? BULK_CHUNK : CHUNK) < 0) {
       conn_close(c);
       return;
@@ -1326,6 +1376,7 @@ static void reap_children(void) {
       p->reaped = 1;
       p->status = st;
       p->deadline = 0;
+      direct_end(p);
       proc_resolve(p);
       proc_maybe_finish(p);
       break;
@@ -1477,7 +1528,7 @@ int main(int argc, char **argv) {
   for (;;) {
     /* Output produced anywhere (events, timers, the first dial) is written once per iteration. */
     for (struct conn *c = conns; c; c = c->next)
-      if (!c->dead && c->out.len && !c->want_out) conn_flush(c);
+      if (!c->dead && c->out.len && !c->want_out && !c->direct) conn_flush(c);
     sweep();
     int n = epoll_wait(epfd, evs, 64, next_timeout());
     if (n < 0 && errno != EINTR) {

@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,8 @@
 #define IO_CHUNK (1u << 20)
 
 static int exec_fd = -1;
+/* Reads and writes of file data: a chunk, with room for a frame header on either side. */
+static uint8_t iobuf[HDR + IO_CHUNK + HDR];
 
 static void __attribute__((noreturn)) fail(const char *what, const char *arg) {
   struct {
@@ -50,6 +54,52 @@ static void report_ok(uint64_t size) {
   (void)ignored;
   close(exec_fd);
   exec_fd = -1;
+}
+
+/* ---- direct transfers: frames on the connection itself ---- */
+
+/* Blocking I/O on the connection: under gVisor every call is a trap, and a blocking send moves a
+   whole frame in one call where the agent's loop needs several writes and waits. (No MSG_WAITALL on
+   receives: this gVisor then waits for news from the host even with data still queued, and stalls.) */
+static void conn_blocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); }
+
+/* 0, or -1 with errno (ECONNRESET for EOF: the host went away). */
+static int recv_all(int fd, uint8_t *b, size_t n) {
+  while (n) {
+    ssize_t k = recv(fd, b, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return k == 0 ? (errno = ECONNRESET, -1) : -1;
+    b += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static int send_all(int fd, const uint8_t *b, size_t n) {
+  while (n) {
+    ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return -1;
+    b += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static void put_header(uint8_t *h, uint8_t type, uint32_t id, size_t plen) {
+  put32(h, (uint32_t)(5 + plen));
+  h[4] = type;
+  put32(h + 5, id);
+}
+
+/* What the agent sends for a started file operation (it leaves that to a direct helper). */
+static void send_spawned(const struct file_req *r, uint64_t size) {
+  struct tlv_w w = {.n = 0};
+  tlv_put32(&w, SPAWNED_PID, (uint32_t)getpid());
+  tlv_put64(&w, SPAWNED_SIZE, size);
+  uint8_t h[HDR];
+  put_header(h, T_SPAWNED, r->id, w.n);
+  if (send_all(r->conn_fd, h, HDR) < 0 || send_all(r->conn_fd, w.b, w.n) < 0) _exit(EPIPE); /* the host is gone */
 }
 
 /* ---- buffered TLV records on stdout ---- */
@@ -187,7 +237,8 @@ static void op_rename(const char *from, const char *to, uint32_t flags) {
 }
 
 /* Sends exactly the size the file had when opened, so the host can promise a Content-Length. */
-static void op_read(const char *path) {
+static void op_read(const struct file_req *r) {
+  const char *path = r->path;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail("open", path);
   struct stat st;
@@ -200,49 +251,112 @@ static void op_read(const char *path) {
     errno = EINVAL;
     fail("read (not a regular file)", path);
   }
+  int direct = r->conn_fd >= 0;
+  if (direct) {
+    conn_blocking(r->conn_fd);
+    send_spawned(r, (uint64_t)st.st_size);
+  }
   report_ok((uint64_t)st.st_size);
   /* Plain 1 MiB reads and writes: splice between files and pipes is not reliable under every
-     sandbox runtime (gVisor), and one copy per byte in this helper is not what limits throughput. */
-  static uint8_t b[IO_CHUNK];
+     sandbox runtime (gVisor). A direct transfer reads behind room for a frame header and sends
+     header and data in one call; only whole frames are sent, so any exit leaves the stream in step. */
+  uint8_t *fb = iobuf, *b = iobuf + HDR;
   uint64_t left = (uint64_t)st.st_size;
   while (left) {
     ssize_t n = read(fd, b, left < IO_CHUNK ? (size_t)left : IO_CHUNK);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail_late(errno, "read", path);
     if (n == 0) fail_late(EIO, "read (file shrank while being read)", path);
-    for (ssize_t off = 0; off < n;) {
-      ssize_t k = write(1, b + off, (size_t)(n - off));
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) fail_late(errno, "send", path);
-      off += k;
+    if (direct) {
+      put_header(fb, T_STDOUT, r->id, (size_t)n);
+      if (send_all(r->conn_fd, fb, HDR + (size_t)n) < 0) fail_late(errno, "send", path);
+    } else {
+      for (ssize_t off = 0; off < n;) {
+        ssize_t k = write(1, b + off, (size_t)(n - off));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) fail_late(errno, "send", path);
+        off += k;
+      }
     }
     left -= (uint64_t)n;
   }
   _exit(0);
 }
 
+/* 0, or the errno of the failed write. */
+static int write_all(int fd, const uint8_t *b, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, b, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return k < 0 ? errno : EIO;
+    b += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static void __attribute__((noreturn)) write_failed(int err, const char *path, const char *tmp) {
+  if (tmp) unlink(tmp);
+  fail_late(err, "write", path);
+}
+
 static void copy_stdin(int fd, const char *path, const char *tmp) {
-  static uint8_t b[IO_CHUNK];
   for (;;) {
-    ssize_t n = read(0, b, sizeof b);
+    ssize_t n = read(0, iobuf, IO_CHUNK);
     if (n < 0 && errno == EINTR) continue;
     if (n == 0) return;
-    int err = errno;
-    for (ssize_t off = 0; n > 0 && off < n;) {
-      ssize_t k = write(fd, b + off, (size_t)(n - off));
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) {
-        err = errno;
-        n = -1;
-        break;
-      }
-      off += k;
-    }
-    if (n < 0) {
-      if (tmp) unlink(tmp);
-      fail_late(err, "write", path);
-    }
+    int err = n < 0 ? errno : write_all(fd, iobuf, (size_t)n);
+    if (err) write_failed(err, path, tmp);
   }
+}
+
+/* The host broke the rules of a direct transfer, so the stream is out of step: dying by a signal
+   makes the agent close the connection rather than read data as frames. */
+static void __attribute__((noreturn)) out_of_step(const char *tmp) {
+  if (tmp) unlink(tmp);
+  raise(SIGKILL);
+  _exit(EPROTO);
+}
+
+/*
+ * Direct write: STDIN frames straight from the connection into fd, until STDIN_CLOSE. A STDIN frame
+ * is always followed by another frame, so its payload and the next header are received together.
+ * SIGNAL goes to the helper's process group, as the agent would send it. After a failed write the
+ * rest of the frame in hand is still read, so the agent takes over at a frame boundary (and ignores
+ * the transfer's later frames).
+ */
+static void copy_frames(const struct file_req *r, int fd, const char *path, const char *tmp) {
+  int sock = r->conn_fd, err = 0;
+  uint8_t h[HDR];
+  if (recv_all(sock, h, HDR) < 0) goto gone;
+  for (;;) {
+    uint32_t len = get32(h);
+    if (len < 5 || len > MAX_FRAME + 5 || get32(h + 5) != r->id) out_of_step(tmp);
+    size_t plen = len - 5;
+    int ahead = 0; /* the next header came with this frame's payload */
+    if (h[4] == T_STDIN_CLOSE && !plen) {
+      if (err) write_failed(err, path, tmp);
+      return;
+    } else if (h[4] == T_SIGNAL && plen == 4) {
+      if (recv_all(sock, iobuf, 4) < 0) goto gone;
+      kill(0, (int)get32(iobuf));
+    } else if (h[4] == T_STDIN) {
+      for (size_t k; plen; plen -= k) {
+        k = plen < IO_CHUNK ? plen : IO_CHUNK;
+        ahead = k == plen && !err;
+        if (recv_all(sock, iobuf, k + (ahead ? HDR : 0)) < 0) goto gone;
+        if (!err) err = write_all(fd, iobuf, k);
+        if (ahead) memcpy(h, iobuf + k, HDR);
+      }
+    } else {
+      out_of_step(tmp);
+    }
+    if (err && !ahead) write_failed(err, path, tmp);
+    if (!ahead && recv_all(sock, h, HDR) < 0) goto gone;
+  }
+gone: /* the host closed the connection: the upload was abandoned */
+  if (tmp) unlink(tmp);
+  fail_late(errno, "receive", path);
 }
 
 /*
@@ -250,7 +364,8 @@ static void copy_stdin(int fd, const char *path, const char *tmp) {
  * O_TMPFILE inode in the target directory (freed by the kernel if we die or the disk fills up),
  * which gets a name only when complete. A filesystem without O_TMPFILE gets a hidden temporary name.
  */
-static void op_write(const char *path, uint32_t flags) {
+static void op_write(const struct file_req *r) {
+  const char *path = r->path;
   char dir[PATH_MAX], tmp[PATH_MAX + 64];
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
@@ -264,7 +379,7 @@ static void op_write(const char *path, uint32_t flags) {
     errno = ENAMETOOLONG;
     fail("write", path);
   }
-  if ((flags & FILE_FLAG_PARENTS) && mkdir_p(dir) < 0) fail("mkdir", dir);
+  if ((r->flags & FILE_FLAG_PARENTS) && mkdir_p(dir) < 0) fail("mkdir", dir);
   struct stat st;
   int exists = stat(path, &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
@@ -285,8 +400,15 @@ static void op_write(const char *path, uint32_t flags) {
   }
   if (fd < 0) fail("write", path);
   if (exists) fchmod(fd, mode); /* keep the replaced file's permissions, past the umask */
-  report_ok(0);
-  copy_stdin(fd, path, named);
+  if (r->conn_fd >= 0) {
+    conn_blocking(r->conn_fd);
+    send_spawned(r, 0);
+    report_ok(0);
+    copy_frames(r, fd, path, named);
+  } else {
+    report_ok(0);
+    copy_stdin(fd, path, named);
+  }
   if (!named) {
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
@@ -436,8 +558,8 @@ void file_main(const struct file_req *r, int exec_w) {
     case OP_MKDIR: op_mkdir(r->path, r->flags); break;
     case OP_REMOVE: op_remove(r->path, r->flags); break;
     case OP_RENAME: op_rename(r->path, r->path2 ? r->path2 : "", r->flags); break;
-    case OP_READ: op_read(r->path); break;
-    case OP_WRITE: op_write(r->path, r->flags); break;
+    case OP_READ: op_read(r); break;
+    case OP_WRITE: op_write(r); break;
     case OP_WATCH: op_watch(r->path, r->flags); break;
     default:
       errno = ENOSYS;

@@ -59,6 +59,7 @@
 #define FILE_FLAG_PARENTS 1u
 #define FILE_FLAG_RECURSIVE 2u
 #define FILE_FLAG_NO_OVERWRITE 4u
+#define FILE_FLAG_DIRECT 8u
 enum { OP_STAT = 1, OP_LIST, OP_MKDIR, OP_REMOVE, OP_RENAME, OP_READ, OP_WRITE, OP_WATCH };
 
 /* Records a file helper writes to its stdout (TLV). */

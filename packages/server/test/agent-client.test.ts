@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -450,4 +451,82 @@ test('a process that does not read stdin gets its input dropped, the connection 
     assert.equal((await run(client, ['echo', 'still'])).stdout, 'still\n');
     p.kill('SIGKILL');
     await new Promise((r) => p.once('exit', r));
+  }));
+
+/** Resolves with the pid at 'spawn'; rejects on a start failure. */
+function started(p: AgentProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    p.once('spawn', resolve);
+    p.once('error', reject);
+  });
+}
+
+/** stdout as bytes, with the exit (or the error that ended the process instead). */
+function bytes(p: AgentProcess): Promise<{ data: Buffer; end: ExitInfo | AgentError }> {
+  const out: Buffer[] = [];
+  p.on('stdout', (b) => out.push(b));
+  return new Promise((resolve) => {
+    const done = (end: ExitInfo | AgentError) => resolve({ data: Buffer.concat(out), end });
+    p.once('exit', done);
+    p.once('error', done);
+  });
+}
+
+test('direct transfers: the helper moves the frames on a connection of its own, which is the agent\'s again afterwards', () =>
+  withAgent(async (agent, client) => {
+    const file = path.join(agent.dir, 'direct/x.bin');
+    const data = randomBytes(3 * 1024 * 1024 + 123);
+    const c = await AgentClient.connect(agent.socketPath);
+    try {
+      const w = c.file({ op: 'write', path: file, parents: true, user: 'root', direct: true });
+      assert.ok((await started(w)) > 0);
+      const wrote = bytes(w);
+      w.write([data.subarray(0, 100), data.subarray(100, 200)]); // one frame from two buffers
+      w.write(data.subarray(200));
+      w.closeStdin();
+      assert.equal(((await wrote).end as ExitInfo).exitCode, 0);
+      assert.deepEqual(readFileSync(file), data);
+      const r = c.file({ op: 'read', path: file, user: 'root', direct: true });
+      const read = bytes(r);
+      await started(r);
+      assert.equal(r.size, data.length);
+      const got = await read;
+      assert.equal((got.end as ExitInfo).exitCode, 0);
+      assert.deepEqual(got.data, data);
+      assert.equal((await run(c, ['echo', 'again'])).stdout, 'again\n');
+    } finally {
+      c.close();
+    }
+    // On a busy connection the operation runs the ordinary way: the same frames.
+    const busy = client.spawn({ argv: ['sleep', '30'], user: 'root', stdin: false });
+    await started(busy);
+    const r2 = client.file({ op: 'read', path: file, user: 'root', direct: true });
+    assert.deepEqual((await bytes(r2)).data, data);
+    busy.kill('SIGKILL');
+  }));
+
+test('direct transfers: an abandoned upload leaves nothing; a helper ended by a signal takes the connection with it', () =>
+  withAgent(async (agent) => {
+    const dir = path.join(agent.dir, 'up');
+    const c1 = await AgentClient.connect(agent.socketPath);
+    const w1 = c1.file({ op: 'write', path: path.join(dir, 'gone.bin'), parents: true, user: 'root', direct: true });
+    const pid1 = await started(w1);
+    w1.on('error', () => {});
+    w1.write(Buffer.alloc(2 << 20, 1));
+    c1.close();
+    assert.ok(await waitGone(pid1), 'the helper kept running after the host left');
+    assert.deepEqual(readdirSync(dir), []);
+    // SIGNAL reaches the helper; killed, it may have stopped inside a frame, so the connection goes.
+    const c2 = await AgentClient.connect(agent.socketPath);
+    const w2 = c2.file({ op: 'write', path: path.join(dir, 'killed.bin'), user: 'root', direct: true });
+    const pid2 = await started(w2);
+    const ended = bytes(w2);
+    w2.write(Buffer.alloc(1 << 20, 2));
+    w2.kill('SIGTERM');
+    assert.equal(((await ended).end as AgentError).code, 'ECONNRESET');
+    assert.ok(await waitGone(pid2));
+    assert.deepEqual(readdirSync(dir), []);
+    const c3 = await AgentClient.connect(agent.socketPath);
+    await c3.ping(); // the agent itself is fine
+    c3.close();
   }));

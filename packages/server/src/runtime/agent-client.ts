@@ -65,6 +65,12 @@ export interface FileRequest {
   recursive?: boolean;
   /** rename: fail with EEXIST instead of replacing. */
   noOverwrite?: boolean;
+  /**
+   * read, write on a connection of their own: the agent's helper moves the frames on the connection
+   * itself (far fewer calls inside the sandbox). Looks the same to the client; nothing else may be
+   * sent on the connection until the operation ends.
+   */
+  direct?: boolean;
   /** Default "user". */
   user?: string;
 }
@@ -343,7 +349,8 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     if (this.#closed) return proc;
     const w = new TlvWriter().u32(FileTag.op, FileOp[req.op]).string(FileTag.path, req.path);
     if (req.to !== undefined) w.string(FileTag.path2, req.to);
-    const flags = (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0);
+    const flags =
+      (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0) | (req.direct ? FileFlag.direct : 0);
     if (flags) w.u32(FileTag.flags, flags);
     if (req.user !== undefined) w.string(FileTag.user, req.user);
     this.#send(Msg.file, id, w.finish());

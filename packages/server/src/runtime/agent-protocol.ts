@@ -36,7 +36,7 @@ export const Msg = {
 export const SpawnTag = { argv: 1, env: 2, cwd: 3, user: 4, timeoutMs: 5, pty: 6, flags: 7, name: 8 } as const;
 export const SpawnFlag = { background: 1, stdinClosed: 2, stdinBlocking: 4 } as const;
 export const FileTag = { op: 1, path: 2, path2: 3, flags: 4, user: 5 } as const;
-export const FileFlag = { parents: 1, recursive: 2, noOverwrite: 4 } as const;
+export const FileFlag = { parents: 1, recursive: 2, noOverwrite: 4, direct: 8 } as const;
 export const FileOp = { stat: 1, list: 2, mkdir: 3, remove: 4, rename: 5, read: 6, write: 7, watch: 8 } as const;
 /** Top-level tags of the records a file helper writes to its stdout. */
 export const RecordTag = { entry: 1, event: 2 } as const;

@@ -233,7 +233,7 @@ export class FileService {
   async download(rec: SandboxRecord, raw: string | undefined): Promise<{ path: string; size: number; stream: Readable }> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
-    const proc = client.file({ op: 'read', path, user: USER });
+    const proc = client.file({ op: 'read', path, user: USER, direct: true });
     const spawned = started(proc);
     // Listeners go on before any await: output can arrive in the same read as SPAWNED.
     let got = 0;
@@ -277,7 +277,7 @@ export class FileService {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
     try {
-      const proc = client.file({ op: 'write', path, parents: true, user: USER });
+      const proc = client.file({ op: 'write', path, parents: true, user: USER, direct: true });
       const errs: Buffer[] = [];
       proc.on('stderr', (b: Buffer) => errs.push(b));
       const ended = new Promise<Error | undefined>((resolve) => {
