@@ -1,8 +1,13 @@
-import { chmod, rm } from 'node:fs/promises';
+import { closeSync } from 'node:fs';
+import { chmod, readdir, readlink, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentClient } from '../agent-client.ts';
 import { runCaptured } from '../container/posix-spawn.ts';
+import { libc } from '../libc.ts';
+
+const SIOCGSKNS = 0x894c;
+const ioctl = libc.func('int ioctl(int fd, unsigned long request, void *arg)');
 
 /**
  * Host end of one sandbox's agent channel. In gVisor the agent dials out
@@ -97,6 +102,8 @@ export class AgentChannel {
    * (`sentryPid`) holds no end of any of them, false when it still does at the timeout.
    */
   async close(timeoutMs: number, sentryPid?: number): Promise<boolean> {
+    // Learnt before our ends go: the namespace the connections live in.
+    const netns = sentryPid ? netnsOf([...this.#live]) : undefined;
     this.#server?.close();
     this.#server = undefined;
     await rm(this.path, { force: true });
@@ -105,14 +112,18 @@ export class AgentChannel {
     this.#control = undefined;
     this.#dialing = 0;
     if (!sentryPid) return true;
-    // gVisor does not pass a half-close through, so the proof is on the host:
-    // the sandbox's sockets whose peer (ours) is gone, counted until none is left.
-    const deadline = performance.now() + timeoutMs;
-    while ((await orphanedSockets(sentryPid)) > 0) {
-      if (performance.now() > deadline) return false;
-      await sleep(5);
+    try {
+      // gVisor does not pass a half-close through, so the proof is on the host:
+      // the sandbox's sockets whose peer (ours) is gone, counted until none is left.
+      const deadline = performance.now() + timeoutMs;
+      while ((await orphanedSockets(sentryPid, netns === undefined ? undefined : `/proc/${process.pid}/fd/${netns}`)) > 0) {
+        if (performance.now() > deadline) return false;
+        await sleep(5);
+      }
+      return true;
+    } finally {
+      if (netns !== undefined) closeSync(netns);
     }
-    return true;
   }
 
   #onConnection(s: net.Socket): void {
@@ -157,19 +168,46 @@ export class AgentChannel {
 }
 
 /**
- * Unix stream sockets of process `pid` whose peer no longer exists: the
- * sandbox's ends of host connections that we closed but it has not yet.
+ * An fd of the network namespace the sockets were made in, or undefined. A
+ * unix connection belongs to the namespace of the side that connected: for the
+ * agent's, runsc's gofer (it dials host sockets for the sandbox) in a namespace
+ * of its own, where the host's `ss` does not see them.
  */
-export async function orphanedSockets(pid: number): Promise<number> {
-  const { stdout } = await runCaptured('ss', ['-x', '-a', '-n', '-p']);
+function netnsOf(sockets: net.Socket[]): number | undefined {
+  for (const s of sockets) {
+    const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (fd === undefined || fd < 0) continue;
+    const ns = ioctl(fd, SIOCGSKNS, null) as number;
+    if (ns >= 0) return ns;
+  }
+  return undefined;
+}
+
+/**
+ * Connected unix stream sockets of process `pid` whose peer is gone (the kernel
+ * then reports peer 0): the sandbox's ends of host connections that we closed
+ * but it has not yet. `netns`: the namespace to look in (default ours). The
+ * process's sockets come from its fd table (`ss -p` would walk every process's).
+ */
+export async function orphanedSockets(pid: number, netns?: string): Promise<number> {
+  const held = await socketInodes(pid);
+  if (held.size === 0) return 0;
+  const ss = ['ss', '-x', '-a', '-n'];
+  const { stdout } = netns === undefined ? await runCaptured(ss[0]!, ss.slice(1)) : await runCaptured('nsenter', [`--net=${netns}`, ...ss]);
   const alive = new Set<string>();
   const mine: string[] = [];
   for (const line of stdout.split('\n')) {
-    // Netid State Recv-Q Send-Q <local path> <inode> <peer path> <peer inode> [process]
+    // Netid State Recv-Q Send-Q <local path> <inode> <peer path> <peer inode>
     const f = line.trim().split(/\s+/);
     if (f[0] !== 'u_str' || f.length < 8) continue;
     alive.add(f[5]!);
-    if (line.includes(`pid=${pid},`)) mine.push(f[7]!);
+    if (f[1] === 'ESTAB' && held.has(f[5]!)) mine.push(f[7]!);
   }
-  return mine.filter((peer) => peer !== '0' && !alive.has(peer)).length;
+  return mine.filter((peer) => peer === '0' || !alive.has(peer)).length;
+}
+
+async function socketInodes(pid: number): Promise<Set<string>> {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return new Set(links.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter((ino) => ino !== undefined));
 }

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { AgentChannel } from '../src/runtime/gvisor/agent-channel.ts';
+
+/**
+ * Stands in for the sandbox end of the channel as runsc makes it: dialed from a network
+ * namespace of its own (the gofer's), where the host's socket listing does not show it.
+ * It keeps its end `holdS` seconds after our end closes, as a busy agent does.
+ */
+async function peer(path: string, holdS: number): Promise<ChildProcess> {
+  const py = `
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+print('connected', flush=True)
+while s.recv(4096): pass
+time.sleep(float(sys.argv[2]))
+s.close()
+time.sleep(60)
+`;
+  const child = spawn('unshare', ['--net', 'python3', '-c', py, path, String(holdS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`peer exited ${code}`)));
+    child.stdout!.once('data', () => resolve());
+  });
+  return child;
+}
+
+async function withChannel(holdS: number, fn: (ch: AgentChannel, pid: number) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-channel-test-'));
+  const ch = new AgentChannel(join(dir, 'host.sock'));
+  let child: ChildProcess | undefined;
+  try {
+    await ch.open();
+    child = await peer(ch.path, holdS);
+    // Accepted on our side before the close.
+    await new Promise((r) => setTimeout(r, 100));
+    await fn(ch, child.pid!);
+  } finally {
+    await ch.close(0);
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('close waits until the sandbox has closed its end, even of a connection made in another network namespace', () =>
+  withChannel(0.5, async (ch, pid) => {
+    const t0 = performance.now();
+    assert.equal(await ch.close(5000, pid), true);
+    assert.ok(performance.now() - t0 >= 400, `returned after ${(performance.now() - t0).toFixed(0)} ms, before the peer closed its end`);
+  }));
+
+test('close answers false while the sandbox keeps its end open', () =>
+  withChannel(1000, async (ch, pid) => {
+    assert.equal(await ch.close(300, pid), false);
+  }));
