@@ -1,7 +1,9 @@
 /**
  * Issue 5 data-plane benchmarks against a real server process: 1 GiB upload and download
  * throughput (targets: 200 MB/s each) and terminal keystroke-to-echo latency (target: 5 ms median).
- * Run: node bench/data-plane.bench.ts   (BENCH_RUNS sets the transfer runs, default 3)
+ * Run: node bench/data-plane.bench.ts   (BENCH_RUNS sets the transfer runs, default 3;
+ * BENCH_DRIVER=container|gvisor the engine). The bench client shares the host's CPUs with the
+ * server and the sandbox, so concurrent load moves these numbers a lot: compare runs side by side.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -27,6 +29,7 @@ function body(): Readable {
 // BENCH_DRIVER=container|gvisor picks the engine (default: the server's auto choice).
 const server = await ServerProcess.start(process.env.BENCH_DRIVER ? { SANDPIT_DRIVER: process.env.BENCH_DRIVER } : {});
 try {
+  console.log(`driver: ${/driver: (\w+)/.exec(server.output)?.[1] ?? 'unknown'}`);
   const sb = (await new Api(server.url, server.key).post('/sandboxes', {})).body;
   const dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
   const up: number[] = [];

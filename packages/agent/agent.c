@@ -39,7 +39,7 @@ extern char **environ;
 #define STDIN_HIGH (4u << 20) /* stdin backlog per process: above it input is dropped (or, for STDIN_BLOCKING, the connection pauses) */
 #define DETACHED_KEEP (64u << 10) /* per stream: tail of a named background process's output kept while no host is attached */
 #define EXITED_KEEP 64           /* exited named background processes remembered for a later ATTACH */
-#define FILE_PIPE_BYTES (1 << 20) /* file transfers move 1 MiB per splice */
+#define FILE_PIPE_BYTES (1 << 20) /* file transfers relayed by the agent move 1 MiB per pipe read */
 #define DRAIN_GRACE_MS 50     /* after the main child exits, wait this long for pipe EOF */
 #define FINAL_DRAIN_MAX (2u << 20)
 #define BUF_KEEP (256u << 10) /* free idle buffers larger than this: idle memory is budgeted */

@@ -401,8 +401,9 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
   }
 
   /**
-   * For a connection of its own that carries a file: a kernel send buffer of `bytes`, so the agent
-   * can take up to 1 MiB per read (each read is a trap under gVisor) instead of about 200 KiB.
+   * For a connection of its own that carries an upload: a kernel send buffer of `bytes` (default
+   * ~208 KiB), so frames queue ahead and each receive in the sandbox (a trap under gVisor) finds a
+   * full one's worth waiting.
    */
   setSendBuffer(bytes: number): void {
     const fd = (this.#socket as unknown as { _handle?: { fd?: number } })._handle?.fd;

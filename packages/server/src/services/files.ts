@@ -11,8 +11,8 @@ import type { SandboxService } from './sandboxes.ts';
 /** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */
 const DISCARD_MAX = 256 * 1024 * 1024;
 /**
- * Upload body chunks (64 KiB socket reads) are gathered up to this much per agent frame: every
- * frame costs the agent a pipe write and the helper a read and a file write, each a trap under gVisor.
+ * Upload body chunks (64 KiB socket reads) are gathered up to this much per agent frame: each frame
+ * costs the sandbox at least a file write, a trap under gVisor.
  */
 const UPLOAD_BATCH = 1024 * 1024;
 /** Kernel send buffer of a transfer connection: room for a full batch and the next one. */
