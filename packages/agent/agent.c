@@ -731,8 +731,7 @@ static void watch_init(struct watch *w, int kind, int fd, struct proc *p) {
  * the socket from there). Otherwise the request runs the ordinary way, which looks the same to the host.
  */
 static int direct_ok(struct conn *c, const uint8_t *pl, size_t plen) {
-  if (c->out.len) conn_flush(c);
-  if (c->dead || c->out.len || pl + plen != c->in.d + c->in.off + c->in.len) return 0;
+  if (c->out.len || pl + plen != c->in.d + c->in.off + c->in.len) return 0;
   for (struct proc *p = procs; p; p = p->next)
     if (!p->dead && p->conn == c) return 0;
   return 1;
