@@ -26,11 +26,12 @@ const MEMORY_CGROUPS = '/sys/fs/cgroup/memory/sandpit';
 /**
  * The sandbox's distinct state: a tag file, and a counter whose value lives only in the shell's
  * memory (it writes the file, never reads it), so a resumed sandbox showing a higher count from
- * the same pid proves its processes continued rather than restarted.
+ * the same pid proves its processes continued rather than restarted. The seed returns once the
+ * first count is written, and counts are renamed into place: a reader never finds the file empty.
  */
 const seed = (i: number) =>
-  `echo fleet-${i} > /tmp/fleet-tag; sh -c 'n=0; while :; do n=$((n+1)); echo $n > /tmp/fleet-count; sleep 1; done' </dev/null >/dev/null 2>&1 & echo $! > /tmp/fleet-pid`;
-const READ = 'cat /tmp/fleet-tag /tmp/fleet-count /tmp/fleet-pid; kill -0 "$(cat /tmp/fleet-pid)" && echo alive';
+  `echo fleet-${i} > /tmp/fleet-tag; sh -c 'n=0; while :; do n=$((n+1)); echo $n > /tmp/fleet-count.new; mv /tmp/fleet-count.new /tmp/fleet-count; sleep 1; done' </dev/null >/dev/null 2>&1 & echo $! > /tmp/fleet-pid; until [ -s /tmp/fleet-count ]; do sleep 0.05; done`;
+const READ = 'cat /tmp/fleet-tag /tmp/fleet-count /tmp/fleet-pid && kill -0 "$(cat /tmp/fleet-pid)" && echo alive';
 
 interface Probe {
   tag: string;
@@ -46,10 +47,20 @@ function parseProbe(stdout: string): Probe {
 
 const uuidOf = (id: string) => id.slice(-36);
 
-async function memAvailableMiB(): Promise<number> {
-  const m = /MemAvailable:\s+(\d+)/.exec(await readFile('/proc/meminfo', 'utf8'));
-  return Number(m?.[1] ?? 0) / 1024;
+async function meminfo(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of (await readFile('/proc/meminfo', 'utf8')).matchAll(/^(\w+):\s+(\d+) kB$/gm)) out[m[1]!] = Number(m[2]) / 1024;
+  return out;
 }
+
+async function memAvailableMiB(): Promise<number> {
+  return (await meminfo()).MemAvailable ?? 0;
+}
+
+/** Where host memory went between two reads: anonymous and kernel memory (what a paused sandbox could still hold), and caches. */
+const MEMINFO_PARTS = ['AnonPages', 'Shmem', 'SUnreclaim', 'SReclaimable', 'Percpu', 'KernelStack', 'PageTables', 'Cached', 'Buffers'];
+const memDelta = (a: Record<string, number>, b: Record<string, number>) =>
+  MEMINFO_PARTS.map((k) => `${k} ${((b[k] ?? 0) - (a[k] ?? 0)).toFixed(0)}`).join(', ');
 
 async function rssMiB(pid: number | undefined): Promise<number> {
   const m = /VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
@@ -172,7 +183,8 @@ async function main(): Promise<void> {
   const peak = new Peak();
   try {
     console.log(`Sandpit paused-fleet benchmark (driver gvisor, ${N} sandboxes, ${PARALLEL} at a time; other work on this host counts in host numbers)\n`);
-    const memBefore = await memAvailableMiB();
+    const infoBefore = await meminfo();
+    const memBefore = infoBefore.MemAvailable ?? 0;
     const fdsBefore = await openFds(srv.child?.pid);
     const rssBefore = await rssMiB(srv.child?.pid);
     const diskBefore = await disk(dataDir);
@@ -184,6 +196,7 @@ async function main(): Promise<void> {
     const firstExec: number[] = [];
     const pause: number[] = [];
     let refused = 0;
+    const lost: string[] = [];
     let paused = 0;
     const t0 = performance.now();
     peak.start(ours, srv.child?.pid);
@@ -201,9 +214,16 @@ async function main(): Promise<void> {
           break;
         } catch (err) {
           // 409: gVisor would refuse the save (a connection closing); the sandbox keeps running, try again.
-          if ((err as { status?: number }).status !== 409 || tries === 3) throw err;
-          refused++;
-          await sleep(1000);
+          const status = (err as { status?: number }).status;
+          if (status === 409 && tries < 3) {
+            refused++;
+            await sleep(1000);
+            continue;
+          }
+          // 500: the save took the sandbox down (it is failed); counted, and the fleet goes on without it.
+          if (status !== 500) throw err;
+          lost.push((err as Error).message);
+          break;
         }
       }
       const done = ++paused;
@@ -224,7 +244,8 @@ async function main(): Promise<void> {
     }
     const settleS = (performance.now() - settle) / 1000;
     await sleep(2000);
-    const memPaused = await memAvailableMiB();
+    const infoPaused = await meminfo();
+    const memPaused = infoPaused.MemAvailable ?? 0;
     const rssPaused = await rssMiB(srv.child?.pid);
     const fdsPaused = await openFds(srv.child?.pid);
     const netnsPaused = await ourNamespaces(installation);
@@ -234,7 +255,8 @@ async function main(): Promise<void> {
     const diskPaused = await disk(dataDir);
 
     // A random sample: resume, read, and read again a moment later (the counter must have moved on).
-    const sample = [...ids].sort(() => Math.random() - 0.5).slice(0, SAMPLE);
+    const pausedIds = ids.filter((id) => !lost.some((m) => m.includes(id)));
+    const sample = [...pausedIds].sort(() => Math.random() - 0.5).slice(0, SAMPLE);
     const resume: number[] = [];
     const resumeExec: number[] = [];
     const after = new Map<string, Probe>();
@@ -254,10 +276,10 @@ async function main(): Promise<void> {
     // Running and paused sandboxes are torn down differently (runsc delete waits for the sentry): timed apart.
     const delResumed: number[] = [];
     for (const id of sample) delResumed.push(await timeIt(() => call('del', `/sandboxes/${id}`)));
-    const stillPaused = ids.filter((id) => !sample.includes(id));
+    const rest = ids.filter((id) => !sample.includes(id));
     const del: number[] = [];
-    await pool(stillPaused.length, async (i) => {
-      del.push(await timeIt(() => call('del', `/sandboxes/${stillPaused[i]}`)));
+    await pool(rest.length, async (i) => {
+      del.push(await timeIt(() => call('del', `/sandboxes/${rest[i]}`)));
     });
     const left = {
       runsc: (await run('runsc', ['--root', runscRoot, 'list', '--quiet'])).stdout.split('\n').filter(Boolean).length,
@@ -274,6 +296,7 @@ async function main(): Promise<void> {
 
     const perSandbox = (bytes: number) => mib(bytes / N);
     line('fleet built (create + seed + pause)', `${buildS.toFixed(0)} s for ${N} (${(N / buildS).toFixed(2)} sandboxes/s); ${refused} pauses refused and retried`);
+    line('pauses that took the sandbox down', `${lost.length}${lost.length ? `\n  ${lost.slice(0, 5).join('\n  ')}` : ''}`);
     report('create (POST /sandboxes)', create);
     report('first exec (seed the state)', firstExec);
     report('pause (runsc checkpoint)', pause);
@@ -285,6 +308,7 @@ async function main(): Promise<void> {
     const used = (mem: number) => `${(memBefore - mem).toFixed(0)} MiB`;
     line('host MemAvailable at lowest', `${peak.memAvailable.toFixed(0)} MiB (used ${used(peak.memAvailable)})`);
     line('host MemAvailable with all paused', `${memPaused.toFixed(0)} MiB (used ${used(memPaused)}, ${((memBefore - memPaused) / N).toFixed(2)} MiB per sandbox)`);
+    line('  of which (MiB, all paused minus before)', memDelta(infoBefore, infoPaused));
     line('sandbox cgroups: peak / all paused', `${peak.cgroups.toFixed(0)} MiB / ${cgPaused.mib.toFixed(0)} MiB in ${cgPaused.groups} groups`);
     line('server RSS: before / peak / all paused', `${rssBefore.toFixed(0)} / ${peak.rss.toFixed(0)} / ${rssPaused.toFixed(0)} MiB`);
     line('server open fds: before / all paused', `${fdsBefore} / ${fdsPaused}`);
