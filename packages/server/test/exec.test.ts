@@ -44,6 +44,13 @@ for (const driver of ['container', 'gvisor'] as const) describe(`exec on the ${d
       assert.match(res.body.stdout, /^Python 3\.\d+\.\d+\nv22\.\d+\.\d+\nok\n$/);
     });
 
+    test('everyday file tools work: ls -l, stat, du, cp -a (gVisor needs the statx shim for coreutils)', async () => {
+      const res = await exec({ command: 'printf hello > f && ls -l f && stat -c "%s %U %A" f && cp -a f g && du -b g && ls -la /home/user | head -1' });
+      assert.equal(res.body.exit_code, 0, res.body.stderr);
+      assert.match(res.body.stdout, /^-rw-r--r-- 1 user user 5 .* f\n5 user -rw-r--r--\n5\tg\ntotal \d+\n$/);
+      assert.equal(res.body.stderr, '', 'the preloaded shim loads without complaint');
+    });
+
     test('a missing binary or working_dir is a non-zero result, not a crash', async () => {
       const missing = await exec({ command: '/no/such/binary', args: [] });
       assert.equal(missing.status, 200);

@@ -1,7 +1,7 @@
 import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../container/cgroups.ts';
 import { hardNofileLimit } from '../container/host-checks.ts';
@@ -54,6 +54,8 @@ interface SandboxMeta {
   netnsPath?: string;
   net?: NetConfig;
   mounts?: BindMount[];
+  /** Runs with the statx shim preloaded (restores must mount exactly what the checkpoint had). */
+  statxShim?: boolean;
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init
@@ -71,11 +73,15 @@ interface SnapshotMeta {
   hostname: string;
   resources: SandboxSpec['resources'];
   netns: boolean;
+  statxShim?: boolean;
   createdAt: string;
 }
 
 /** Where the agent dials inside the sandbox: the bind-mounted run dir. */
 const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
+/** The statx shim (built next to the agent, see packages/agent/statx-shim.c) and the preload list naming it. */
+const SHIM_IN_SANDBOX = '/.sandpit/statx-shim.so';
+const SHIM_FILE = 'sandpit-statx.so';
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** How long a restarted server waits for a checkpoint the previous one left running. */
 const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
@@ -107,6 +113,8 @@ export class GvisorDriver implements RuntimeDriver {
   private readonly deleting = new Set<Promise<void>>();
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
+  /** Host paths of the statx shim and of the ld.so.preload file that loads it; undefined when the shim was not built. */
+  private shim: { library: string; preload: string } | undefined;
 
   constructor(opts: GvisorDriverOptions) {
     this.opts = opts;
@@ -150,6 +158,12 @@ export class GvisorDriver implements RuntimeDriver {
     await this.layers.init();
     await Promise.all([mkdir(this.paths.checkpointsDir, { recursive: true }), mkdir(this.paths.snapshotsDir, { recursive: true })]);
     this.nofile = await hardNofileLimit();
+    const library = join(dirname(this.opts.agentBinary), SHIM_FILE);
+    if (await exists(library)) {
+      const preload = join(this.paths.sandboxesDir, '..', 'ld.so.preload');
+      await writeFile(preload, `${SHIM_IN_SANDBOX}\n`, { mode: 0o644 });
+      this.shim = { library, preload };
+    } else this.logger.warn(`gvisor: ${library} is missing (make -C packages/agent): \`ls -l\` and \`stat\` will fail in sandboxes`);
     await this.settleInterruptedCaptures();
     this.layers.replenish();
   }
@@ -238,9 +252,9 @@ export class GvisorDriver implements RuntimeDriver {
           capped,
           spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
           mounted,
-          this.writeConfig(spec, spec.id, sp.config, sp.rootfs, sp.runDir),
+          this.writeConfig(spec, spec.id, sp.config, sp.rootfs, sp.runDir, !!this.shim),
         ]);
-        await this.writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net });
+        await this.writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: !!this.shim });
         await this.start(spec.id, spec.id, () => this.runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
       } catch (err) {
         await this.destroyLocked(spec.id).catch((e: Error) => this.logger.warn(`cleanup after failed create of ${spec.id}: ${e.message}`));
@@ -260,12 +274,21 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
-  private async writeConfig(spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string): Promise<void> {
+  private async writeConfig(spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, shim: boolean): Promise<void> {
     const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as {
       process: { args: string[] };
+      mounts: object[];
     };
     // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
     config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX];
+    if (shim) {
+      if (!this.shim) throw new Error(`the sandbox was started with the statx shim, which is missing (make -C packages/agent)`);
+      const ro = ['bind', 'ro', 'nosuid', 'nodev'];
+      config.mounts.push(
+        { destination: SHIM_IN_SANDBOX, type: 'bind', source: this.shim.library, options: ro },
+        { destination: '/etc/ld.so.preload', type: 'bind', source: this.shim.preload, options: ro },
+      );
+    }
     await writeFile(path, JSON.stringify(config));
   }
 
@@ -388,7 +411,7 @@ export class GvisorDriver implements RuntimeDriver {
     if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
     const runscId = `${id}-${Date.now().toString(36)}`;
     await Promise.all([
-      this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir),
+      this.writeConfig(specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim),
       this.writeMeta(sp.meta, { ...meta, runscId }),
       // After a host restart the overlay is gone (the layer store is re-mounted by init).
       isMountPoint(sp.rootfs).then(async (m) => {
@@ -451,7 +474,7 @@ export class GvisorDriver implements RuntimeDriver {
       await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(part.image, f))));
       const sm: SnapshotMeta = {
         sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
-        netns: !!meta.netnsPath, createdAt: new Date().toISOString(),
+        netns: !!meta.netnsPath, statxShim: meta.statxShim, createdAt: new Date().toISOString(),
       };
       await writeFile(part.meta, JSON.stringify(sm));
       await rename(snap.partial, snap.dir);
@@ -487,9 +510,9 @@ export class GvisorDriver implements RuntimeDriver {
           thawed,
           spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
           Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), this.layers.upper(id), this.layers.work(id), sp.rootfs)),
-          dirs.then(() => this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir)),
+          dirs.then(() => this.writeConfig(forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim)),
         ]);
-        await this.writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net });
+        await this.writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim });
         await this.start(id, id, () => this.runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
       } catch (err) {
         await this.destroyLocked(id).catch((e: Error) => this.logger.warn(`cleanup after failed fork ${id}: ${e.message}`));
