@@ -5,7 +5,7 @@
  * prints host memory before / at peak / all paused, the runsc processes left while paused, disk
  * per sandbox, create / pause / resume medians, whether a random sample continued where it was
  * paused, and what is left after deleting all. Prints; asserts nothing.
- * Run: BENCH_SANDBOXES=1000 node bench/paused-fleet.bench.ts (`./sandpit bench` runs 50 unless BENCH_SANDBOXES is set).
+ * Run: BENCH_SANDBOXES=1000 node bench/paused-fleet.bench.ts (about 11 minutes on 2 cores; `./sandpit bench` runs 50 unless BENCH_SANDBOXES is set).
  * BENCH_PARALLEL (default 4) requests at a time; BENCH_RESUME_SAMPLE (default 20) sandboxes resumed.
  */
 import { execFile } from 'node:child_process';
