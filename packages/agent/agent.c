@@ -654,7 +654,9 @@ static void close_from(unsigned lo, unsigned hi) {
 static void __attribute__((noreturn)) child_run(const struct child_plan *s) {
   sigset_t none;
   sigemptyset(&none);
-  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL); /* SIG_IGN (SIGPIPE) survives exec otherwise */
+  /* SIG_IGN survives exec. SIGPIPE is the only disposition the agent sets (main reset the rest),
+     and one call instead of 64 matters: each costs about 75 us under gVisor. */
+  signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (setsid() < 0) child_fail(s->exec_w, "setsid", "");
   if (s->pty_slave >= 0) {
@@ -1489,6 +1491,8 @@ int main(int argc, char **argv) {
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0) open("/", O_RDONLY);
 
+  /* Whatever started us may have left signals ignored; children then need to reset only SIGPIPE. */
+  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);
   sigset_t mask;
   sigemptyset(&mask);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Splits a colon-separated line in place; returns the number of fields. */
 static int split(char *line, char **f, int max) {
@@ -35,7 +36,7 @@ static void add_group(struct user_info *u, gid_t g) {
   if (u->ngroups < USER_MAX_GROUPS) u->groups[u->ngroups++] = g;
 }
 
-int user_lookup(const char *name, struct user_info *u) {
+static int read_user(const char *name, struct user_info *u) {
   FILE *f = fopen("/etc/passwd", "re");
   if (!f) return -1;
   char *line = NULL, *fld[7];
@@ -70,5 +71,51 @@ int user_lookup(const char *name, struct user_info *u) {
     fclose(f);
   }
   free(line);
+  return 0;
+}
+
+/* The account files' identity: a lookup is reused until either changes (two stats instead of two reads). */
+struct files_id {
+  struct timespec mtime[2];
+  ino_t ino[2];
+  off_t size[2];
+};
+
+static int files_id(struct files_id *id) {
+  static const char *const paths[2] = {"/etc/passwd", "/etc/group"};
+  memset(id, 0, sizeof *id);
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    if (stat(paths[i], &st) < 0) {
+      if (i == 1 && errno == ENOENT) continue; /* /etc/group is optional */
+      return -1;
+    }
+    id->mtime[i] = st.st_mtim;
+    id->ino[i] = st.st_ino;
+    id->size[i] = st.st_size;
+  }
+  return 0;
+}
+
+int user_lookup(const char *name, struct user_info *u) {
+  static struct {
+    int valid;
+    char name[64];
+    struct files_id id;
+    struct user_info info;
+  } cache;
+  struct files_id id;
+  if (files_id(&id) < 0) return -1;
+  if (cache.valid && !strcmp(cache.name, name) && !memcmp(&cache.id, &id, sizeof id)) {
+    *u = cache.info;
+    return 0;
+  }
+  if (read_user(name, u) < 0) return -1;
+  if (strlen(name) < sizeof cache.name) {
+    cache.valid = 1;
+    snprintf(cache.name, sizeof cache.name, "%s", name);
+    cache.id = id;
+    cache.info = *u;
+  }
   return 0;
 }

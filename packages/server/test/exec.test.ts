@@ -38,6 +38,14 @@ for (const driver of ['container', 'gvisor'] as const) describe(`exec on the ${d
       assert.equal(env.body.stdout, 'exec\n/tmp\n');
     });
 
+    test('commands start with SIGPIPE at its default: a writer to a closed pipe ends quietly', async () => {
+      // With SIGPIPE ignored, `yes` would see EPIPE and complain on stderr.
+      const pipe = await exec({ command: 'yes | head -1' });
+      assert.deepEqual([pipe.body.stdout, pipe.body.stderr, pipe.body.exit_code], ['y\n', '', 0]);
+      const mask = await exec({ command: 'python3 -c "import signal; print(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))"' });
+      assert.equal(mask.body.stdout, '[]\n', 'no signal is blocked');
+    });
+
     test('the sandbox is a Debian machine with the base template tools', async () => {
       const res = await exec({ command: 'python3 --version && node --version && npm --version >/dev/null && git --version >/dev/null && curl --version >/dev/null && gcc --version >/dev/null && echo ok' });
       assert.equal(res.body.exit_code, 0, res.body.stderr);
