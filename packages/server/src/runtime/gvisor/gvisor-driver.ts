@@ -83,6 +83,8 @@ const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
 const SHIM_IN_SANDBOX = '/.sandpit/statx-shim.so';
 const SHIM_FILE = 'sandpit-statx.so';
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
+/** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
+const AGENT_CHECK_TIMEOUT_MS = 2000;
 /** How long a restarted server waits for a checkpoint the previous one left running. */
 const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
 const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
@@ -376,7 +378,7 @@ export class GvisorDriver implements RuntimeDriver {
   private async liveState(id: string, runscId: string): Promise<RunscState | undefined> {
     const control = this.channels.get(id)?.control;
     if (control) {
-      const [pid] = await Promise.all([this.runsc.sandboxPid(runscId), control.ping()]).catch(() => [undefined]);
+      const [pid] = await Promise.all([this.runsc.sandboxPid(runscId), within(control.ping(), AGENT_CHECK_TIMEOUT_MS)]).catch(() => [undefined]);
       if (pid && isAlive(pid)) return { id: runscId, pid, status: 'running' };
     }
     return this.runsc.state(runscId);
@@ -389,9 +391,10 @@ export class GvisorDriver implements RuntimeDriver {
    */
   private async procNetTcp(id: string, runscId: string): Promise<string> {
     const control = this.channels.get(id)?.control;
-    if (!control) return this.runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
-    const files = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p)));
-    return Buffer.concat(files).toString('utf8');
+    const viaRunsc = () => this.runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+    if (!control) return viaRunsc();
+    const files = await within(Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p))), AGENT_CHECK_TIMEOUT_MS).catch(() => undefined);
+    return files ? Buffer.concat(files).toString('utf8') : viaRunsc();
   }
 
   resume(id: string): Promise<void> {
@@ -632,6 +635,13 @@ function specOf(meta: SandboxMeta): SandboxSpec {
 /** runsc containers are named `<sandbox id>` (first run) or `<sandbox id>-<run>`. */
 function sandboxOf(runscId: string): string {
   return runscId.slice(0, 36);
+}
+
+/** `p`, or a rejection once `ms` have passed. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 async function exists(path: string): Promise<boolean> {
