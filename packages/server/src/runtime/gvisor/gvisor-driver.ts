@@ -11,6 +11,7 @@ import { isMountPoint, unmountUnder } from '../container/mounts.ts';
 import { ociConfig } from '../container/oci-config.ts';
 import { lowerDirs, mountOverlay } from '../container/overlay.ts';
 import { checkId } from '../container/paths.ts';
+import { runCaptured } from '../container/posix-spawn.ts';
 import { writeSandboxEtc } from '../container/sandbox-files.ts';
 import {
   type BindMount,
@@ -26,7 +27,7 @@ import {
 import { AgentChannel } from './agent-channel.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
 import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
-import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
+import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
 import { isAlive } from '../pids.ts';
 
@@ -158,7 +159,8 @@ export class GvisorDriver implements RuntimeDriver {
     await cgroups.prepareParent();
     this.cgroups = cgroups;
     await this.layers.init();
-    await Promise.all([mkdir(this.paths.checkpointsDir, { recursive: true }), mkdir(this.paths.snapshotsDir, { recursive: true })]);
+    await Promise.all([this.paths.checkpointsDir, this.paths.snapshotImagesDir, this.paths.snapshotsDir].map((d) => mkdir(d, { recursive: true })));
+    await this.moveLegacyImages();
     this.nofile = await hardNofileLimit();
     const library = join(dirname(this.opts.agentBinary), SHIM_FILE);
     if (await exists(library)) {
@@ -168,6 +170,20 @@ export class GvisorDriver implements RuntimeDriver {
     } else this.logger.warn(`gvisor: ${library} is missing (make -C packages/agent): \`ls -l\` and \`stat\` will fail in sandboxes`);
     await this.settleInterruptedCaptures();
     this.layers.replenish();
+  }
+
+  /** Earlier versions kept checkpoint and snapshot images inside the layer store: move them out once. */
+  private async moveLegacyImages(): Promise<void> {
+    const legacy = this.paths.legacyCheckpointsDir;
+    for (const id of await dirNames(legacy)) {
+      const to = join(this.paths.checkpointsDir, id);
+      if (!(await exists(to))) await runCaptured('mv', ['-T', '--', join(legacy, id), to]);
+    }
+    await rm(legacy, { recursive: true, force: true });
+    for (const name of await dirNames(this.paths.snapshotsDir)) {
+      const snap = snapshotPaths(this.paths, name);
+      if (await exists(snap.legacyImage)) await runCaptured('mv', ['-T', '--', snap.legacyImage, snap.image]);
+    }
   }
 
   /**
@@ -195,6 +211,11 @@ export class GvisorDriver implements RuntimeDriver {
     }
     for (const name of await dirNames(this.paths.snapshotsDir)) {
       if (name.endsWith('.partial')) await removeTree(join(this.paths.snapshotsDir, name));
+    }
+    // An image whose snapshot never completed (the crash came between the two renames).
+    for (const name of await dirNames(this.paths.snapshotImagesDir)) {
+      const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(this.paths, name).meta));
+      if (!complete) await rm(join(this.paths.snapshotImagesDir, name), { recursive: true, force: true });
     }
   }
 
@@ -451,8 +472,8 @@ export class GvisorDriver implements RuntimeDriver {
     const running = rs?.status === 'running';
     if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
     const snap = snapshotPaths(this.paths, snapshotId);
-    const part = snapshotPaths(this.paths, snapshotId, snap.partial);
-    const prepared = removeTree(snap.partial).then(() => mkdir(part.image, { recursive: true }));
+    const prepared = Promise.all([removeTree(snap.partial), rm(snap.imagePartial, { recursive: true, force: true })]).then(() =>
+      Promise.all([mkdir(snap.partial), mkdir(snap.imagePartial)]));
     prepared.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     let restoring: Promise<boolean> | undefined;
     // A running sandbox continues; if it cannot, it stays paused on its complete image.
@@ -470,27 +491,29 @@ export class GvisorDriver implements RuntimeDriver {
     try {
       if (running) await this.checkpointLocked(id, rs);
       await prepared;
-      // The layer is frozen before the sandbox runs again; the rest of the snapshot overlaps its restore.
-      await freezeLayer(this.layers.dir(id), part.layer, this.layers.quotas);
-      if (running) restoring = restart();
+      await freezeLayer(this.layers.dir(id), join(snap.partial, 'layer'), this.layers.quotas);
       // Image files are never rewritten, so the snapshot shares them with the sandbox's checkpoint.
-      await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(part.image, f))));
+      await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(snap.imagePartial, f))));
+      await rename(snap.imagePartial, snap.image);
       const sm: SnapshotMeta = {
         sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
         netns: !!meta.netnsPath, statxShim: meta.statxShim, createdAt: new Date().toISOString(),
       };
-      await writeFile(part.meta, JSON.stringify(sm));
+      await writeFile(join(snap.partial, 'snapshot.json'), JSON.stringify(sm));
       await rename(snap.partial, snap.dir);
     } catch (err) {
       await prepared.catch(() => undefined);
-      await removeTree(snap.partial).catch(() => undefined);
+      await this.removeSnapshotFiles(snap).catch(() => undefined);
       // A failed capture still continues the sandbox before the failure is told.
       if (running && !restoring && (await exists(sp.image))) restoring = restart();
       if (restoring) await continued();
       throw err;
     }
-    complete({ sizeBytes: await treeBytes(snap.dir) });
-    return running ? continued() : false;
+    complete({ sizeBytes: await snapshotBytes(snap) });
+    if (!running) return false;
+    // Restored only once the caller has its answer: the restore's CPU burst (two cores here) would delay it.
+    restoring = restart();
+    return continued();
   }
 
   private createFrom(spec: SandboxSpec, snapshotId: string): Promise<void> {
@@ -528,18 +551,23 @@ export class GvisorDriver implements RuntimeDriver {
     checkId(snapshotId);
     const snap = snapshotPaths(this.paths, snapshotId);
     if (!(await exists(snap.meta))) return undefined;
-    return { sizeBytes: await treeBytes(snap.dir) };
+    return { sizeBytes: await snapshotBytes(snap) };
   }
 
   private async deleteSnapshot(snapshotId: string): Promise<void> {
     checkId(snapshotId);
-    const snap = snapshotPaths(this.paths, snapshotId);
+    await this.removeSnapshotFiles(snapshotPaths(this.paths, snapshotId));
+  }
+
+  /** The snapshot dir goes first: without it the image is an orphan, never a snapshot that looks whole. */
+  private async removeSnapshotFiles(snap: SnapshotPaths): Promise<void> {
     await removeTree(snap.partial);
     await removeTree(snap.dir);
+    await Promise.all([snap.image, snap.imagePartial].map((d) => rm(d, { recursive: true, force: true })));
   }
 
   private async listSnapshots(): Promise<string[]> {
-    const names = await dirNames(this.paths.snapshotsDir);
+    const names = [...(await dirNames(this.paths.snapshotsDir)), ...(await dirNames(this.paths.snapshotImagesDir))];
     return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
   }
 
@@ -642,6 +670,12 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** Bytes a snapshot holds on disk: its layer and metadata, and its image (shared with a checkpoint while one links it). */
+async function snapshotBytes(snap: SnapshotPaths): Promise<number> {
+  const [dir, image] = await Promise.all([treeBytes(snap.dir), treeBytes(snap.image)]);
+  return dir + image;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -6,9 +6,16 @@ export interface GvisorPaths {
   sandboxesDir: string;
   layerImage: string;
   layersDir: string;
-  /** Inside the layer store, so images can be hard-linked into snapshots and layers snapshotted by btrfs. */
+  /**
+   * Checkpoint images, on the host file system: a btrfs commit (which every layer snapshot
+   * waits for) must not have to write them out. Snapshots hard-link them, so they share it.
+   */
   checkpointsDir: string;
+  snapshotImagesDir: string;
+  /** Snapshot layers and metadata, inside the layer store so btrfs can snapshot layers. */
   snapshotsDir: string;
+  /** Where earlier versions kept checkpoints inside the layer store (moved out on init). */
+  legacyCheckpointsDir: string;
 }
 
 export function gvisorPaths(dataDir: string): GvisorPaths {
@@ -19,9 +26,11 @@ export function gvisorPaths(dataDir: string): GvisorPaths {
     sandboxesDir: join(root, 'sandboxes'),
     layerImage: join(root, 'layers.img'),
     layersDir,
+    checkpointsDir: join(root, 'checkpoints'),
+    snapshotImagesDir: join(root, 'snapshot-images'),
     // Dot names: the layer store lists only sandbox layers and skips these.
-    checkpointsDir: join(layersDir, '.checkpoints'),
     snapshotsDir: join(layersDir, '.snapshots'),
+    legacyCheckpointsDir: join(layersDir, '.checkpoints'),
   };
 }
 
@@ -63,19 +72,27 @@ export function gvisorSandboxPaths(p: GvisorPaths, id: string): GvisorSandboxPat
 
 export interface SnapshotPaths {
   dir: string;
-  /** Built here and renamed to `dir` when complete, so a crash never leaves a half snapshot that looks whole. */
+  /** Built here and renamed to `dir` when complete (after the image), so a crash never leaves a half snapshot that looks whole. */
   partial: string;
-  image: string;
   layer: string;
   meta: string;
+  image: string;
+  /** The image is linked here, then renamed to `image`. */
+  imagePartial: string;
+  /** Where earlier versions kept the image (inside `dir`). */
+  legacyImage: string;
 }
 
-export function snapshotPaths(p: GvisorPaths, snapshotId: string, base = join(p.snapshotsDir, snapshotId)): SnapshotPaths {
+export function snapshotPaths(p: GvisorPaths, snapshotId: string): SnapshotPaths {
+  const base = join(p.snapshotsDir, snapshotId);
+  const image = join(p.snapshotImagesDir, snapshotId);
   return {
     dir: base,
     partial: `${base}.partial`,
-    image: join(base, 'image'),
     layer: join(base, 'layer'),
     meta: join(base, 'snapshot.json'),
+    image,
+    imagePartial: `${image}.partial`,
+    legacyImage: join(base, 'image'),
   };
 }
