@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { badRequest } from '../errors.ts';
-import type { NetworkRules } from '../store/sandboxes.ts';
+import type { NetworkRules, SandboxRecord } from '../store/sandboxes.ts';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 const RESERVED_METADATA = /^(platform\.|_platform)/i;
@@ -72,4 +72,14 @@ export function normalizeNetwork(n: NetworkRules): NetworkRules | null {
   }
   if (out.allow_out === undefined && out.deny_out === undefined) return null;
   return out;
+}
+
+/** A sandbox now paused: its active session ends and the auto-delete deadline, if any, is armed. */
+export function markPaused(rec: SandboxRecord, now: number): void {
+  rec.status = 'paused';
+  rec.pausedAt = now;
+  rec.activeSince = null;
+  rec.autoPauseAt = null;
+  rec.autoDeleteAt = rec.autoDeleteSeconds === null ? null : now + rec.autoDeleteSeconds * 1000;
+  rec.updatedAt = now;
 }

@@ -12,7 +12,7 @@ import type { Principal } from './auth.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { keysetPage } from './paging.ts';
 import type { SandboxNetworkHooks } from './network.ts';
-import { checkEnv, checkMetadata, checkSecretBindings, normalizeNetwork } from './sandbox-rules.ts';
+import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
 import { type TemplateService, templateSandboxSpec } from './templates.ts';
 import type { WarmPool } from './warm-pool.ts';
@@ -279,12 +279,7 @@ export class SandboxService {
     const now = clock.now();
     // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
     if (driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
-    rec.status = 'paused';
-    rec.pausedAt = now;
-    rec.activeSince = null;
-    rec.autoPauseAt = null;
-    rec.autoDeleteAt = rec.autoDeleteSeconds === null ? null : now + rec.autoDeleteSeconds * 1000;
-    rec.updatedAt = now;
+    markPaused(rec, now);
     await store.save(rec, { type: eventType, at: now });
   }
 

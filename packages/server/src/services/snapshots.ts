@@ -11,6 +11,7 @@ import type { TeamStore } from '../store/teams.ts';
 import type { Principal } from './auth.ts';
 import type { ForkSource, SandboxService } from './sandboxes.ts';
 import { keysetPage } from './paging.ts';
+import { markPaused } from './sandbox-rules.ts';
 
 export interface SnapshotServiceDeps {
   store: SnapshotStore;
@@ -167,12 +168,7 @@ export class SnapshotService implements ForkSource {
     const sb = await sandboxStore.get(sandboxId);
     if (sb?.status !== 'active') return;
     const now = clock.now();
-    sb.status = 'paused';
-    sb.pausedAt = now;
-    sb.activeSince = null;
-    sb.autoPauseAt = null;
-    sb.autoDeleteAt = sb.autoDeleteSeconds === null ? null : now + sb.autoDeleteSeconds * 1000;
-    sb.updatedAt = now;
+    markPaused(sb, now);
     await sandboxStore.save(sb, { type: 'paused', at: now, data: { during: 'snapshot' } });
   }
 
