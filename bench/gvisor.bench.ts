@@ -4,7 +4,7 @@
  * Prints medians and ratios; asserts nothing. Run: node bench/gvisor.bench.ts (BENCH_RUNS, default 10).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,7 +21,7 @@ const FLAGS = ['--platform=ptrace', '--network=none'];
 async function bundle(dir: string, rootfs: string, args: string[]): Promise<void> {
   await mkdir(dir, { recursive: true });
   await run('runsc', ['spec', '--bundle', dir]);
-  const spec = JSON.parse(await (await import('node:fs/promises')).readFile(join(dir, 'config.json'), 'utf8'));
+  const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
   spec.process.terminal = false;
   spec.process.args = args;
   spec.root = { path: rootfs, readonly: true };
@@ -64,6 +64,50 @@ async function rawRun(root: string, rootfs: string): Promise<number[]> {
   return sample(N, () => run('runsc', ['--root', join(root, 'state'), ...FLAGS, 'run', '--bundle', b, `bench-${process.pid}-t${i++}`]));
 }
 
+/**
+ * `runsc run --detach` of a Sandpit sandbox's own config (network namespace provisioned as the
+ * driver does, cgroups, mounts), with `sleep` as init: the engine's share of a create.
+ */
+async function rawRunSandpitConfig(root: string, srv: ServerProcess, api: Api, post: (path: string, body?: unknown) => Promise<any>): Promise<number[]> {
+  const sb = await post('/sandboxes', {});
+  const id = sb.id.replace(/^sb-[a-z0-9]+-/, '');
+  const dir = join(srv.dataDir, 'gvisor', 'sandboxes', id);
+  const cfg = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+  const net = JSON.parse(await readFile(join(dir, 'sandbox.json'), 'utf8')).net as { addrs: { cidr: string; dev: string }[]; routes: { dst: string; gateway?: string; dev?: string }[] };
+  await post(`/sandboxes/${sb.id}/pause`);
+  const netns = cfg.linux.namespaces.find((n: { type: string }) => n.type === 'network').path as string;
+  const b = join(root, 'sandpit-config');
+  await mkdir(b, { recursive: true });
+  cfg.process.args = ['/bin/sleep', 'infinity'];
+  await writeFile(join(b, 'config.json'), JSON.stringify(cfg));
+  // gVisor's netstack takes the namespace's address and routes: put them back before every start, as the driver does.
+  const batch = [...net.addrs.map((a) => `addr replace ${a.cidr} dev ${a.dev}`), ...net.routes.map((r) => `route replace ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}${r.dev ? ` dev ${r.dev}` : ''}`)].join('\n');
+  const state = join(root, 'state');
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < N; i++) {
+      const c = spawn('nsenter', [`--net=${netns}`, 'ip', '-batch', '-'], { stdio: ['pipe', 'ignore', 'ignore'] });
+      c.stdin.end(`${batch}\n`);
+      await new Promise((r) => c.on('close', r));
+      const rid = `bench-${process.pid}-cfg${i}`;
+      out.push(await timeIt(() => detachedIn(['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"', 'sh',
+        'runsc', '--root', state, '--platform=ptrace', '--host-uds=open', '--network=sandbox', 'run', '--detach', '--bundle', b, rid])));
+      await run('runsc', ['--root', state, 'delete', '--force', rid]).catch(() => undefined);
+    }
+  } finally {
+    await api.del(`/sandboxes/${sb.id}`);
+  }
+  return out;
+}
+
+/** `unshare <args>` as the driver runs runsc with a network namespace. */
+function detachedIn(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn('unshare', args, { stdio: 'ignore', detached: true });
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`unshare ${args.join(' ')} exited ${code}`))));
+  });
+}
+
 async function main(): Promise<void> {
   const rootfs = await ensureBaseTemplate(IMAGE_DIR);
   const root = await mkdtemp(join(tmpdir(), 'sandpit-bench-runsc-'));
@@ -78,6 +122,7 @@ async function main(): Promise<void> {
     const rawIdle = await rawCheckpointRestore(root, rootfs, false);
     const rawDirty = await rawCheckpointRestore(root, rootfs, true);
     const rawStart = await rawRun(root, rootfs);
+    const rawConfig = await rawRunSandpitConfig(root, srv, api, post);
 
     const create: number[] = [];
     const ids: string[] = [];
@@ -137,8 +182,11 @@ async function main(): Promise<void> {
     report('snapshot, then the source runs a command', snapshotThenExec);
     report('fork from snapshot -> first exec', fork, '300 ms');
     report('raw runsc run /bin/true', rawStart);
+    report('raw runsc run --detach, a sandbox\'s own config', rawConfig);
+    ratio('  ...vs raw runsc run /bin/true', rawConfig, rawStart);
     report('create -> first exec', create);
     ratio('create -> first exec vs raw runsc run', create, rawStart);
+    ratio('create -> first exec vs raw run of the same config', create, rawConfig);
     console.log(`(medians of ${N}; create target: at most 1.3x raw; ${median(create).toFixed(0)} ms vs ${median(rawStart).toFixed(0)} ms)`);
     for (const id of snaps) await api.del(`/snapshots/${id}`);
   } finally {
