@@ -164,9 +164,8 @@ export class GvisorDriver implements RuntimeDriver {
     this.nofile = await hardNofileLimit();
     const library = join(dirname(this.opts.agentBinary), SHIM_FILE);
     if (await exists(library)) {
-      const preload = join(this.paths.sandboxesDir, '..', 'ld.so.preload');
-      await writeFile(preload, `${SHIM_IN_SANDBOX}\n`, { mode: 0o644 });
-      this.shim = { library, preload };
+      await writeFile(this.paths.preloadList, `${SHIM_IN_SANDBOX}\n`, { mode: 0o644 });
+      this.shim = { library, preload: this.paths.preloadList };
     } else this.logger.warn(`gvisor: ${library} is missing (make -C packages/agent): \`ls -l\` and \`stat\` will fail in sandboxes`);
     await this.settleInterruptedCaptures();
     this.layers.replenish();

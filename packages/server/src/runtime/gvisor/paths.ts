@@ -16,6 +16,8 @@ export interface GvisorPaths {
   snapshotsDir: string;
   /** Where earlier versions kept checkpoints inside the layer store (moved out on init). */
   legacyCheckpointsDir: string;
+  /** Mounted read-only as a sandbox's /etc/ld.so.preload: names the statx shim. */
+  preloadList: string;
 }
 
 export function gvisorPaths(dataDir: string): GvisorPaths {
@@ -31,6 +33,7 @@ export function gvisorPaths(dataDir: string): GvisorPaths {
     // Dot names: the layer store lists only sandbox layers and skips these.
     snapshotsDir: join(layersDir, '.snapshots'),
     legacyCheckpointsDir: join(layersDir, '.checkpoints'),
+    preloadList: join(root, 'ld.so.preload'),
   };
 }
 
