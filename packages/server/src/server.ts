@@ -117,9 +117,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
     });
-    const exec = new ExecService(sandboxes, agents, clock);
+    const exec = new ExecService(sandboxes, clock);
     const files = new FileService(sandboxes, agents, clock);
-    const sessions = new SessionRegistry(sandboxes, agents, clock);
+    const sessions = new SessionRegistry(sandboxes, clock);
     const processes = new ProcessService(sessions);
     const terminals = new TerminalService(sessions);
     await reconcile(store, driver, clock, log);

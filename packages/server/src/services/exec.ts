@@ -1,10 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { iso, type Clock } from '../clock.ts';
-import { unavailable } from '../errors.ts';
 import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { ExecBody } from '../schemas/exec.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import type { AgentPool } from './agents.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Combined stdout+stderr kept by a run-to-completion exec; the rest is dropped. */
@@ -44,21 +42,16 @@ interface Ending {
 /** Runs commands in a sandbox through its agent: to completion, or streamed. */
 export class ExecService {
   readonly sandboxes: SandboxService;
-  readonly agents: AgentPool;
   readonly clock: Clock;
 
-  constructor(sandboxes: SandboxService, agents: AgentPool, clock: Clock) {
+  constructor(sandboxes: SandboxService, clock: Clock) {
     this.sandboxes = sandboxes;
-    this.agents = agents;
     this.clock = clock;
   }
 
   /** Starts the command; fails with an API error before any output exists. */
   async open(rec: SandboxRecord, body: ExecBody): Promise<RunningExec> {
-    const live = await this.sandboxes.ensureActive(rec);
-    const client = await this.agents.get(live.id).catch(() => {
-      throw unavailable('the sandbox agent is not reachable; retry shortly');
-    });
+    const { live, client } = await this.sandboxes.withAgent(rec);
     const timeoutS = body.timeout_s ?? DEFAULT_TIMEOUT_S;
     const proc = client.spawn({
       argv: body.args ? [body.command, ...body.args] : ['/bin/sh', '-c', body.command],

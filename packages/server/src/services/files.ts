@@ -145,10 +145,7 @@ export class FileService {
   }
 
   async #shared(rec: SandboxRecord): Promise<AgentClient> {
-    const live = await this.sandboxes.ensureActive(rec);
-    return this.agents.get(live.id).catch(() => {
-      throw unavailable('the sandbox agent is not reachable; retry shortly');
-    });
+    return (await this.sandboxes.withAgent(rec)).client;
   }
 
   /** A connection of its own: dialed to a listening agent, or asked of an agent that dials the host. */

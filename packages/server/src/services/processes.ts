@@ -6,7 +6,6 @@ import { iso, type Clock } from '../clock.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
 import type { AgentClient, AgentError, AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import type { AgentPool } from './agents.ts';
 import type { StreamEvent } from './exec.ts';
 import { DEFAULT_WORKING_DIR } from './exec.ts';
 import type { SandboxService } from './sandboxes.ts';
@@ -154,23 +153,18 @@ export interface StartSpec {
  */
 export class SessionRegistry {
   readonly sandboxes: SandboxService;
-  readonly agents: AgentPool;
   readonly clock: Clock;
   readonly #bySandbox = new Map<string, Map<string, Session>>();
   readonly #synced = new WeakMap<AgentClient, Promise<void>>();
 
-  constructor(sandboxes: SandboxService, agents: AgentPool, clock: Clock) {
+  constructor(sandboxes: SandboxService, clock: Clock) {
     this.sandboxes = sandboxes;
-    this.agents = agents;
     this.clock = clock;
   }
 
   /** The sandbox's sessions after making sure they are attached to the current agent connection. */
   async sessions(rec: SandboxRecord): Promise<{ client: AgentClient; map: Map<string, Session> }> {
-    const live = await this.sandboxes.ensureActive(rec);
-    const client = await this.agents.get(live.id).catch(() => {
-      throw unavailable('the sandbox agent is not reachable; retry shortly');
-    });
+    const { live, client } = await this.sandboxes.withAgent(rec);
     let map = this.#bySandbox.get(live.id);
     if (!map) this.#bySandbox.set(live.id, (map = new Map()));
     let sync = this.#synced.get(client);
