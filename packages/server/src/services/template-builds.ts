@@ -72,16 +72,7 @@ export class BuildLog extends EventEmitter<{ event: [BuildLogEvent] }> {
 }
 
 /** What a build starts from: platform/base's root, or another template's version. */
-export interface BuildBase {
-  key: string;
-  baseRoot: string;
-  layers: string[];
-  env: Record<string, string>;
-  workdir?: string;
-  startCmd?: string;
-  readyCmd?: string;
-  resources: ResourcesRecord;
-}
+export type BuildBase = Omit<TemplateVersion, 'readyTimeoutS'> & { resources: ResourcesRecord };
 
 export interface BuildInput {
   teamId: string;
