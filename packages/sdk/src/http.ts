@@ -127,27 +127,10 @@ export class HttpClient {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
-    const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      let failure: SandpitError;
-      try {
-        const res = await this.#send(req, signal);
-        if (!res.ok) throw await errorFrom(res);
-        const text = await res.text();
-        return (text === '' ? undefined : JSON.parse(text)) as T;
-      } catch (err) {
-        failure = this.#classify(err, req, deadline, timeoutMs);
-      }
-      if (!idempotent(req.method) || attempt >= this.maxRetries || !retryable(failure)) throw failure;
-      const delay = (failure instanceof ApiError ? failure.retryAfterMs : undefined) ?? this.#backoff(attempt);
-      // A wait that would outlast the deadline only delays the same failure.
-      if (Date.now() - started + delay >= timeoutMs) throw failure;
-      try {
-        await sleep(delay, signal);
-      } catch (err) {
-        throw this.#classify(err, req, deadline, timeoutMs);
-      }
-    }
+    return this.#retrying(req, signal, deadline, timeoutMs, async (res) => {
+      const text = await res.text();
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    });
   }
 
   /**
@@ -160,32 +143,44 @@ export class HttpClient {
     const controller = new AbortController();
     const signal = req.signal ? AbortSignal.any([controller.signal, req.signal]) : controller.signal;
     const timer = setTimeout(() => controller.abort(new TimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    const started = Date.now();
     try {
-      for (let attempt = 0; ; attempt++) {
-        let failure: SandpitError;
-        try {
-          const res = await this.#send(req, signal);
-          if (!res.ok) throw await errorFrom(res);
-          if (!res.body) throw new ConnectionError(`${req.method} ${req.path} answered without a body`);
-          return { body: res.body, controller, headers: res.headers };
-        } catch (err) {
-          failure = this.#classify(err, req, controller.signal, timeoutMs);
-        }
-        if (!idempotent(req.method) || attempt >= this.maxRetries || !retryable(failure)) throw failure;
-        const delay = (failure instanceof ApiError ? failure.retryAfterMs : undefined) ?? this.#backoff(attempt);
-        if (Date.now() - started + delay >= timeoutMs) throw failure;
-        try {
-          await sleep(delay, signal);
-        } catch (err) {
-          throw this.#classify(err, req, controller.signal, timeoutMs);
-        }
-      }
+      return await this.#retrying(req, signal, controller.signal, timeoutMs, async (res) => {
+        if (!res.body) throw new ConnectionError(`${req.method} ${req.path} answered without a body`);
+        return { body: res.body, controller, headers: res.headers };
+      });
     } catch (err) {
       controller.abort();
       throw err;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends until `take` has a successful response's result: GET and DELETE are retried with backoff
+   * (Retry-After first) while the failure is retryable and the deadline `timeoutMs` allows;
+   * `deadline` is what expires at that deadline, for telling a timeout from other aborts.
+   */
+  async #retrying<T>(req: HttpRequest, signal: AbortSignal, deadline: AbortSignal, timeoutMs: number, take: (res: Response) => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      let failure: SandpitError;
+      try {
+        const res = await this.#send(req, signal);
+        if (!res.ok) throw await errorFrom(res);
+        return await take(res);
+      } catch (err) {
+        failure = this.#classify(err, req, deadline, timeoutMs);
+      }
+      if (!idempotent(req.method) || attempt >= this.maxRetries || !retryable(failure)) throw failure;
+      const delay = (failure instanceof ApiError ? failure.retryAfterMs : undefined) ?? this.#backoff(attempt);
+      // A wait that would outlast the deadline only delays the same failure.
+      if (Date.now() - started + delay >= timeoutMs) throw failure;
+      try {
+        await sleep(delay, signal);
+      } catch (err) {
+        throw this.#classify(err, req, deadline, timeoutMs);
+      }
     }
   }
 
