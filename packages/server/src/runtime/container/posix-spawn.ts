@@ -98,14 +98,19 @@ async function sweepDeadTempFiles(): Promise<void> {
 
 /** Runs a command whose output matters only when it fails; `stdin` is fed from a temporary file. */
 export async function runQuiet(file: string, args: readonly string[], stdin?: string): Promise<void> {
-  await runCaptured(file, args, stdin);
+  await runWithTempFiles(file, args, stdin, false);
 }
 
 /**
  * Runs a command to completion and returns its output (the hot-path twin of runCommand);
  * rejects with its stderr when it exits non-zero. `stdin` is fed from a temporary file.
  */
-export async function runCaptured(file: string, args: readonly string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
+export function runCaptured(file: string, args: readonly string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
+  return runWithTempFiles(file, args, stdin, true);
+}
+
+/** Output is read back when `keep` asks for it or the command failed (for the error). */
+async function runWithTempFiles(file: string, args: readonly string[], stdin: string | undefined, keep: boolean): Promise<{ stdout: string; stderr: string }> {
   if (!swept) void sweepDeadTempFiles();
   const base = join(tmpdir(), `sandpit-cmd-${process.pid}-${seq++}`);
   const inPath = stdin === undefined ? '/dev/null' : `${base}.in`;
@@ -113,12 +118,13 @@ export async function runCaptured(file: string, args: readonly string[], stdin?:
   try {
     if (stdin !== undefined) await writeFile(inPath, stdin, { mode: 0o600 });
     const code = await spawnWithFiles(file, args, inPath, outPath, { errPath });
-    const [stdout, stderr] = await Promise.all([outPath, errPath].map((p) => readFile(p, 'utf8').catch(() => '')));
+    if (code === 0 && !keep) return { stdout: '', stderr: '' };
+    const [stdout = '', stderr = ''] = await Promise.all([outPath, errPath].map((p) => readFile(p, 'utf8').catch(() => '')));
     if (code !== 0) {
-      const detail = (stderr!.trim() || stdout!.trim()).split('\n').slice(-8).join('\n').slice(0, 2000);
+      const detail = (stderr.trim() || stdout.trim()).split('\n').slice(-8).join('\n').slice(0, 2000);
       throw new Error(`${file} ${args.join(' ')} failed (exit code ${code})${detail ? `: ${detail}` : ''}`);
     }
-    return { stdout: stdout!, stderr: stderr! };
+    return { stdout, stderr };
   } finally {
     await Promise.all([rm(outPath, { force: true }), rm(errPath, { force: true }), stdin === undefined ? undefined : rm(inPath, { force: true })]);
   }
