@@ -8,14 +8,16 @@ import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
-import { AgentPool } from './services/agents.ts';
+import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/auth.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
 import { ProcessService, SessionRegistry } from './services/processes.ts';
 import { TerminalService } from './services/terminals.ts';
-import { NetworkService, networkConfig, type SandboxNetworkHooks } from './services/network.ts';
+import type { SandboxNetworkHooks } from './network/hooks.ts';
+import { networkConfig } from './network/network-config.ts';
+import { NetworkService } from './services/network.ts';
 import { PreviewPortService } from './services/preview-ports.ts';
 import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
@@ -27,8 +29,8 @@ import { TemplateCaptures } from './services/template-captures.ts';
 import { setRevokedLookup } from './services/sandbox-view.ts';
 import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
-import { type BuildProgress, TemplateService, templateLimits } from './services/templates.ts';
-import { WarmPool, warmPoolConfig } from './services/warm-pool.ts';
+import { type BuildProgress, TemplateService } from './services/templates.ts';
+import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
@@ -100,7 +102,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       teams,
       clock,
       log,
-      limits: templateLimits(process.env),
+      limits: config.templates,
       agents,
       build: { driver, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log },
       onProgress: opts.onProgress,
@@ -139,12 +141,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await snapshots.reconcile();
     sandboxes.deps.forks = snapshots;
 
-    const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), process.env.SANDPIT_SECRETS_KEY);
+    const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), config.secretsKey);
     const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
     await secrets.load();
     setRevokedLookup((id) => secrets.revokedNames(id));
     // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
-    const network = await NetworkService.start(await networkConfig(process.env, config.dataDir), secrets, await store.listLive(), log);
+    const network = await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
     let boundPort = config.port;
     const previews = new PreviewPortService({
       store: new PreviewPortStore(db),
@@ -163,7 +165,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       },
     };
     // Started once the network is wired: pool sandboxes get a namespace like any other.
-    const warmPool = new WarmPool({ driver, agents, templates, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log, config: warmPoolConfig(process.env) });
+    const warmPool = new WarmPool({ driver, agents, templates, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log, config: config.warmPool });
     sandboxes.deps.warmPool = warmPool;
     const captures = new TemplateCaptures({
       driver,
@@ -172,7 +174,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       store: templateStore,
       network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network,
       log,
-      enabled: process.env.SANDPIT_TEMPLATE_CAPTURE !== '0',
+      enabled: config.templates.capture,
     });
     sandboxes.deps.captures = captures;
     templates.deps.captures = captures;

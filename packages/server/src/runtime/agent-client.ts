@@ -30,7 +30,7 @@ import {
   TlvWriter,
   u16Pair,
 } from './agent-protocol.ts';
-import { libc } from './libc.ts';
+import { libc } from './host/libc.ts';
 
 export interface SpawnOptions {
   argv: string[];

@@ -111,3 +111,8 @@ export interface SnapshotEngine {
   /** Every snapshot id the engine holds files for, complete or not. */
   list(): Promise<string[]>;
 }
+
+/** Ids become path components and crun container names: allow only a safe alphabet. */
+export function checkId(id: string): void {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(id)) throw new Error(`invalid sandbox id ${JSON.stringify(id)}`);
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ContainerDriver } from './container/container-driver.ts';
-import { ensureFastCgroupMigration } from './container/host-checks.ts';
+import { ensureFastCgroupMigration } from './host/host-checks.ts';
 import type { RuntimeDriver } from './driver.ts';
 import { DriverSet } from './driver-set.ts';
 import { GvisorDriver } from './gvisor/gvisor-driver.ts';

@@ -5,7 +5,7 @@ import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavaila
 import { AgentClient, AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import type { AgentPool } from './agents.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */

@@ -8,16 +8,16 @@ import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runt
 import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { AgentPool } from './agents.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { Principal } from './auth.ts';
-import { KeyedLock } from './keyed-lock.ts';
+import { KeyedLock } from '../runtime/host/keyed-lock.ts';
 import { keysetPage } from './paging.ts';
-import type { SandboxNetworkHooks } from './network.ts';
+import type { SandboxNetworkHooks } from '../network/hooks.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
 import { type TemplateService, templateSandboxSpec } from './templates.ts';
 import type { WarmPool } from './warm-pool.ts';
-import { BootError } from '../runtime/templates/boot.ts';
+import { BootError } from '../templates/boot.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;

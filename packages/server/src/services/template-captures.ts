@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
 import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../runtime/driver.ts';
 import type { TemplateCapture, TemplateStore, TemplateVersion } from '../store/templates.ts';
-import type { AgentPool } from './agents.ts';
-import type { SandboxNetworkHooks } from './network.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import type { SandboxNetworkHooks } from '../network/hooks.ts';
 import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
 
 export interface TemplateCaptureDeps {
@@ -14,7 +14,7 @@ export interface TemplateCaptureDeps {
   /** The network layer, once wired: the captured sandbox gets a namespace like the sandboxes restored from it. */
   network: () => SandboxNetworkHooks | undefined;
   log: Logger;
-  /** SANDPIT_TEMPLATE_CAPTURE=0 turns captures off (every sandbox boots); existing ones are removed at start. */
+  /** Off: every sandbox boots; existing captures are removed at start. */
   enabled: boolean;
 }
 

@@ -5,20 +5,19 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, tooMany } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { startAndWaitReady } from '../runtime/templates/boot.ts';
-import { ensureBaseTemplate } from '../runtime/templates/base-template.ts';
-import { acquireLock } from '../runtime/templates/build-lock.ts';
-import { LayerCache } from '../runtime/templates/layer-cache.ts';
+import { startAndWaitReady } from '../templates/boot.ts';
+import { ensureBaseTemplate } from '../templates/base-template.ts';
+import { acquireLock } from '../templates/build-lock.ts';
+import { LayerCache } from '../templates/layer-cache.ts';
 import type { CreateTemplateBody, TemplateStep } from '../schemas/template.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore, TemplateVersion } from '../store/templates.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { SandboxSpec } from '../runtime/driver.ts';
-import type { AgentPool } from './agents.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { Principal } from './auth.ts';
-import type { PreparedNetwork } from './network.ts';
-import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from './template-builds.ts';
-import { envInt } from '../config.ts';
+import type { PreparedNetwork } from '../network/hooks.ts';
+import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../templates/run-build.ts';
 
 /** What a sandbox of a template starts from. */
 export interface TemplateInfo {
@@ -60,7 +59,7 @@ export type BuildProgress = { phase: string; done: number; total: number; line?:
 export const BASE_TEMPLATE = 'platform/base';
 const BASE_RESOURCES: ResourcesRecord = { vcpu_count: 1, memory_mib: 1024, disk_mib: 4096 };
 const DEFAULT_READY_TIMEOUT_S = 60;
-const CURATED_DIR = new URL('../runtime/templates/curated/', import.meta.url).pathname;
+const CURATED_DIR = new URL('../templates/curated/', import.meta.url).pathname;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface TemplateLimits {
@@ -69,16 +68,8 @@ export interface TemplateLimits {
   /** Live templates per team (teams.limits max_templates overrides). */
   maxTemplates: number;
   maxTemplateBytes: number;
-}
-
-/** Template settings from the environment, with working defaults. */
-export function templateLimits(env: NodeJS.ProcessEnv): TemplateLimits {
-  const int = (name: string, fallback: number) => envInt(env, name, fallback);
-  return {
-    maxBuilds: int('SANDPIT_MAX_CONCURRENT_BUILDS', 2),
-    maxTemplates: int('SANDPIT_MAX_TEMPLATES', 50),
-    maxTemplateBytes: int('SANDPIT_TEMPLATE_MAX_MIB', 8192) * 1024 * 1024,
-  };
+  /** Unset: the host's configured Debian mirror. */
+  debianMirror?: string;
 }
 
 export interface TemplateServiceDeps {
@@ -153,7 +144,7 @@ export class TemplateService {
   /** Starts (or joins) the base template build. */
   base(): Promise<string> {
     if (!this.#base) {
-      this.#base = ensureBaseTemplate(this.imageDir, this.deps.onProgress);
+      this.#base = ensureBaseTemplate(this.imageDir, { mirror: this.deps.limits.debianMirror, onProgress: this.deps.onProgress });
       this.#base.catch(() => {
         this.#base = undefined;
       });

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
+import type { WarmPoolSettings } from '../config.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
-import type { AgentPool } from './agents.ts';
-import type { PreparedNetwork, SandboxNetworkHooks } from './network.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
 import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
-import { envInt } from '../config.ts';
 
 /** A started sandbox waiting to be taken: no store row, no team, not billed. */
 export interface WarmSandbox {
@@ -16,22 +16,6 @@ export interface WarmSandbox {
 
 const REFILL_DELAY_MS = 250;
 
-export interface WarmPoolConfig {
-  /** Pre-started platform/base sandboxes (SANDPIT_WARM_POOL). */
-  baseSize: number;
-  /** Below this much MemAvailable the pool stops refilling and gives sandboxes back. */
-  minAvailableMib: number;
-  intervalMs: number;
-}
-
-export function warmPoolConfig(env: NodeJS.ProcessEnv): WarmPoolConfig {
-  const int = (name: string, fallback: number) => envInt(env, name, fallback);
-  return {
-    baseSize: int('SANDPIT_WARM_POOL', 0),
-    minAvailableMib: int('SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB', 1024),
-    intervalMs: int('SANDPIT_WARM_POOL_INTERVAL_MS', 500),
-  };
-}
 
 export interface WarmPoolDeps {
   driver: RuntimeDriver;
@@ -40,7 +24,7 @@ export interface WarmPoolDeps {
   /** The network layer, once wired (pool sandboxes get a namespace like any other). */
   network: () => SandboxNetworkHooks | undefined;
   log: Logger;
-  config: WarmPoolConfig;
+  config: WarmPoolSettings;
 }
 
 interface Pool {

@@ -28,6 +28,7 @@ export class InProcess {
 
   config() {
     return loadConfig({
+      ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
       SANDPIT_PUBLIC_HOST: '127.0.0.1',

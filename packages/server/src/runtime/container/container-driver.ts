@@ -1,17 +1,17 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import type { EngineState, EngineStats, RuntimeDriver, SandboxSpec } from '../driver.ts';
-import { CgroupV1 } from './cgroups.ts';
+import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
+import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
-import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from './host-checks.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
-import { LayerStore, type Logger } from './layer-store.ts';
-import { unmountUnder } from './mounts.ts';
-import { ociConfig } from './oci-config.ts';
-import { lowerDirs, mountOverlay } from './overlay.ts';
-import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
-import { writeSandboxEtc } from './sandbox-files.ts';
+import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/host-checks.ts';
+import { KeyedLock } from '../host/keyed-lock.ts';
+import { LayerStore, type Logger } from '../host/layer-store.ts';
+import { unmountUnder } from '../host/mounts.ts';
+import { ociConfig } from '../host/oci-config.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
+import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { waitForSocket } from './wait-socket.ts';
-import { isAlive } from '../pids.ts';
+import { isAlive } from '../host/pids.ts';
 
 export interface ContainerDriverOptions {
   dataDir: string;
@@ -58,7 +58,7 @@ export class ContainerDriver implements RuntimeDriver {
   private readonly logger: Logger;
   private readonly crun: Crun;
   private readonly layers: LayerStore;
-  private readonly mutex = new KeyedMutex();
+  private readonly mutex = new KeyedLock();
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
 

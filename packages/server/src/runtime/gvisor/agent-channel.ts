@@ -3,8 +3,8 @@ import { chmod, readdir, readlink, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentClient } from '../agent-client.ts';
-import { runCaptured } from '../container/posix-spawn.ts';
-import { libc } from '../libc.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { libc } from '../host/libc.ts';
 
 const SIOCGSKNS = 0x894c;
 const ioctl = libc.func('int ioctl(int fd, unsigned long request, void *arg)');

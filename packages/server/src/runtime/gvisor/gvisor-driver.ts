@@ -3,19 +3,19 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CgroupV1 } from '../container/cgroups.ts';
-import { hardNofileLimit } from '../container/host-checks.ts';
-import { KeyedMutex } from '../container/keyed-mutex.ts';
-import { LayerStore, type Logger } from '../container/layer-store.ts';
-import { isMountPoint, unmountUnder } from '../container/mounts.ts';
-import { ociConfig } from '../container/oci-config.ts';
-import { lowerDirs, mountOverlay } from '../container/overlay.ts';
-import { checkId } from '../container/paths.ts';
-import { runCaptured } from '../container/posix-spawn.ts';
-import { writeSandboxEtc } from '../container/sandbox-files.ts';
+import { CgroupV1 } from '../host/cgroups.ts';
+import { hardNofileLimit } from '../host/host-checks.ts';
+import { KeyedLock } from '../host/keyed-lock.ts';
+import { LayerStore, type Logger } from '../host/layer-store.ts';
+import { isMountPoint, unmountUnder } from '../host/mounts.ts';
+import { ociConfig } from '../host/oci-config.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import {
   type BindMount,
   CaptureRefused,
+  checkId,
   type EngineState,
   type EngineStats,
   type NetConfig,
@@ -29,7 +29,7 @@ import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts
 import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
-import { isAlive } from '../pids.ts';
+import { isAlive } from '../host/pids.ts';
 
 export interface GvisorDriverOptions {
   dataDir: string;
@@ -109,7 +109,7 @@ export class GvisorDriver implements RuntimeDriver {
   private readonly logger: Logger;
   private readonly runsc: Runsc;
   private readonly layers: LayerStore;
-  private readonly mutex = new KeyedMutex();
+  private readonly mutex = new KeyedLock();
   private readonly channels = new Map<string, AgentChannel>();
   /** Sandboxes being checkpointed: their channel must stay shut until the save is over. */
   private readonly capturing = new Set<string>();

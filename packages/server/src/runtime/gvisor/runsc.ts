@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCaptured, spawnToLog } from '../container/posix-spawn.ts';
-import { runCommand } from '../container/run-command.ts';
+import { runCaptured, spawnToLog } from '../host/posix-spawn.ts';
+import { runCommand } from '../host/run-command.ts';
 
 export interface RunscState {
   id: string;

@@ -1,4 +1,4 @@
-import { libc } from '../libc.ts';
+import { libc } from './libc.ts';
 
 // mount(2) straight from libc: spawning mount(8) costs about 3.5 ms of a sandbox start, the syscall 0.2 ms.
 const mount = libc.func('int mount(const char *source, const char *target, const char *fstype, unsigned long flags, const char *data)');

@@ -5,13 +5,13 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
 import type { AgentClient, AgentProcess } from '../runtime/agent-client.ts';
 import type { RuntimeDriver, SandboxSpec } from '../runtime/driver.ts';
-import { BootError, startAndWaitReady } from '../runtime/templates/boot.ts';
-import { chainKey, type LayerCache, layerBytes } from '../runtime/templates/layer-cache.ts';
+import { BootError, startAndWaitReady } from './boot.ts';
+import { chainKey, type LayerCache, layerBytes } from './layer-cache.ts';
 import type { TemplateStep } from '../schemas/template.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { BuildStepResult, TemplateVersion } from '../store/templates.ts';
-import type { AgentPool } from './agents.ts';
-import type { SandboxNetworkHooks } from './network.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import type { SandboxNetworkHooks } from '../network/hooks.ts';
 
 export type BuildFailureCode = 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
 

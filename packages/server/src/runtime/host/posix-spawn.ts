@@ -1,8 +1,8 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { libc } from '../libc.ts';
-import { isAlive } from '../pids.ts';
+import { libc } from './libc.ts';
+import { isAlive } from './pids.ts';
 
 // Node forks to spawn: with the server's heap that blocks the event loop about 6 ms per child,
 // several times per sandbox start. posix_spawn (vfork in glibc) costs about 0.5 ms.

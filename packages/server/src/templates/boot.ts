@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentClient, AgentProcess } from '../agent-client.ts';
+import type { AgentClient, AgentProcess } from '../runtime/agent-client.ts';
 
 /** What a sandbox of a template runs once it is up. */
 export interface BootCommands {
