@@ -15,15 +15,16 @@ import { keysetPage } from './paging.ts';
 import type { SandboxNetworkHooks } from '../network/hooks.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
-import { type TemplateService, templateSandboxSpec } from './templates.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { templateSandboxSpec } from './template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
-import { BootError } from '../templates/boot.ts';
+import { BootError, bootSandbox } from '../templates/boot.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;
   teams: TeamStore;
   driver: RuntimeDriver;
-  templates: TemplateService;
+  templates: TemplateCatalog;
   agents: AgentPool;
   clock: Clock;
   log: Logger;
@@ -60,7 +61,7 @@ const AUTO_PAUSE_RETRY_MS = 30_000;
 
 /** The sandbox state machine: every transition goes through here, one at a time per sandbox. */
 export class SandboxService {
-  readonly deps: SandboxServiceDeps;
+  readonly deps: Readonly<SandboxServiceDeps>;
   readonly lock = new KeyedLock();
   readonly #creating = new Map<string, number>();
 
@@ -114,7 +115,7 @@ export class SandboxService {
           else agent.catch(() => undefined);
         } else {
           await Promise.all([driver.create(spec), net?.ready]);
-          await templates.boot(id, template);
+          await bootSandbox(this.deps.agents, id, template);
           // Opened now, so the first command does not wait for the connection.
           this.deps.agents.get(id).catch(() => undefined);
         }

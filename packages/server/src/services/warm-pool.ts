@@ -4,8 +4,10 @@ import { newId } from '../ids.ts';
 import type { WarmPoolSettings } from '../config.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
+import { bootSandbox } from '../templates/boot.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
-import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { type TemplateInfo, templateSandboxSpec } from './template-info.ts';
 
 /** A started sandbox waiting to be taken: no store row, no team, not billed. */
 export interface WarmSandbox {
@@ -20,9 +22,9 @@ const REFILL_DELAY_MS = 250;
 export interface WarmPoolDeps {
   driver: RuntimeDriver;
   agents: AgentPool;
-  templates: TemplateService;
-  /** The network layer, once wired (pool sandboxes get a namespace like any other). */
-  network: () => SandboxNetworkHooks | undefined;
+  templates: TemplateCatalog;
+  /** The network layer (pool sandboxes get a namespace like any other). */
+  network?: SandboxNetworkHooks;
   log: Logger;
   config: WarmPoolSettings;
 }
@@ -148,17 +150,17 @@ export class WarmPool {
   }
 
   async #start(pool: Pool): Promise<WarmSandbox> {
-    const { driver, agents, templates } = this.deps;
+    const { driver, agents } = this.deps;
     const { info } = pool;
     const id = newId();
-    const net = await this.deps.network()?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
+    const net = await this.deps.network?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     const entry: WarmSandbox = { id, versionKey: info.versionKey, ...(net ? { net } : {}) };
     try {
       const created = driver.create(templateSandboxSpec(id, info, net));
       await Promise.all([created, net?.ready]);
       // The agent connection is opened now, so the first exec after take does not pay for it.
       const client = await agents.get(id, 10_000);
-      await templates.boot(id, info);
+      await bootSandbox(agents, id, info);
       // So does the shell: a fresh sandbox's first command loads it (about 10 ms more under gVisor).
       await new Promise<void>((resolve) => {
         const p = client.spawn({ argv: ['/bin/sh', '-c', 'true'], user: 'user', cwd: '/', stdin: false, timeoutMs: 10_000 });

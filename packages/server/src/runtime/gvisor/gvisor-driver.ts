@@ -1,4 +1,4 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +30,7 @@ import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
 import { isAlive } from '../host/pids.ts';
+import { exists, readJson, subdirNames } from '../../optional-files.ts';
 
 export interface GvisorDriverOptions {
   dataDir: string;
@@ -174,12 +175,12 @@ export class GvisorDriver implements RuntimeDriver {
   /** Earlier versions kept checkpoint and snapshot images inside the layer store: move them out once. */
   private async moveLegacyImages(): Promise<void> {
     const legacy = this.paths.legacyCheckpointsDir;
-    for (const id of await dirNames(legacy)) {
+    for (const id of await subdirNames(legacy)) {
       const to = join(this.paths.checkpointsDir, id);
       if (!(await exists(to))) await runCaptured('mv', ['-T', '--', join(legacy, id), to]);
     }
     await rm(legacy, { recursive: true, force: true });
-    for (const name of await dirNames(this.paths.snapshotsDir)) {
+    for (const name of await subdirNames(this.paths.snapshotsDir)) {
       const snap = snapshotPaths(this.paths, name);
       if (await exists(snap.legacyImage)) await runCaptured('mv', ['-T', '--', snap.legacyImage, snap.image]);
     }
@@ -192,7 +193,7 @@ export class GvisorDriver implements RuntimeDriver {
    * (paused) or none (running, or failed if gVisor ended it).
    */
   private async settleInterruptedCaptures(): Promise<void> {
-    for (const id of await dirNames(this.paths.sandboxesDir)) {
+    for (const id of await subdirNames(this.paths.sandboxesDir)) {
       const sp = gvisorSandboxPaths(this.paths, id);
       const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
       if (pid) {
@@ -208,11 +209,11 @@ export class GvisorDriver implements RuntimeDriver {
       const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, sandboxOf(rid)).meta);
       if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(this.paths, sandboxOf(rid)).image))) this.forget(rid);
     }
-    for (const name of await dirNames(this.paths.snapshotsDir)) {
+    for (const name of await subdirNames(this.paths.snapshotsDir)) {
       if (name.endsWith('.partial')) await removeTree(join(this.paths.snapshotsDir, name));
     }
     // An image whose snapshot never completed (the crash came between the two renames).
-    for (const name of await dirNames(this.paths.snapshotImagesDir)) {
+    for (const name of await subdirNames(this.paths.snapshotImagesDir)) {
       const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(this.paths, name).meta));
       if (!complete) await rm(join(this.paths.snapshotImagesDir, name), { recursive: true, force: true });
     }
@@ -566,7 +567,7 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   private async listSnapshots(): Promise<string[]> {
-    const names = [...(await dirNames(this.paths.snapshotsDir)), ...(await dirNames(this.paths.snapshotImagesDir))];
+    const names = [...(await subdirNames(this.paths.snapshotsDir)), ...(await subdirNames(this.paths.snapshotImagesDir))];
     return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
   }
 
@@ -607,10 +608,10 @@ export class GvisorDriver implements RuntimeDriver {
 
   async list(): Promise<string[]> {
     const [dirs, runscIds, layerIds, checkpoints] = await Promise.all([
-      dirNames(this.paths.sandboxesDir),
+      subdirNames(this.paths.sandboxesDir),
       this.runsc.list().then((ids) => ids.map(sandboxOf)),
       this.layers.list(),
-      dirNames(this.paths.checkpointsDir),
+      subdirNames(this.paths.checkpointsDir),
     ]);
     return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
   }
@@ -677,20 +678,4 @@ async function snapshotBytes(snap: SnapshotPaths): Promise<number> {
   return dir + image;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
-}
-
-async function dirNames(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-}
-
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
 
