@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { teardownEngine } from '../../src/runtime/teardown.ts';
+import { teardownEngine } from '../../src/teardown.ts';
 import { type Platform, startPlatform } from '../../src/server.ts';
 import { Api, IMAGE_DIR } from './server-process.ts';
 

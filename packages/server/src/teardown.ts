@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
-import { AddressPool } from '../network/addr.ts';
-import { purgeInstallation, unregisterInstallation } from '../network/slots.ts';
-import { networkConfig } from '../network/network-config.ts';
-import { ContainerDriver } from './container/container-driver.ts';
-import type { RuntimeDriver } from './driver.ts';
-import { GvisorDriver } from './gvisor/gvisor-driver.ts';
+import type { Config } from './config.ts';
+import { AddressPool } from './network/addr.ts';
+import { purgeInstallation, unregisterInstallation } from './network/slots.ts';
+import { networkConfig } from './network/network-config.ts';
+import { ContainerDriver } from './runtime/container/container-driver.ts';
+import type { RuntimeDriver } from './runtime/driver.ts';
+import { GvisorDriver } from './runtime/gvisor/gvisor-driver.ts';
 
 /**
  * Destroys every sandbox any engine holds for a data directory and releases host-wide
