@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { REPO as ROOT, SERVER_SRC as SRC, sourceFiles } from './helpers/source-files.ts';
 import { loadConfig, SETTINGS } from '../src/config.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
-const SRC = join(ROOT, 'packages/server/src');
-
-async function sources(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await sources(p)));
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
 test('every SANDPIT_* name the server mentions is a setting, and only config.ts reads the environment', async () => {
-  for (const file of await sources(SRC)) {
+  for (const file of await sourceFiles(SRC)) {
     const text = await readFile(file, 'utf8');
     for (const [name] of text.matchAll(/\bSANDPIT_[A-Z0-9_]+/g)) {
       assert.ok(name in SETTINGS, `${file.slice(SRC.length + 1)} mentions ${name}, which is not in SETTINGS`);

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
-
-const ROOT = new URL('../../../', import.meta.url).pathname;
-const SRC = join(ROOT, 'packages/server/src');
+import { REPO as ROOT, SERVER_SRC as SRC, sourceFiles } from './helpers/source-files.ts';
 
 interface Rule {
   allowed: Map<string, 'any' | 'types'>;
@@ -27,16 +25,6 @@ async function rules(): Promise<{ byFolder: Map<string, Rule>; composition: Set<
     if (key === 'composition' || key === 'leaf') for (const m of cells[1]!.matchAll(/`([^`/]+\.ts)`/g)) (key === 'leaf' ? leaf : composition).add(m[1]!);
   }
   return { byFolder, composition, leaf };
-}
-
-async function sources(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await sources(p)));
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
 }
 
 /** Relative imports and re-exports of a file, and whether each brings in types only. */
@@ -66,7 +54,7 @@ test('every import in packages/server/src follows the layer table of docs/archit
     return folder;
   };
   const wrong: string[] = [];
-  for (const file of await sources(SRC)) {
+  for (const file of await sourceFiles(SRC)) {
     const from = keyOf(file);
     const rule = byFolder.get(from)!;
     if (rule.everything) continue;
