@@ -90,7 +90,7 @@ export class NetworkService implements SandboxNetworkHooks {
       };
     });
     const upstreamCa = cfg.upstreamCaFile ? [await readFile(cfg.upstreamCaFile, 'utf8')] : [];
-    n.#trusted = [n.#ca.certPem, ...upstreamCa].map((p) => p.trimEnd()).join('\n') + '\n';
+    n.#trusted = `${[n.#ca.certPem, ...upstreamCa].map((p) => p.trimEnd()).join('\n')}\n`;
     await writeFile(n.#trustedPath(), n.#trusted, { mode: 0o644 });
     n.#proxy = new EgressProxy({
       sandboxFor: (ip) => {

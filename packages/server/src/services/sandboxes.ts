@@ -383,7 +383,7 @@ export class SandboxService {
     for (const id of await store.dueForAutoPause(now)) {
       await this.lock.run(id, async () => {
         const rec = await store.get(id);
-        if (!rec || rec.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
+        if (rec?.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
         try {
           await this.#pause(rec, 'auto_paused');
           if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
@@ -397,7 +397,7 @@ export class SandboxService {
     for (const id of await store.dueForAutoDelete(clock.now())) {
       await this.lock.run(id, async () => {
         const rec = await store.get(id);
-        if (!rec || rec.status !== 'paused' || rec.autoDeleteAt === null || rec.autoDeleteAt > clock.now()) return;
+        if (rec?.status !== 'paused' || rec.autoDeleteAt === null || rec.autoDeleteAt > clock.now()) return;
         await this.#delete(rec, 'auto_deleted');
       });
     }

@@ -133,7 +133,10 @@ export class AgentChannel {
       this.#live.delete(s);
       this.#idle = this.#idle.filter((i) => i !== s);
     });
-    if (!this.#control && !this.#claiming) return this.#claim(s);
+    if (!this.#control && !this.#claiming) {
+      this.#claim(s);
+      return;
+    }
     if (this.#dialing > 0) this.#dialing--;
     const waiter = this.#waiters.shift();
     if (waiter) waiter(s);

@@ -480,7 +480,10 @@ export class GvisorDriver implements RuntimeDriver {
     const restart = (): Promise<boolean> =>
       this.restoreLocked(id, sp.image).then(
         () => true,
-        (err: Error) => (this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`), false),
+        (err: Error) => {
+          this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`);
+          return false;
+        },
       );
     // Every process is back in memory (and the snapshot has its links): the image is spent.
     const continued = async (): Promise<boolean> => {
