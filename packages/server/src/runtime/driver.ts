@@ -1,7 +1,7 @@
-/** What every isolation engine (container, gvisor, vm) offers the services above it. */
+/** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
 
-export type DriverName = 'container' | 'gvisor' | 'vm';
+export type DriverName = 'container' | 'gvisor';
 
 export interface Resources {
   vcpuCount: number;

@@ -10,7 +10,7 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
 
 /**
  * Picks and initializes the runtime driver the configuration asks for. `auto`
- * takes gvisor when runsc can run a sandbox here (probed once, about 200 ms):
+ * takes gvisor when runsc can run a sandbox here (probed once at start):
  * it isolates more and pauses to disk; otherwise the container driver. Sandboxes
  * the other engine still holds in this data directory stay managed by it.
  */

@@ -26,7 +26,7 @@ export interface TemplateCaptureDeps {
  * started and made ready, then checkpointed into an engine snapshot kept with
  * the version; creates restore that instead of booting, with start_cmd
  * already running. Versions without them are not captured: a plain gvisor
- * boot (about 200 ms) is no slower than a restore.
+ * boot is no slower than a restore.
  *
  * All work runs in the background, one template at a time; until a capture is
  * ready, or when one fails, sandboxes of the template boot as before.

@@ -161,7 +161,7 @@ export class WarmPool {
       // The agent connection is opened now, so the first exec after take does not pay for it.
       const client = await agents.get(id, 10_000);
       await bootSandbox(agents, id, info);
-      // So does the shell: a fresh sandbox's first command loads it (about 10 ms more under gVisor).
+      // So does the shell: a fresh sandbox's first command loads it.
       await new Promise<void>((resolve) => {
         const p = client.spawn({ argv: ['/bin/sh', '-c', 'true'], user: 'user', cwd: '/', stdin: false, timeoutMs: 10_000 });
         p.once('exit', () => resolve());

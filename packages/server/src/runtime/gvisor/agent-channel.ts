@@ -15,7 +15,7 @@ const ioctl = libc.func('int ioctl(int fd, unsigned long request, void *arg)');
  * listening socket on a gofer mount is refused. The agent keeps one connection
  * and redials it after EOF; that one stays with the channel as its control
  * connection, through which the driver runs its own checks (an agent READ
- * costs about 1 ms, `runsc exec` about 100 ms) and asks the agent to DIAL
+ * is far cheaper than `runsc exec`; docs/host-timings.md) and asks the agent to DIAL
  * whenever `accept` has no connection to hand out. One spare is dialed as soon
  * as the agent is up, so the first command does not wait for it.
  *

@@ -61,7 +61,7 @@ interface SandboxMeta {
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init
-   * has reaped the exited sandbox, 1.5 s on this host).
+   * has reaped the exited sandbox, which takes seconds).
    */
   runscId: string;
   createdAt: string;
@@ -141,7 +141,7 @@ export class GvisorDriver implements RuntimeDriver {
     };
   }
 
-  /** True when runsc can start a sandbox on this host (tried once, about 200 ms), else the reason. */
+  /** True when runsc can start a sandbox on this host (tried once), else the reason. */
   static async available(): Promise<true | string> {
     const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-probe-'));
     try {
@@ -392,7 +392,7 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   /**
-   * What `runsc state` (about 25 ms) would say of a running sandbox, learnt
+   * What `runsc state` (a process start) would say of a running sandbox, learnt
    * faster while its agent's control connection is up: the agent answers, and
    * runsc's state file names the sandbox process, which is alive.
    */
@@ -407,8 +407,8 @@ export class GvisorDriver implements RuntimeDriver {
 
   /**
    * /proc/net/tcp{,6} of a running sandbox, read by the agent itself through
-   * its control connection (about 1 ms); `runsc exec` (about 100 ms under
-   * ptrace) only while the agent has not dialed in, e.g. just after a server restart.
+   * its control connection; `runsc exec` (two orders of magnitude dearer under
+   * ptrace, docs/host-timings.md) only while the agent has not dialed in, e.g. just after a server restart.
    */
   private async procNetTcp(id: string, runscId: string): Promise<string> {
     const control = this.channels.get(id)?.control;
