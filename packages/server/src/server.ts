@@ -65,6 +65,11 @@ export interface StartOptions {
   /** Create the first team with a generated key when the store has none and no bootstrap key is set. */
   createFirstTeam?: boolean;
   timerIntervalMs?: number;
+  /**
+   * Unit tests of the layers above the engine: this driver instead of the configured one, and no
+   * sandbox network (a fake engine has no namespace to join).
+   */
+  engine?: RuntimeDriver;
 }
 
 export const FIRST_KEY_FILE = 'first-api-key';
@@ -96,7 +101,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await teamManagementStore.grantMissingOwners(newId, clock.now());
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
-    const driver = instrumentDriver(await createDriver(config, log), metrics);
+    const driver = instrumentDriver(opts.engine ?? (await createDriver(config, log)), metrics);
     const agents = new AgentPool(driver);
     await reconcile(store, driver, clock, log);
 
@@ -104,9 +109,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
     await secrets.load();
     // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
-    const network = await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
+    const network = opts.engine ? undefined : await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
     const previewStore = new PreviewPortStore(db);
-    const sandboxNetwork: SandboxNetworkHooks = {
+    const sandboxNetwork: SandboxNetworkHooks | undefined = network && {
       prepare: (input) => network.prepare(input),
       update: (id, rules) => network.update(id, rules),
       release: async (id) => {
@@ -164,7 +169,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       store: previewStore,
       sandboxStore: store,
       sandboxes,
-      addressOf: (id) => network.sandboxAddress(id),
+      addressOf: (id) => network?.sandboxAddress(id),
       key: secretsKey,
       // Asked only while serving, so the port is the one bound.
       urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort(app, config.port)}`,
@@ -226,7 +231,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await warmPool.close();
         await captures.close();
         agents.closeAll();
-        await network.close();
+        await network?.close();
         await driver.close();
         await db.destroy();
       },
