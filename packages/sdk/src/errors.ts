@@ -1,3 +1,8 @@
+import type { components } from './generated/openapi.ts';
+
+/** The API's error codes (its OpenAPI enum); a newer server may answer others. */
+export type ErrorCode = components['schemas']['Error']['error']['code'];
+
 /** Base of every error the SDK throws, so callers can catch the SDK's failures in one place. */
 export class SandpitError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -18,7 +23,7 @@ export class ConnectionError extends SandpitError {}
 /** The API answered with an error: `status` is the HTTP status, `code` the contract's stable code (branch on it, not on `message`). */
 export class ApiError extends SandpitError {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode | (string & {});
   /** From the Retry-After header, when the server sent one. */
   readonly retryAfterMs: number | undefined;
 
@@ -57,18 +62,21 @@ const BY_STATUS: Record<number, typeof ApiError> = {
   429: RateLimitError,
 };
 
-/** Codes for answers that did not carry the envelope (a proxy's error page, say). */
-const FALLBACK_CODES: Record<number, string> = {
+/** Codes for answers that did not carry the envelope (a proxy's error page, say): each status's generic code. */
+export const FALLBACK_CODES: Record<number, ErrorCode> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   409: 'conflict',
   410: 'gone',
   413: 'payload_too_large',
+  415: 'unsupported_media_type',
   429: 'rate_limited',
   500: 'internal',
   503: 'unavailable',
+  507: 'insufficient_storage',
 };
 
 /** The typed error for an API answer with a non-2xx status. */

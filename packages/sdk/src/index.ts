@@ -16,6 +16,7 @@ export {
   SandpitError,
   ServerError,
   TimeoutError,
+  type ErrorCode,
 } from './errors.ts';
 export type { CommandOptions, CommandResult, ExecResult, StreamOptions, StreamResult } from './exec.ts';
 export { Files, type FileData, type FileWatch, type ReadOptions, type WatchOptions } from './files.ts';

@@ -2,6 +2,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { genericCode } from './error-codes.ts';
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
@@ -23,20 +24,6 @@ import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
-
-const STATUS_CODES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  410: 'gone',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  503: 'unavailable',
-};
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
 export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
@@ -70,9 +57,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
     }
     const status = err.statusCode ?? 500;
-    if (status < 500 && STATUS_CODES[status]) {
-      return reply.code(status).send({ error: { code: STATUS_CODES[status], message: err.message } });
-    }
+    const code = status < 500 ? genericCode(status) : undefined;
+    if (code) return reply.code(status).send({ error: { code, message: err.message } });
     req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });

@@ -1,10 +1,12 @@
-/** The one error type the API raises: an HTTP status plus the contract's stable code. */
+import type { ErrorCode } from './error-codes.ts';
+
+/** The one error type the API raises: an HTTP status plus the contract's stable code (from `error-codes.ts`). */
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
     this.code = code;
@@ -18,7 +20,7 @@ export const forbidden = (message: string) => new ApiError(403, 'forbidden', mes
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 export const gone = (message: string) => new ApiError(410, 'gone', message);
-export const tooMany = (code: string, message: string, retryAfterS?: number) =>
+export const tooMany = (code: Extract<ErrorCode, 'rate_limited' | `too_many_${string}`>, message: string, retryAfterS?: number) =>
   new ApiError(429, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) });
 export const unavailable = (message: string) => new ApiError(503, 'unavailable', message);
 export const internal = (message = 'internal error') => new ApiError(500, 'internal', message);

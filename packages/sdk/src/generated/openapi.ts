@@ -5476,8 +5476,11 @@ export interface components {
         /** @description Every error answers with this envelope */
         Error: {
             error: {
-                /** @description Stable, machine-readable code */
-                code: string;
+                /**
+                 * @description Stable, machine-readable code
+                 * @enum {string}
+                 */
+                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "too_many_sandboxes" | "too_many_snapshots" | "too_many_snapshots_in_flight" | "too_many_builds" | "too_many_templates" | "internal" | "unavailable" | "insufficient_storage";
                 /** @description Human-readable; may change between releases */
                 message: string;
             };

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
+import { ERROR_CODE_LIST, type ErrorCode } from '../error-codes.ts';
 
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ description: 'Stable, machine-readable code' }),
+      code: Type.Unsafe<ErrorCode>({ type: 'string', enum: ERROR_CODE_LIST, description: 'Stable, machine-readable code' }),
       message: Type.String({ description: 'Human-readable; may change between releases' }),
     }),
   },

@@ -180,7 +180,7 @@ export class SnapshotService {
     const reserved = this.#reserved.get(teamId) ?? 0;
     this.#reserved.set(teamId, reserved + 1);
     const { total, creating } = await this.deps.store.countForTeam(teamId);
-    const fail = (code: string, msg: string) => {
+    const fail = (code: 'too_many_snapshots' | 'too_many_snapshots_in_flight', msg: string) => {
       this.#reserved.set(teamId, (this.#reserved.get(teamId) ?? 1) - 1);
       return tooMany(code, msg, RETRY_AFTER_S);
     };
