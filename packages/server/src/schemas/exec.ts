@@ -31,6 +31,8 @@ export const DataExecResult = Type.Object({
   exit_code: Type.Integer(),
   truncated: Type.Optional(Type.Boolean({ description: 'Present and true when combined output exceeded 8 MiB' })),
 });
+/** The data plane's form; the control plane answers the same without `truncated`. */
+export type ExecResult = Static<typeof DataExecResult>;
 
 export const ExecStreamEvent = Type.Object(
   {
@@ -43,3 +45,4 @@ export const ExecStreamEvent = Type.Object(
   },
   { description: 'One `data:` line of the text/event-stream response' },
 );
+export type StreamEvent = Static<typeof ExecStreamEvent>;

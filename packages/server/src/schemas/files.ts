@@ -28,6 +28,7 @@ export const FileEntry = Type.Object(
   },
   { $id: 'FileEntry' },
 );
+export type FileEntry = Static<typeof FileEntry>;
 
 export const FileList = Type.Object({ entries: Type.Array(Type.Ref('FileEntry'), { description: 'Sorted by name; . and .. omitted' }) });
 

@@ -21,6 +21,7 @@ export const ProcessInfo = Type.Object(
   },
   { $id: 'ProcessInfo' },
 );
+export type ProcessInfo = Static<typeof ProcessInfo>;
 
 export const ProcessList = Type.Object({ processes: Type.Array(Type.Ref('ProcessInfo')) });
 

@@ -32,6 +32,7 @@ export const TerminalInfo = Type.Object(
   },
   { $id: 'TerminalInfo' },
 );
+export type TerminalInfo = Static<typeof TerminalInfo>;
 
 export const TerminalList = Type.Object({ terminals: Type.Array(Type.Ref('TerminalInfo')) });
 

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { iso, type Clock } from '../clock.ts';
 import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
-import type { ExecBody } from '../schemas/exec.ts';
+import type { ExecBody, ExecResult, StreamEvent } from '../schemas/exec.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 import type { SandboxService } from './sandboxes.ts';
@@ -12,22 +12,6 @@ export const DEFAULT_TIMEOUT_S = 30;
 export const DEFAULT_WORKING_DIR = '/home/user';
 /** Exit code reported when the platform killed a command at its timeout (as GNU timeout does). */
 export const TIMEOUT_EXIT_CODE = 124;
-
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  exit_code: number;
-  truncated?: boolean;
-}
-
-export interface StreamEvent {
-  timestamp: string;
-  stdout?: string;
-  stderr?: string;
-  exit_code?: number;
-  finished?: boolean;
-  error?: string;
-}
 
 export interface RunningExec {
   proc: AgentProcess;

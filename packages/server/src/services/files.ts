@@ -4,6 +4,7 @@ import { iso, type Clock } from '../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../errors.ts';
 import { AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
+import type { FileEntry } from '../schemas/files.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { SandboxService } from './sandboxes.ts';
@@ -21,18 +22,6 @@ const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 /** Relative paths are relative to the user's home, as in a shell. */
 export const HOME = '/home/user';
 const USER = 'user';
-
-export interface FileEntry {
-  name: string;
-  path: string;
-  type: (typeof EntryType)[number];
-  size: number;
-  /** Permission bits (e.g. 0o644 = 420). */
-  mode: number;
-  permissions: string;
-  modified_at: string;
-  symlink_target?: string;
-}
 
 export interface WatchEvent {
   timestamp: string;

@@ -1,28 +1,8 @@
 import { iso } from '../clock.ts';
 import { badRequest } from '../errors.ts';
+import type { TerminalBody, TerminalInfo } from '../schemas/terminal.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import { type Session, type SessionExit, type SessionRegistry, TERMINAL_REPLAY_BYTES } from './processes.ts';
-
-export interface TerminalInfo {
-  id: string;
-  pid: number;
-  command: string;
-  args: string[];
-  cols: number;
-  rows: number;
-  created_at: string;
-  running: boolean;
-  exit_code?: number;
-}
-
-export interface TerminalBody {
-  cols?: number;
-  rows?: number;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  working_dir?: string;
-}
+import { type Session, type SessionExit, type SessionRegistry, TERMINAL_REPLAY_BYTES } from './sessions.ts';
 
 /** What a connected terminal client is told, besides raw output bytes. */
 export interface TerminalPeer {
