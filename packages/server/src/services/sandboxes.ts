@@ -18,7 +18,8 @@ import type { TemplateCaptures } from './template-captures.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 import { templateSandboxSpec } from './template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
-import { BootError, bootSandbox } from '../templates/boot.ts';
+import { BootError } from '../templates/boot.ts';
+import { bootFresh, type Launch, personalizeWarm, restoreCapture, startFork } from './sandbox-launchers.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;
@@ -97,30 +98,13 @@ export class SandboxService {
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
       const capture = warm || fork ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
-      let restored = false;
+      const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: false };
       try {
-        const spec = templateSandboxSpec(id, template, net, env);
-        // A fork's processes, environment and disk come from the snapshot; template root and env of the spec are unused.
-        if (warm) {
-          // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.
-          if (network) await this.deps.network?.update(id, network);
-          if (Object.keys(env).length > 0) await (await this.deps.agents.get(id)).setEnv(env);
-        } else if (fork) await Promise.all([fork.engine.createFrom(spec, fork.snapshotId), net?.ready]);
-        else if (capture && (await Promise.all([this.deps.captures!.restore(spec, template.id, capture), net?.ready]))[0]) {
-          restored = true;
-          // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on.
-          const extra = { ...env, ...net?.secretEnv };
-          const agent = this.deps.agents.get(id);
-          if (Object.keys(extra).length > 0) await (await agent).setEnv(extra);
-          else agent.catch(() => undefined);
-        } else {
-          await Promise.all([driver.create(spec), net?.ready]);
-          await bootSandbox(this.deps.agents, id, template);
-          // Opened now, so the first command does not wait for the connection.
-          this.deps.agents.get(id).catch(() => undefined);
-        }
+        if (warm) await personalizeWarm(this.deps, launch);
+        else if (fork) await startFork(launch, fork);
+        else if (!(capture && (await restoreCapture(this.deps, launch, capture)))) await bootFresh(this.deps, launch);
       } catch (err) {
-        if (warm || restored || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
+        if (launch.engineHolds || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
         await net?.abort();
         if (err instanceof BootError) throw unavailable(`the template's ${err.code.replace('_failed', '')} did not come up: ${err.message}`);
         throw err;
