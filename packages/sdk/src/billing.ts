@@ -1,5 +1,4 @@
-import type { SandpitClient } from './client.ts';
-import type { RequestOptions } from './http.ts';
+import type { HttpClient, RequestOptions } from './http.ts';
 import type { BillingPeriod, BillingSummary, SandboxBillingUsage, TeamBillingUsage } from './types.ts';
 
 export interface PeriodOptions extends RequestOptions {
@@ -9,15 +8,18 @@ export interface PeriodOptions extends RequestOptions {
 
 /** The calling key's team's usage and charges (needs billing:read). */
 export class Billing {
-  readonly #client: SandpitClient;
+  readonly #http: HttpClient;
+  /** The calling key's team id (asked of `GET /me` once). */
+  readonly #teamId: (opts?: RequestOptions) => Promise<string>;
 
-  constructor(client: SandpitClient) {
-    this.#client = client;
+  constructor(http: HttpClient, teamId: (opts?: RequestOptions) => Promise<string>) {
+    this.#http = http;
+    this.#teamId = teamId;
   }
 
   /** Charges, credits and usage of the current period. */
   summary(opts: RequestOptions = {}): Promise<BillingSummary> {
-    return this.#client.http.json({ method: 'GET', path: '/billing/summary', ...opts });
+    return this.#http.json({ method: 'GET', path: '/billing/summary', ...opts });
   }
 
   /** Usage of one period. */
@@ -38,7 +40,7 @@ export class Billing {
   async #get<T>(tail: string, opts: PeriodOptions): Promise<T> {
     const { periodId, ...request } = opts;
     const query = periodId === undefined ? undefined : new URLSearchParams({ period_id: periodId });
-    const path = `/teams/${encodeURIComponent(await this.#client.teamId(request))}${tail}`;
-    return this.#client.http.json({ method: 'GET', path, query, ...request });
+    const path = `/teams/${encodeURIComponent(await this.#teamId(request))}${tail}`;
+    return this.#http.json({ method: 'GET', path, query, ...request });
   }
 }

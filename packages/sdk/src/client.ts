@@ -30,8 +30,8 @@ export class SandpitClient {
     this.snapshots = new Snapshots(this.http);
     this.secrets = new Secrets(this.http);
     this.templates = new Templates(this.http);
-    this.team = new Team(this);
-    this.billing = new Billing(this);
+    this.team = new Team(this.http, (o) => this.teamId(o));
+    this.billing = new Billing(this.http, (o) => this.teamId(o));
     this.#dataPlaneUrl = opts.dataPlaneUrl?.replace(/\/+$/, '');
   }
 

@@ -247,7 +247,7 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     for (;;) {
       try {
-        const socket = await dial(socketPath);
+        const socket = await dialUnix(socketPath);
         return await AgentClient.#handshake(socket, deadline);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -594,13 +594,20 @@ function connectionLost(): AgentError {
   return new AgentError('agent connection lost', 'ECONNRESET');
 }
 
-function dial(socketPath: string): Promise<net.Socket> {
+/** Connects to a unix socket; with `timeoutMs`, gives up when nothing answers by then. */
+export function dialUnix(path: string, timeoutMs?: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.createConnection(socketPath);
+    const socket = net.createConnection(path);
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => socket.destroy(new Error(`agent socket ${path} did not answer in ${timeoutMs} ms`)), timeoutMs);
+    const failed = (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    };
     socket.once('connect', () => {
-      socket.off('error', reject);
+      clearTimeout(timer);
+      socket.off('error', failed);
       resolve(socket);
     });
-    socket.once('error', reject);
+    socket.once('error', failed);
   });
 }

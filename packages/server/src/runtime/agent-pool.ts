@@ -10,6 +10,7 @@ export class AgentPool {
     this.driver = driver;
   }
 
+  /** The sandbox's pooled connection, opened on first use. */
   get(id: string, timeoutMs = 5000): Promise<AgentClient> {
     const cached = this.#clients.get(id);
     if (cached) return cached;
@@ -22,6 +23,18 @@ export class AgentPool {
       () => this.#clients.get(id) === p && this.#clients.delete(id),
     );
     return p;
+  }
+
+  /**
+   * A connection of its own, not pooled (a transfer that should not queue behind other traffic):
+   * dialed to a listening agent, or asked of an agent that dials the host, through the pooled one.
+   */
+  async dedicated(id: string, timeoutMs = 5000): Promise<AgentClient> {
+    if (!this.driver.connectAgent) return AgentClient.connect(this.driver.agentSocket(id), { timeoutMs });
+    const shared = await this.get(id, timeoutMs);
+    const next = this.driver.connectAgent(id, timeoutMs);
+    await shared.dial();
+    return AgentClient.attach(await next);
   }
 
   /** Closes the connection, e.g. before a checkpoint or after delete. */

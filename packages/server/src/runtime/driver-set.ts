@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { dialUnix } from './agent-client.ts';
 import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine } from './driver.ts';
 
 /**
@@ -84,19 +85,4 @@ export class DriverSet implements RuntimeDriver {
   async close(opts?: { release?: boolean }): Promise<void> {
     for (const d of this.#all) await d.close(opts);
   }
-}
-
-function dialUnix(path: string, timeoutMs: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const s = connect(path);
-    const timer = setTimeout(() => s.destroy(new Error(`agent socket ${path} did not answer in ${timeoutMs} ms`)), timeoutMs);
-    s.once('connect', () => {
-      clearTimeout(timer);
-      resolve(s);
-    });
-    s.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
 }

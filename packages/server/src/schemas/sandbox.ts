@@ -72,6 +72,7 @@ export const SandboxStatus = Type.Union([
   Type.Literal('migrating'),
   Type.Literal('failed'),
 ]);
+export const SANDBOX_STATUSES = SandboxStatus.anyOf.map((s) => s.const);
 
 const sandboxFields = {
   id: Type.String({ description: 'Region-tagged id sb-<region>-<uuid>' }),

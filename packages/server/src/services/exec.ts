@@ -3,13 +3,13 @@ import { iso, type Clock } from '../clock.ts';
 import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { ExecBody, ExecResult, StreamEvent } from '../schemas/exec.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
+import { SANDBOX_HOME } from '../templates/sandbox-user.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Combined stdout+stderr kept by a run-to-completion exec; the rest is dropped. */
 export const EXEC_RETAINED_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_S = 30;
-export const DEFAULT_WORKING_DIR = '/home/user';
 /** Exit code reported when the platform killed a command at its timeout (as GNU timeout does). */
 export const TIMEOUT_EXIT_CODE = 124;
 
@@ -44,7 +44,7 @@ export class ExecService {
       argv: body.args ? [body.command, ...body.args] : ['/bin/sh', '-c', body.command],
       env: body.env,
       // A template's workdir step sets where its sandboxes' commands start.
-      cwd: body.working_dir ?? (await this.templates.workdir(live.templateId)) ?? DEFAULT_WORKING_DIR,
+      cwd: body.working_dir ?? (await this.templates.workdir(live.templateId)) ?? SANDBOX_HOME,
       user: 'user',
       timeoutMs: timeoutS * 1000,
       stdin: false,

@@ -2,11 +2,12 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { iso, type Clock } from '../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../errors.ts';
-import { AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
+import { type AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
 import type { FileEntry } from '../schemas/files.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
+import { SANDBOX_HOME, SANDBOX_USER } from '../templates/sandbox-user.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */
@@ -20,8 +21,6 @@ const UPLOAD_BATCH = 1024 * 1024;
 const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 
 /** Relative paths are relative to the user's home, as in a shell. */
-export const HOME = '/home/user';
-const USER = 'user';
 
 export interface WatchEvent {
   timestamp: string;
@@ -37,7 +36,7 @@ export function sandboxPath(raw: string | undefined, what = 'path'): string {
   if (raw === undefined || raw === '') throw badRequest(`${what} must not be empty`);
   if (raw.includes('\0')) throw badRequest(`${what} must not contain NUL bytes`);
   if (raw.length > 4096) throw badRequest(`${what} is longer than 4096 characters`);
-  return raw.startsWith('/') ? raw : posix.join(HOME, raw);
+  return raw.startsWith('/') ? raw : posix.join(SANDBOX_HOME, raw);
 }
 
 /** Maps what the agent reports (an errno) to the API's error envelope. */
@@ -140,17 +139,8 @@ export class FileService {
   /** A connection of its own: dialed to a listening agent, or asked of an agent that dials the host. */
   async #dedicated(rec: SandboxRecord): Promise<AgentClient> {
     const live = await this.sandboxes.ensureActive(rec);
-    const { driver } = this.agents;
     try {
-      let client: AgentClient;
-      if (!driver.connectAgent) {
-        client = await AgentClient.connect(driver.agentSocket(live.id));
-      } else {
-        const shared = await this.agents.get(live.id);
-        const next = driver.connectAgent(live.id, 5000);
-        await shared.dial();
-        client = await AgentClient.attach(await next);
-      }
+      const client = await this.agents.dedicated(live.id);
       client.setSendBuffer(TRANSFER_SNDBUF);
       return client;
     } catch {
@@ -161,7 +151,7 @@ export class FileService {
   async stat(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'stat', path, user: USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'stat', path, user: SANDBOX_USER }).catch((err) => {
       throw fileError(err, path);
     });
     const rec0 = decodeTlvList(out).find((r) => r.tag === RecordTag.entry);
@@ -172,7 +162,7 @@ export class FileService {
   async list(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry[]> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'list', path, user: USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'list', path, user: SANDBOX_USER }).catch((err) => {
       throw fileError(err, path);
     });
     const entries = decodeTlvList(out)
@@ -187,7 +177,7 @@ export class FileService {
   async mkdir(rec: SandboxRecord, raw: string, parents: boolean): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'mkdir', path, parents, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'mkdir', path, parents, user: SANDBOX_USER }).catch((err) => {
       throw fileError(err, path);
     });
     return this.stat(rec, path);
@@ -196,7 +186,7 @@ export class FileService {
   async remove(rec: SandboxRecord, raw: string, recursive: boolean): Promise<void> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'remove', path, recursive, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'remove', path, recursive, user: SANDBOX_USER }).catch((err) => {
       throw fileError(err, path);
     });
   }
@@ -205,7 +195,7 @@ export class FileService {
     const from = sandboxPath(rawFrom, 'from');
     const to = sandboxPath(rawTo, 'to');
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user: SANDBOX_USER }).catch((err) => {
       throw fileError(err, (err as AgentError).code === 'EEXIST' ? to : from);
     });
     return this.stat(rec, to);
@@ -219,7 +209,7 @@ export class FileService {
   async download(rec: SandboxRecord, raw: string | undefined): Promise<{ path: string; size: number; stream: Readable }> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
-    const proc = client.file({ op: 'read', path, user: USER, direct: true });
+    const proc = client.file({ op: 'read', path, user: SANDBOX_USER, direct: true });
     const spawned = started(proc);
     // Listeners go on before any await: output can arrive in the same read as SPAWNED.
     let got = 0;
@@ -263,7 +253,7 @@ export class FileService {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
     try {
-      const proc = client.file({ op: 'write', path, parents: true, user: USER, direct: true });
+      const proc = client.file({ op: 'write', path, parents: true, user: SANDBOX_USER, direct: true });
       const errs: Buffer[] = [];
       proc.on('stderr', (b: Buffer) => errs.push(b));
       const ended = new Promise<Error | undefined>((resolve) => {
@@ -347,7 +337,7 @@ export class FileService {
   async openWatch(rec: SandboxRecord, raw: string | undefined, recursive: boolean): Promise<Watch> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const proc = client.file({ op: 'watch', path, recursive, user: USER });
+    const proc = client.file({ op: 'watch', path, recursive, user: SANDBOX_USER });
     // Events may arrive right behind SPAWNED, before streamWatch listens: keep them.
     const early: Buffer[] = [];
     const keep = (b: Buffer) => early.push(b);

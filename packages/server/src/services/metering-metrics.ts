@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RuntimeDriver } from '../runtime/driver.ts';
+import { SANDBOX_STATUSES } from '../schemas/sandbox.ts';
 import type { MeterStore } from '../store/billing.ts';
 
-const STATUSES = ['active', 'pausing', 'paused', 'resuming', 'migrating', 'failed'];
 
 /** Prometheus metrics of one platform instance, in its own registry. */
 export class PlatformMetrics {
@@ -34,7 +34,7 @@ export class PlatformMetrics {
       async collect() {
         const counts = await store.sandboxesByStatus();
         // Every status is reported, zeros included, so dashboards see a series per status.
-        for (const s of new Set([...STATUSES, ...counts.keys()])) this.set({ status: s }, counts.get(s) ?? 0);
+        for (const s of new Set([...SANDBOX_STATUSES, ...counts.keys()])) this.set({ status: s }, counts.get(s) ?? 0);
       },
     });
   }

@@ -5,7 +5,7 @@ import { badRequest, conflict, internal, notFound, tooMany, unauthorized, unavai
 import { newId, parseSandboxId } from '../ids.ts';
 import type { AgentClient } from '../runtime/agent-client.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
-import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts';
+import { type CreateSandboxBody, type PatchSandboxBody, SANDBOX_STATUSES } from '../schemas/sandbox.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
@@ -56,7 +56,7 @@ export interface ListQuery {
   metadata: [string, string][];
 }
 
-const STATUSES = new Set(['active', 'pausing', 'paused', 'resuming', 'migrating', 'failed']);
+const STATUSES = new Set<string>(SANDBOX_STATUSES);
 /** How long an auto-pause that failed waits before it is tried again. */
 const AUTO_PAUSE_RETRY_MS = 30_000;
 

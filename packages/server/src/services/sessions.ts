@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
 import type { AgentClient, AgentError, AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import { DEFAULT_WORKING_DIR } from './exec.ts';
+import { SANDBOX_HOME } from '../templates/sandbox-user.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Output kept per background process for reads and late subscribers; older output is dropped. */
@@ -210,7 +210,7 @@ export class SessionRegistry {
       kind: spec.kind,
       id: randomUUID(),
       argv: spec.argv,
-      cwd: spec.cwd ?? DEFAULT_WORKING_DIR,
+      cwd: spec.cwd ?? SANDBOX_HOME,
       startedAt: this.clock.now(),
       ...(spec.pty ? { cols: spec.pty.cols, rows: spec.pty.rows } : {}),
     };

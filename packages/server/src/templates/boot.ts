@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentClient, AgentProcess } from '../runtime/agent-client.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
+import { SANDBOX_HOME } from './sandbox-user.ts';
 
 /** What a sandbox of a template runs once it is up. */
 export interface BootCommands {
@@ -20,7 +21,6 @@ export class BootError extends Error {
 }
 
 export const START_PROCESS_NAME = 'start_cmd';
-const HOME = '/home/user';
 /** Output of a failing ready_cmd kept for the error detail. */
 const TAIL_BYTES = 2000;
 
@@ -35,7 +35,7 @@ export async function startAndWaitReady(
   cmds: BootCommands,
   opts: { onOutput?: (source: string, text: string) => void; minUptimeMs?: number } = {},
 ): Promise<void> {
-  const cwd = cmds.workdir ?? HOME;
+  const cwd = cmds.workdir ?? SANDBOX_HOME;
   let startExit: string | undefined;
   let started: AgentProcess | undefined;
   if (cmds.startCmd) {

@@ -12,6 +12,7 @@ import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { BuildStepResult, TemplateVersion } from '../store/templates.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
+import { SANDBOX_HOME } from './sandbox-user.ts';
 
 export type BuildFailureCode = 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
 
@@ -264,7 +265,7 @@ function runStep(
   if (step.type === 'run') {
     user = step.user ?? 'user';
     argv = ['/bin/sh', '-c', step.command];
-    cwd = workdir ?? (user === 'root' ? '/root' : '/home/user');
+    cwd = workdir ?? (user === 'root' ? '/root' : SANDBOX_HOME);
   } else if (step.type === 'copy') {
     user = step.user ?? 'user';
     // Inside the sandbox, so symlinked parents (/bin -> usr/bin) resolve as they would for the user.
