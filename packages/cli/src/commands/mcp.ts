@@ -1,8 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { apiCommand, type ApiOptions, connect, integer } from '../api.ts';
-import { MCP_PATH, serveHttp } from '../mcp/http.ts';
-import { createMcpServer } from '../mcp/server.ts';
 import { SandpitClient } from '../sdk.ts';
 
 interface McpOptions extends ApiOptions {
@@ -14,11 +11,14 @@ interface McpOptions extends ApiOptions {
 /** `sandpit mcp`: the MCP server, on stdio for a client that starts it, or on Streamable HTTP. */
 export function mcpCommand() {
   return apiCommand('mcp', 'serve Sandpit to MCP clients (stdio by default, or Streamable HTTP with --http)')
-    .option('--http', `serve Streamable HTTP at ${MCP_PATH} instead of stdio`)
+    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio')
     .option('--host <host>', 'HTTP address to listen on', '127.0.0.1')
     .option('--port <port>', 'HTTP port (0: any free one)', integer, 3333)
     .action(async (opts: McpOptions) => {
+      // Loaded on use: the MCP SDK would slow every other command's start.
+      const { createMcpServer } = await import('../mcp/server.ts');
       if (opts.http) {
+        const { MCP_PATH, serveHttp } = await import('../mcp/http.ts');
         // Over HTTP each request may bring its own key; the configured one is only a fallback.
         const fallback = new SandpitClient({ apiUrl: opts.apiUrl, apiKey: opts.apiKey });
         const http = await serveHttp({ host: opts.host, port: opts.port, apiUrl: fallback.apiUrl, apiKey: fallback.http.apiKey });
@@ -30,6 +30,7 @@ export function mcpCommand() {
         return;
       }
       // stdout carries the protocol: nothing else may be printed there.
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const server = createMcpServer(connect(opts));
       await server.connect(new StdioServerTransport());
     });
