@@ -81,7 +81,7 @@ describe('the packed SDK, installed outside the repository', () => {
       assert.deepEqual(seen, expectedTour('chromium'));
       // The same page from an origin the server does not list is refused by the browser.
       const stranger = await browser.newPage();
-      await stranger.goto(pageOrigin.replace('127.0.0.1', 'localhost') + '/');
+      await stranger.goto(`${pageOrigin.replace('127.0.0.1', 'localhost')}/`);
       const refused = await stranger.evaluate(`window.sdkReady.then(() => window.sdk.Sandbox.get('00000000-0000-4000-8000-000000000000', ${JSON.stringify({ ...options, maxRetries: 0 })})).then(() => 'answered', (e) => e.name)`);
       assert.equal(refused, 'ConnectionError');
     } finally {

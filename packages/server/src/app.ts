@@ -2,7 +2,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { allowBrowsers } from './cors.ts';
+import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
