@@ -23,8 +23,8 @@ async function ok(client: Client, name: string, args: Record<string, unknown>) {
   return json(result);
 }
 
-/** The same walk over either transport: tools, streamed command output, files, resources, errors. */
-async function tour(client: Client) {
+/** The same walk over either transport: tools, streamed command output, files, resources, errors; snapshots and forks once. */
+async function tour(client: Client, withForks: boolean) {
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
   assert.deepEqual(tools, TOOLS);
 
@@ -63,7 +63,7 @@ async function tour(client: Client) {
     assert.equal((await ok(client, 'pause_sandbox', { sandbox_id: sb.id })).status, 'paused');
     assert.equal((await ok(client, 'resume_sandbox', { sandbox_id: sb.id })).status, 'active');
 
-    // Clear errors: bad input, an unknown sandbox, an operation the host cannot do.
+    // Clear errors: bad input, an unknown sandbox, arguments that contradict each other.
     const bad = await call(client, 'run_command', { sandbox_id: sb.id });
     assert.equal(bad.isError, true);
     assert.match(text(bad), /Input validation error.*command/s);
@@ -73,9 +73,21 @@ async function tour(client: Client) {
     const neither = await call(client, 'fork_sandbox', {});
     assert.equal(neither.isError, true);
     assert.match(text(neither), /exactly one of snapshot_id and sandbox_id/);
-    const snapshot = await call(client, 'snapshot_sandbox', { sandbox_id: sb.id });
-    assert.equal(snapshot.isError, true, 'the container driver cannot snapshot');
-    assert.match(text(snapshot), /^\w+ \(HTTP 5\d\d\): /);
+
+    if (withForks) {
+      await ok(client, 'write_file', { sandbox_id: sb.id, path: 'state.txt', content: 'before snapshot\n' });
+      const snap = await ok(client, 'snapshot_sandbox', { sandbox_id: sb.id, name: 'mcp-snap' });
+      assert.equal(snap.status, 'ready');
+      await ok(client, 'write_file', { sandbox_id: sb.id, path: 'state.txt', content: 'after snapshot\n' });
+      const fromSnapshot = await ok(client, 'fork_sandbox', { snapshot_id: snap.id });
+      assert.equal(fromSnapshot.from_snapshot, snap.id);
+      assert.equal(text(await call(client, 'read_file', { sandbox_id: fromSnapshot.id, path: 'state.txt' })), 'before snapshot\n');
+      const fromSandbox = await ok(client, 'fork_sandbox', { sandbox_id: sb.id });
+      assert.notEqual(fromSandbox.from_snapshot, snap.id);
+      assert.equal(text(await call(client, 'read_file', { sandbox_id: fromSandbox.id, path: 'state.txt' })), 'after snapshot\n');
+      assert.equal(text(await call(client, 'read_file', { sandbox_id: sb.id, path: 'state.txt' })), 'after snapshot\n', 'the original keeps running');
+      for (const fork of [fromSnapshot, fromSandbox]) await ok(client, 'kill_sandbox', { sandbox_id: fork.id });
+    }
   } finally {
     assert.deepEqual(await ok(client, 'kill_sandbox', { sandbox_id: sb.id }), { sandbox_id: sb.id, killed: true });
   }
@@ -85,7 +97,8 @@ describe('sandpit mcp, with the MCP SDK client', () => {
   let server: ServerProcess;
 
   before(async () => {
-    server = await ServerProcess.start({ SANDPIT_DRIVER: 'container' });
+    // gVisor, the driver that can snapshot, so fork_sandbox is proven too.
+    server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
   });
   after(async () => {
     await server?.stop();
@@ -101,7 +114,7 @@ describe('sandpit mcp, with the MCP SDK client', () => {
     const client = new Client({ name: 'sandpit-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      await tour(client);
+      await tour(client, true);
     } finally {
       await client.close();
     }
@@ -116,7 +129,7 @@ describe('sandpit mcp, with the MCP SDK client', () => {
       const client = new Client({ name: 'sandpit-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${server.key}` } } }));
       try {
-        await tour(client);
+        await tour(client, false);
       } finally {
         await client.close();
       }
