@@ -14,19 +14,24 @@ describe('the packed CLI, installed globally', () => {
   let work: string;
   let prefix: string;
   let server: ServerProcess;
+  let starting: Promise<ServerProcess> | undefined;
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'sandpit-cli-installed-'));
     prefix = join(work, 'global');
-    const tarball = await pack('cli', work);
-    // Installed with Node 20's own npm, the oldest supported; its dependencies come from the registry (or npm's cache).
-    const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: work, env: { PATH: `${nodeBin(20)}:${process.env.PATH}` } });
-    assert.equal(installed.code, 0, installed.stderr);
-    server = await ServerProcess.start({ SANDPIT_DRIVER: 'container' });
+    const install = async () => {
+      const tarball = await pack('cli', work);
+      // Installed with Node 20's own npm, the oldest supported; its dependencies come from the registry (or npm's cache).
+      const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: work, env: { PATH: `${nodeBin(20)}:${process.env.PATH}` } });
+      assert.equal(installed.code, 0, installed.stderr);
+    };
+    starting = ServerProcess.start({ SANDPIT_DRIVER: 'container' });
+    [, server] = await Promise.all([install(), starting]);
   });
 
   after(async () => {
-    await server?.stop();
+    // Also a server that was still starting when the install failed.
+    await (server ?? (await starting?.catch(() => undefined)))?.stop();
     if (work) await rm(work, { recursive: true, force: true });
   });
 

@@ -15,6 +15,7 @@ describe('the packed SDK, installed outside the repository', () => {
   let work: string;
   let project: string;
   let server: ServerProcess;
+  let starting: Promise<ServerProcess> | undefined;
   let page: Server;
   let pageOrigin: string;
 
@@ -22,19 +23,23 @@ describe('the packed SDK, installed outside the repository', () => {
     work = await mkdtemp(join(tmpdir(), 'sandpit-sdk-installed-'));
     project = join(work, 'app');
     await mkdir(project);
-    const tarball = await pack('sdk', work);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: project });
-    assert.equal(installed.code, 0, installed.stderr);
     // The page's origin must be known before the server starts: it is the one origin CORS lets in.
     page = await servePage(join(project, 'node_modules/@sandpit/sdk/dist/index.js'));
     pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-    server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_CORS_ORIGINS: pageOrigin });
+    const install = async () => {
+      const tarball = await pack('sdk', work);
+      await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+      const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: project });
+      assert.equal(installed.code, 0, installed.stderr);
+    };
+    starting = ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_CORS_ORIGINS: pageOrigin });
+    [, server] = await Promise.all([install(), starting]);
   });
 
   after(async () => {
     page?.close();
-    await server?.stop();
+    // Also a server that was still starting when the install failed.
+    await (server ?? (await starting?.catch(() => undefined)))?.stop();
     if (work) await rm(work, { recursive: true, force: true });
   });
 
