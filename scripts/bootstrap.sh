@@ -92,10 +92,12 @@ ensure_agent() {
 }
 
 # What only the tests need (called by `./sandpit test`): the installed SDK and CLI are proven on
-# Node 20 and 22 besides 24, and in Debian's Chromium (headless; never a downloaded browser).
+# Node 20, 22 and 24 from the tools directory (whatever Node the host has), and in Debian's
+# Chromium (headless; never a downloaded browser).
 ensure_test_tools() {
   fetch_node 20
   fetch_node 22
+  fetch_node 24
   command -v chromium >/dev/null || {
     say "installing chromium for the SDK's browser test"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
