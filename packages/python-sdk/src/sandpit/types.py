@@ -88,6 +88,7 @@ class FileWatchEvent(TypedDict, total=False):
 
     type: str
     path: str
+    is_dir: bool
     timestamp: str
     finished: bool
 
@@ -187,6 +188,7 @@ class PreviewPort(TypedDict, total=False):
 class ApiKeyInfo(TypedDict, total=False):
     id: str
     name: str
+    prefix: str
     permissions: List[str]
     created_at: str
     last_used_at: Optional[str]

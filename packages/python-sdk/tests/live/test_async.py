@@ -47,13 +47,13 @@ def test_async_sandbox_end_to_end() -> None:
                 assert [r.stdout for r in both] == ["one\n", "two\n"]
 
                 up = hashlib.sha256()
-                assert (await sandbox.files.write("big.bin", pattern(8 * MiB, up)))["size"] == 8 * MiB
+                assert (await sandbox.files.write("big.bin", pattern(4 * MiB, up)))["size"] == 4 * MiB
                 down = hashlib.sha256()
                 async with await sandbox.files.read("big.bin", format="stream") as download:
                     async for chunk in download:
                         down.update(chunk)
                 assert down.hexdigest() == up.hexdigest()
-                assert await sandbox.files.read("big.bin", format="bytes") == b"".join([c async for c in pattern(8 * MiB, hashlib.sha256())])
+                assert await sandbox.files.read("big.bin", format="bytes") == b"".join([c async for c in pattern(4 * MiB, hashlib.sha256())])
 
                 await sandbox.files.mkdir("w")
                 async with await sandbox.files.watch("w", idle_timeout=20) as watch:
