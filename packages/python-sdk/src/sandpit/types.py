@@ -172,29 +172,36 @@ class TemplateWithBuild(Template):
     build_id: str
 
 
-class Secret(TypedDict, total=False):
+class Secret(TypedDict):
+    """A stored secret; its value is never returned."""
+
     name: str
     allowed_hosts: List[str]
     created_at: str
 
 
-class PreviewPort(TypedDict, total=False):
+class _PreviewPortRequired(TypedDict):
     port: int
     url: str
     access: Literal["public", "private"]
+    created_at: str
+
+
+class PreviewPort(_PreviewPortRequired, total=False):
+    #: For a private port: send it as the X-Preview-Token header (or ?preview_token=).
     preview_token: str
 
 
-class ApiKeyInfo(TypedDict, total=False):
+class ApiKeyInfo(TypedDict):
     id: str
     name: str
     prefix: str
     permissions: List[str]
     created_at: str
-    last_used_at: Optional[str]
 
 
-class CreatedApiKey(ApiKeyInfo, total=False):
+class CreatedApiKey(ApiKeyInfo):
+    #: The key itself, shown only in this answer.
     key: str
 
 
