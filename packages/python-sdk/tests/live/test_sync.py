@@ -211,6 +211,15 @@ def test_account_resources(api: SandpitClient) -> None:
     assert api.billing.usage(period_id=periods[0]["period_id"])["period_id"] == periods[0]["period_id"]
     assert "sandboxes" in api.billing.sandbox_usage()
     assert api.team.management()["team_id"] == api.team_id()
+    invited = api.team.invite("dev@example.com", "Dev", "member")
+    user_id = invited["member"]["user_id"]
+    assert api.team.grant_role(user_id, "billing_viewer")["role_name"] == "billing_viewer"
+    with pytest.raises(ConflictError):
+        api.team.grant_role(user_id, "billing_viewer")
+    api.team.revoke_role(user_id, "billing_viewer")
+    api.team.deactivate(user_id)
+    members = {m["user_id"]: m for m in api.team.management()["members"]}
+    assert members[user_id]["status"] == "deactivated"
 
 
 def test_templates_build_with_a_log(api: SandpitClient) -> None:
