@@ -19,9 +19,7 @@ HAND_WRITTEN = {"__init__.py", "terminal_connection.py"}
 RULES = [
     (r"^import asyncio\n", ""),
     (r"await asyncio\.sleep\(", "time.sleep("),
-    (r"\basync def ", "def "),
-    (r"\basync for ", "for "),
-    (r"\basync with ", "with "),
+    (r"\basync (def|for|with)\b", r"\1"),
     (r"\bawait ", ""),
     (r"__aenter__", "__enter__"),
     (r"__aexit__", "__exit__"),

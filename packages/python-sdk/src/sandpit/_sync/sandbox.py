@@ -24,7 +24,7 @@ class Sandbox:
     (``commands``, ``files``, ``terminals``, ``processes``) uses. Plain records (``get``, ``list``) are ``SandboxInfo``.
 
     The static helpers take ``client`` (an ``SandpitClient`` to share) or ``api_url``/``api_key`` (defaulting to
-    ``$SANDPIT_API_URL``/``$SANDPIT_API_KEY``). ``async with`` kills the sandbox on exit.
+    ``$SANDPIT_API_URL``/``$SANDPIT_API_KEY``). ``with`` kills the sandbox on exit.
     """
 
     def __init__(self, client: SandpitClient, info: SandboxWithToken, owns_client: bool = False) -> None:
