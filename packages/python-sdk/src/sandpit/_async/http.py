@@ -190,14 +190,7 @@ class AsyncHttp:
                     headers=request_headers,
                     timeout=httpx.Timeout(remaining, read=remaining if idle_timeout is None else idle_timeout),
                 )
-                response = await self._send(request, method, path, deadline, stream=idle_timeout is not None)
-                if response.status_code >= 400:
-                    try:
-                        text = (await response.aread()).decode("utf-8", "replace")
-                    finally:
-                        await response.aclose()
-                    raise _error_from(response.status_code, text, response.headers.get("retry-after"))
-                return response
+                return await self._send(request, method, path, deadline, stream=idle_timeout is not None)
             except SandpitError as failure:
                 if method not in _IDEMPOTENT or attempt >= self.max_retries or not _retryable(failure):
                     raise
@@ -210,12 +203,20 @@ class AsyncHttp:
             await asyncio.sleep(delay)
 
     async def _send(self, request: httpx.Request, method: str, path: str, deadline: float, stream: bool) -> httpx.Response:
+        """One attempt: the answer when it is 2xx, else its typed error; transport failures become the SDK's errors."""
         try:
-            return await self._client.send(request, stream=stream)
+            response = await self._client.send(request, stream=stream)
+            if response.status_code < 400:
+                return response
+            try:
+                text = (await response.aread()).decode("utf-8", "replace")
+            finally:
+                await response.aclose()
         except httpx.TimeoutException:
             raise TimeoutError(f"{method} {path}: no complete answer within {deadline} s") from None
         except httpx.TransportError as err:
             raise ConnectionError(f"{method} {path}: {type(err).__name__}: {err}") from err
+        raise _error_from(response.status_code, text, response.headers.get("retry-after"))
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with "equal jitter": half the step fixed, half random, so retries spread out."""
