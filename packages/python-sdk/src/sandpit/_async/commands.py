@@ -63,10 +63,13 @@ class AsyncCommands:
 
         With ``on_stdout``/``on_stderr`` the output is streamed to them as it arrives (and also collected in the
         result); without, output past 8 MiB is dropped and ``truncated`` set. With ``background=True`` the command
-        starts as a background process and a handle returns at once (``timeout_s`` does not apply to it).
+        starts as a background process and a handle returns at once: follow its output with
+        ``handle.wait(on_stdout=...)`` (``timeout_s`` does not apply to it).
         ``timeout_s`` is the command's own limit (default 30 s; exit code 124 at the limit).
         """
         if background:
+            if on_stdout is not None or on_stderr is not None:
+                raise ValueError("a background command's output is followed by handle.wait(on_stdout=..., on_stderr=...)")
             return AsyncCommandHandle(self._processes, await self._processes.start(command, args=args, env=env, cwd=cwd, timeout=timeout))
         if on_stdout is None and on_stderr is None:
             answer = await self._plane.json("POST", "/exec", body=exec_body(command, args, env, cwd, timeout_s), timeout=run_deadline(timeout, timeout_s))

@@ -82,7 +82,12 @@ class AsyncSandbox:
             if value is not None:
                 params[key] = value
         connection = _connection(client, api_url, api_key)
-        return cls(connection, await connection.sandboxes.create(params, timeout=timeout), owns_client=client is None)
+        try:
+            return cls(connection, await connection.sandboxes.create(params, timeout=timeout), owns_client=client is None)
+        except BaseException:
+            if client is None:
+                await connection.aclose()
+            raise
 
     @classmethod
     async def connect(
@@ -96,7 +101,12 @@ class AsyncSandbox:
     ) -> AsyncSandbox:
         """Attaches to an existing sandbox, resuming it when paused."""
         connection = _connection(client, api_url, api_key)
-        return cls(connection, await connection.sandboxes.activate(sandbox_id, timeout=timeout), owns_client=client is None)
+        try:
+            return cls(connection, await connection.sandboxes.activate(sandbox_id, timeout=timeout), owns_client=client is None)
+        except BaseException:
+            if client is None:
+                await connection.aclose()
+            raise
 
     @staticmethod
     async def get(

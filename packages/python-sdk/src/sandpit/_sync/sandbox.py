@@ -83,7 +83,12 @@ class Sandbox:
             if value is not None:
                 params[key] = value
         connection = _connection(client, api_url, api_key)
-        return cls(connection, connection.sandboxes.create(params, timeout=timeout), owns_client=client is None)
+        try:
+            return cls(connection, connection.sandboxes.create(params, timeout=timeout), owns_client=client is None)
+        except BaseException:
+            if client is None:
+                connection.close()
+            raise
 
     @classmethod
     def connect(
@@ -97,7 +102,12 @@ class Sandbox:
     ) -> Sandbox:
         """Attaches to an existing sandbox, resuming it when paused."""
         connection = _connection(client, api_url, api_key)
-        return cls(connection, connection.sandboxes.activate(sandbox_id, timeout=timeout), owns_client=client is None)
+        try:
+            return cls(connection, connection.sandboxes.activate(sandbox_id, timeout=timeout), owns_client=client is None)
+        except BaseException:
+            if client is None:
+                connection.close()
+            raise
 
     @staticmethod
     def get(
