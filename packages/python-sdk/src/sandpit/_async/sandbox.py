@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from types import TracebackType
-from typing import AsyncIterator, Dict, List, Literal, Optional, Sequence, Type, Union
+from typing import AsyncIterator, Dict, List, Literal, Optional, Sequence, Type, Union, cast
 
 from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult
 from .client import AsyncSandpitClient
@@ -253,6 +253,5 @@ class AsyncSandbox:
 
     @staticmethod
     def _record(info: SandboxWithToken) -> SandboxInfo:
-        record = dict(info)
-        record.pop("access_token", None)
-        return record  # type: ignore[return-value]
+        """The record without the token, so printing ``info`` never shows it."""
+        return cast(SandboxInfo, {key: value for key, value in info.items() if key != "access_token"})
