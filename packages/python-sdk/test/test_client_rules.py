@@ -188,3 +188,25 @@ def test_async_client_follows_the_same_rules(scripted: list) -> None:
 
     asyncio.run(main())
     assert [s.method for s in srv.seen] == ["GET", "GET", "POST"]
+
+
+def test_data_plane_calls_go_to_the_announced_address_with_the_access_token_only(scripted: list) -> None:
+    plane = serve(scripted, lambda n, _: Reply(200, {"stdout": "hi\n", "stderr": "", "exit_code": 0}))
+
+    def control(n: int, seen: Seen) -> Reply:
+        if seen.path == "/info":
+            return Reply(200, {"data_plane_url": plane.url + "/", "preview_url": "http://{port}-{sandbox_id}.preview.localhost"})
+        return Reply(201, {**SANDBOX, "access_token": "tok_sandbox"})
+
+    srv = serve(scripted, control)
+    with Sandbox.create(client=client(srv.url), name="x") as sandbox:
+        assert "access_token" not in sandbox.info
+        assert sandbox.commands.run("echo hi").stdout == "hi\n"
+        assert sandbox.preview_url(8080) == f"http://8080-{SANDBOX['id']}.preview.localhost"
+    sent = plane.seen[0]
+    assert (sent.method, sent.path) == ("POST", "/exec")
+    assert sent.headers["x-access-token"] == "tok_sandbox"
+    assert sent.headers["x-platform-sandbox-id"] == SANDBOX["id"]
+    assert "x-api-key" not in sent.headers
+    assert "x-api-key" not in srv.seen[1].headers  # GET /info needs no key
+    assert [s.path for s in srv.seen] == ["/sandboxes", "/info", f"/sandboxes/{SANDBOX['id']}"]
