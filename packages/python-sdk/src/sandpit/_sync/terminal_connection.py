@@ -1,5 +1,6 @@
 """The blocking terminal socket (hand-written): websockets 10 is asyncio only, so this drives the async connection on
-a private event loop that runs only inside these calls, in the caller's thread."""
+a private event loop that runs only inside these calls, in the caller's thread. Code that already runs an event loop
+in its thread (a notebook, say) uses ``AsyncSandbox`` instead."""
 
 from __future__ import annotations
 
