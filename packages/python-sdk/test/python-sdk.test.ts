@@ -68,7 +68,7 @@ describe('Python SDK: installed with pip into a fresh venv, tested against a liv
   it('passes its pytest suite against the live server, importing the installed package', async (t) => {
     const tests = await run(venvPython, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rfEs', join(PACKAGE, 'test')], {
       cwd: scratch,
-      env: { SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key, SANDPIT_PY_EXPECT_PREFIX: join(scratch, 'venv') },
+      env: { SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key, SDK_TEST_INSTALL_PREFIX: join(scratch, 'venv') },
     });
     const summary = tests.output.trim().split('\n').at(-1) ?? '';
     t.diagnostic(`pytest: ${summary}`);

@@ -35,7 +35,7 @@ def pattern(size: int, digest: "hashlib._Hash") -> Iterator[bytes]:
 
 
 def test_the_installed_package_is_what_runs() -> None:
-    prefix = os.environ.get("SANDPIT_PY_EXPECT_PREFIX")
+    prefix = os.environ.get("SDK_TEST_INSTALL_PREFIX")
     if prefix:
         assert sandpit.__file__.startswith(prefix), sandpit.__file__
     assert os.path.exists(os.path.join(os.path.dirname(sandpit.__file__), "py.typed"))
