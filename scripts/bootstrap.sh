@@ -27,6 +27,9 @@ ensure_packages() {
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
+  # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
+  /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
+    || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
     say "installing host packages: ${missing[*]}"
