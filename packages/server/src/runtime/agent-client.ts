@@ -18,6 +18,7 @@ import {
   FrameDecoder,
   frameHeader,
   HelloTag,
+  PROTOCOL_VERSION,
   Msg,
   ProcFlag,
   ProcTag,
@@ -280,6 +281,9 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
             if (client) return client.#onFrame(type, id, payload);
             if (type !== Msg.hello) throw new Error(`agent sent message ${type} before hello`);
             const version = decodeTlv(payload).get(HelloTag.version)?.readUInt32LE(0) ?? 0;
+            if (version !== PROTOCOL_VERSION) {
+              throw new AgentError(`the sandbox's agent speaks protocol ${version}, this server ${PROTOCOL_VERSION}; recreate the sandbox`, 'EPROTO');
+            }
             client = new AgentClient(socket, version, decoder);
           });
         } catch (err) {

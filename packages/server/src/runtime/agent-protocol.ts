@@ -4,6 +4,8 @@
  * TLV entries of u16 LE tag, u32 LE length, value.
  */
 
+/** The version this server speaks; an agent announcing another (a sandbox restored from an older image) is refused on connect. */
+export const PROTOCOL_VERSION = 1;
 export const HEADER_BYTES = 9;
 /** Largest payload the agent accepts in one frame. */
 export const MAX_PAYLOAD = 16 * 1024 * 1024;

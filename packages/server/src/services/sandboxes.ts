@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
 import { newId, parseSandboxId } from '../ids.ts';
-import type { AgentClient } from '../runtime/agent-client.ts';
+import type { AgentClient, AgentError } from '../runtime/agent-client.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import { type CreateSandboxBody, type PatchSandboxBody, SANDBOX_STATUSES } from '../schemas/sandbox.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
@@ -307,8 +307,9 @@ export class SandboxService {
   /** The sandbox, resumed if it was paused, and its agent connection; 503 when the agent cannot be reached. */
   async withAgent(rec: SandboxRecord): Promise<{ live: SandboxRecord; client: AgentClient }> {
     const live = await this.ensureActive(rec);
-    const client = await this.deps.agents.get(live.id).catch(() => {
-      throw unavailable('the sandbox agent is not reachable; retry shortly');
+    const client = await this.deps.agents.get(live.id).catch((err: AgentError) => {
+      // An agent of another protocol version will not change by retrying.
+      throw unavailable(err.code === 'EPROTO' ? err.message : 'the sandbox agent is not reachable; retry shortly');
     });
     return { live, client };
   }
