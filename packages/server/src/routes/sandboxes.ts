@@ -16,7 +16,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
   const tags = ['sandboxes'];
   const view = (rec: SandboxRecord) => sandboxView(rec, s.secrets.revokedNames(rec.id));
 
-  app.post(
+  app.post<{ Body: CreateSandboxBody }>(
     '/sandboxes',
     {
       onRequest,
@@ -33,7 +33,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       write(req);
-      const rec = await s.sandboxes.create(principal(req), req.body as CreateSandboxBody);
+      const rec = await s.sandboxes.create(principal(req), req.body);
       reply.code(201).header('cache-control', 'no-store');
       return withToken(rec, view(rec));
     },
@@ -69,16 +69,16 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get(
+  app.get<{ Params: IdParams }>(
     '/sandboxes/:sandbox_id',
     { onRequest, schema: { summary: 'Get a sandbox', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404) } } },
     async (req) => {
       read(req);
-      return view(await s.sandboxes.get(principal(req), (req.params as IdParams).sandbox_id));
+      return view(await s.sandboxes.get(principal(req), req.params.sandbox_id));
     },
   );
 
-  app.patch(
+  app.patch<{ Params: IdParams; Body: PatchSandboxBody }>(
     '/sandboxes/:sandbox_id',
     {
       onRequest,
@@ -92,11 +92,11 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return view(await s.sandboxes.patch(principal(req), (req.params as IdParams).sandbox_id, req.body as PatchSandboxBody));
+      return view(await s.sandboxes.patch(principal(req), req.params.sandbox_id, req.body));
     },
   );
 
-  app.post(
+  app.post<{ Params: IdParams }>(
     '/sandboxes/:sandbox_id/pause',
     {
       onRequest,
@@ -104,7 +104,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return view(await s.sandboxes.pause(principal(req), (req.params as IdParams).sandbox_id));
+      return view(await s.sandboxes.pause(principal(req), req.params.sandbox_id));
     },
   );
 
@@ -112,24 +112,24 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     ['resume', 'Resume a paused sandbox (409 when active); returns the access token'],
     ['activate', 'Resume when paused, no-op when active; returns the access token'],
   ] as const) {
-    app.post(
+    app.post<{ Params: IdParams }>(
       `/sandboxes/:sandbox_id/${verb}`,
       { onRequest, schema: { summary, tags, params: SandboxIdParam, response: { 200: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 409, 429) } } },
       async (req, reply) => {
         write(req);
-        const rec = await s.sandboxes[verb](principal(req), (req.params as IdParams).sandbox_id);
+        const rec = await s.sandboxes[verb](principal(req), req.params.sandbox_id);
         reply.header('cache-control', 'no-store');
         return withToken(rec, view(rec));
       },
     );
   }
 
-  app.delete(
+  app.delete<{ Params: IdParams }>(
     '/sandboxes/:sandbox_id',
     { onRequest, schema: { summary: 'Delete a sandbox and release everything it held', tags, params: SandboxIdParam, response: { 204: Type.Null(), ...errors(400, 401, 403, 404) } } },
     async (req, reply) => {
       write(req);
-      await s.sandboxes.delete(principal(req), (req.params as IdParams).sandbox_id);
+      await s.sandboxes.delete(principal(req), req.params.sandbox_id);
       reply.code(204);
     },
   );

@@ -12,7 +12,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
   const tags = ['snapshots'];
   const snap = Type.Ref('Snapshot');
 
-  app.post(
+  app.post<{ Params: { sandbox_id: string }; Body: CreateSnapshotBody | undefined }>(
     '/sandboxes/:sandbox_id/snapshot',
     {
       onRequest,
@@ -31,14 +31,14 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       write(req);
-      const out = await s.snapshots.create(principal(req), (req.params as { sandbox_id: string }).sandbox_id, (req.body as CreateSnapshotBody | undefined) ?? {});
+      const out = await s.snapshots.create(principal(req), req.params.sandbox_id, req.body ?? {});
       reply.code(out.status);
       if (out.retryAfterS !== undefined) reply.header('retry-after', String(out.retryAfterS));
       return snapshotView(out.snapshot);
     },
   );
 
-  app.get(
+  app.get<{ Querystring: ListSnapshotsQuery }>(
     '/snapshots',
     {
       onRequest,
@@ -46,30 +46,30 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       read(req);
-      const page = await s.snapshots.list(principal(req), req.query as ListSnapshotsQuery);
+      const page = await s.snapshots.list(principal(req), req.query);
       return { snapshots: page.items.map(snapshotView), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
     },
   );
 
-  app.get(
+  app.get<{ Params: { snapshot_id: string } }>(
     '/snapshots/:snapshot_id',
     { onRequest, schema: { summary: 'Get a snapshot', tags, params: SnapshotIdParam, response: { 200: snap, ...errors(400, 401, 403, 404) } } },
     async (req) => {
       read(req);
-      return snapshotView(await s.snapshots.get(principal(req), (req.params as { snapshot_id: string }).snapshot_id));
+      return snapshotView(await s.snapshots.get(principal(req), req.params.snapshot_id));
     },
   );
 
-  app.patch(
+  app.patch<{ Params: { snapshot_id: string }; Body: PatchSnapshotBody }>(
     '/snapshots/:snapshot_id',
     { onRequest, schema: { summary: 'Rename a snapshot', tags, params: SnapshotIdParam, body: PatchSnapshotBody, response: { 200: snap, ...errors(400, 401, 403, 404) } } },
     async (req) => {
       write(req);
-      return snapshotView(await s.snapshots.patch(principal(req), (req.params as { snapshot_id: string }).snapshot_id, req.body as PatchSnapshotBody));
+      return snapshotView(await s.snapshots.patch(principal(req), req.params.snapshot_id, req.body));
     },
   );
 
-  app.delete(
+  app.delete<{ Params: { snapshot_id: string } }>(
     '/snapshots/:snapshot_id',
     {
       onRequest,
@@ -77,7 +77,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       write(req);
-      await s.snapshots.delete(principal(req), (req.params as { snapshot_id: string }).snapshot_id);
+      await s.snapshots.delete(principal(req), req.params.snapshot_id);
       reply.code(204);
     },
   );

@@ -17,7 +17,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
   const tags = ['templates'];
   const view = (t: TemplateRecord) => templateView(t, s.warmPool.ready(t.id));
 
-  app.post(
+  app.post<{ Body: CreateTemplateBody }>(
     '/templates',
     {
       onRequest,
@@ -35,7 +35,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       write(req);
-      const { template, build } = await s.templates.create(principal(req), req.body as CreateTemplateBody);
+      const { template, build } = await s.templates.create(principal(req), req.body);
       reply.code(202);
       return { ...view(template), build_id: build.id };
     },
@@ -50,16 +50,16 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get(
+  app.get<{ Params: IdParams }>(
     '/templates/:template_id',
     { onRequest, schema: { summary: 'Get a template by UUID or name', tags, params: TemplateIdParam, response: { 200: Type.Ref('Template'), ...errors(401, 403, 404) } } },
     async (req) => {
       read(req);
-      return view(await s.templates.get(principal(req), (req.params as IdParams).template_id));
+      return view(await s.templates.get(principal(req), req.params.template_id));
     },
   );
 
-  app.delete(
+  app.delete<{ Params: IdParams }>(
     '/templates/:template_id',
     {
       onRequest,
@@ -72,23 +72,23 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       write(req);
-      const t = await s.templates.delete(principal(req), (req.params as IdParams).template_id);
+      const t = await s.templates.delete(principal(req), req.params.template_id);
       await s.warmPool.forget(t.id);
       reply.code(204);
     },
   );
 
-  app.get(
+  app.get<{ Params: BuildIdParams }>(
     '/templates/:template_id/builds/:build_id',
     { onRequest, schema: { summary: 'A build: status, error and which steps ran or came from the cache', tags, params: BuildParams, response: { 200: TemplateBuild, ...errors(401, 403, 404) } } },
     async (req) => {
       read(req);
-      const p = req.params as BuildIdParams;
+      const p = req.params;
       return buildView(await s.templates.getBuild(principal(req), p.template_id, p.build_id));
     },
   );
 
-  app.get(
+  app.get<{ Params: BuildIdParams }>(
     '/templates/:template_id/builds/:build_id/logs',
     {
       onRequest,
@@ -104,7 +104,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       read(req);
-      const p = req.params as BuildIdParams;
+      const p = req.params;
       const { past, live } = await s.templates.buildLog(principal(req), p.template_id, p.build_id);
       const stream = openEventStream(reply);
       for (const ev of past) stream.send(ev);
