@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../container/cgroups.ts';
+import { raiseEngineMemory } from './engine-memory.ts';
 import { hardNofileLimit } from '../container/host-checks.ts';
 import { KeyedMutex } from '../container/keyed-mutex.ts';
 import { LayerStore, type Logger } from '../container/layer-store.ts';
@@ -292,6 +293,7 @@ export class GvisorDriver implements RuntimeDriver {
     const ch = this.channel(id);
     await ch.open();
     await launch();
+    await raiseEngineMemory(this.cg(), runscId);
     await ch.ready(this.opts.readyTimeoutMs ?? 15_000, async () => (await this.runsc.state(runscId))?.status === 'running');
   }
 
@@ -302,7 +304,8 @@ export class GvisorDriver implements RuntimeDriver {
       mounts: object[];
     };
     // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
-    config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX];
+    // gVisor has no OOM killer of its own: the agent's guard kills inside before the host kills the sentry.
+    config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX, '--oom-guard'];
     if (shim) {
       if (!this.shim) throw new Error(`the sandbox was started with the statx shim, which is missing (make -C packages/agent)`);
       const ro = ['bind', 'ro', 'nosuid', 'nodev'];
