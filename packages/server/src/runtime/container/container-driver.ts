@@ -6,6 +6,7 @@ import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from './host-ch
 import { KeyedMutex } from './keyed-mutex.ts';
 import { LayerStore, type Logger } from './layer-store.ts';
 import { unmountUnder } from './mounts.ts';
+import { cpuViewMounts, pinnedCpus } from './cpu-view.ts';
 import { ociConfig } from './oci-config.ts';
 import { lowerDirs, mountOverlay } from './overlay.ts';
 import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
@@ -151,8 +152,11 @@ export class ContainerDriver implements RuntimeDriver {
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
         mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile });
-      const configured = writeFile(sp.config, JSON.stringify(config));
+      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as { mounts: object[] };
+      const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
+        config.mounts.push(...m);
+        return writeFile(sp.config, JSON.stringify(config));
+      });
       const started = settleAll([mounted, configured]).then(() =>
         this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
       const [subvolId] = await settleAll([limited, started] as const);
