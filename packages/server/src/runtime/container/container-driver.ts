@@ -7,6 +7,7 @@ import { KeyedMutex } from './keyed-mutex.ts';
 import { LayerStore, type Logger } from './layer-store.ts';
 import { unmountUnder } from './mounts.ts';
 import { cpuViewMounts, pinnedCpus } from './cpu-view.ts';
+import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from './oci-config.ts';
 import { lowerDirs, mountOverlay } from './overlay.ts';
 import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
@@ -237,6 +238,11 @@ export class ContainerDriver implements RuntimeDriver {
       return cs.status === 'running' ? 'running' : 'stopped';
     }
     return onDisk || inLayers ? 'stopped' : 'missing';
+  }
+
+  async health(id: string): Promise<EngineHealth> {
+    const pid = Number((await readFile(sandboxPaths(this.paths, id).pidFile, 'utf8').catch(() => '')).trim());
+    return pidHealth(pid > 0 ? pid : undefined, this.cg().dir('memory', id));
   }
 
   async list(): Promise<string[]> {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../container/cgroups.ts';
 import { raiseEngineMemory } from './engine-memory.ts';
+import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { hardNofileLimit } from '../container/host-checks.ts';
 import { KeyedMutex } from '../container/keyed-mutex.ts';
 import { LayerStore, type Logger } from '../container/layer-store.ts';
@@ -616,6 +617,12 @@ export class GvisorDriver implements RuntimeDriver {
       dirNames(this.paths.checkpointsDir),
     ]);
     return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
+  }
+
+  async health(id: string): Promise<EngineHealth> {
+    const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, id).meta);
+    if (!meta || this.capturing.has(id)) return 'unknown';
+    return pidHealth(await this.runsc.sandboxPid(meta.runscId), this.cg().dir('memory', meta.runscId));
   }
 
   async stats(id: string): Promise<EngineStats> {

@@ -22,6 +22,18 @@ async function hostCgroup(dataDir: string, sandboxId: string): Promise<string> {
   throw new Error(`no cgroup of ${dataDir}`);
 }
 
+/** The host PID of the sandbox's engine: runsc's sentry (its bundle path names data dir and sandbox) or crun's container init. */
+async function enginePid(dataDir: string, sandboxId: string): Promise<number> {
+  const uuid = sandboxId.replace(/^sb-[a-z0-9]+-/, '');
+  const crunPid = await readFile(join(dataDir, 'sandboxes', uuid, 'init.pid'), 'utf8').catch(() => '');
+  if (crunPid.trim()) return Number(crunPid.trim());
+  for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+    const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (cmd[0] === 'runsc-sandbox' && cmd.includes('boot') && cmd.some((a) => a.includes(dataDir) && a.includes(uuid))) return Number(pid);
+  }
+  throw new Error(`no engine process for ${sandboxId}`);
+}
+
 for (const driver of ['container', 'gvisor']) {
   describe(`engine limits on ${driver}`, () => {
     let server: ServerProcess;
@@ -43,7 +55,7 @@ for (const driver of ['container', 'gvisor']) {
     });
 
     test('a process that outgrows the memory is killed (137); the sandbox and its agent live on', async () => {
-      const oom = await exec('python3 -c "b = bytearray(2 * 1024**3); b[::4096] = b\'x\' * (len(b) // 4096)"');
+      const oom = await exec('python3 -c "b = bytearray(1280 * 1024**2); b[::4096] = b\'x\' * (len(b) // 4096)"');
       assert.equal(oom.exit_code, 137, JSON.stringify(oom));
       const after = await exec('echo alive');
       assert.deepEqual([after.exit_code, after.stdout], [0, 'alive\n'], JSON.stringify(after));
@@ -68,6 +80,26 @@ for (const driver of ['container', 'gvisor']) {
       const usedNs = (await usage()) - before;
       assert.equal(res.exit_code, 124, JSON.stringify(res));
       assert.ok(usedNs <= wallNs * 1.1, `used ${(usedNs / 1e9).toFixed(2)} s of CPU in ${(wallNs / 1e9).toFixed(2)} s`);
+    });
+
+    test('an engine that dies under a live sandbox is noticed within seconds: failed with a reason, operations answer 409', async () => {
+      const sb = (await api.post('/sandboxes', {})).body;
+      assert.equal((await api.post(`/sandboxes/${sb.id}/exec`, { command: 'true' })).body.exit_code, 0);
+      process.kill(await enginePid(server.dataDir, sb.id), 'SIGKILL');
+
+      let view: any;
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        view = (await api.get(`/sandboxes/${sb.id}`)).body;
+        if (view.status !== 'active') break;
+      }
+      assert.equal(view.status, 'failed', JSON.stringify(view));
+      assert.equal(view.failure_reason, 'engine_exited');
+
+      const exec = await api.post(`/sandboxes/${sb.id}/exec`, { command: 'true' });
+      assert.equal(exec.status, 409, JSON.stringify(exec.body));
+      assert.equal(exec.body.error.code, 'conflict');
+      assert.match(exec.body.error.message, /failed/);
+      assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
     });
   });
 }
