@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../container/cgroups.ts';
-import { raiseEngineMemory } from './engine-memory.ts';
+import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { hardNofileLimit } from '../container/host-checks.ts';
 import { KeyedMutex } from '../container/keyed-mutex.ts';
@@ -294,7 +294,7 @@ export class GvisorDriver implements RuntimeDriver {
     const ch = this.channel(id);
     await ch.open();
     await launch();
-    await raiseEngineMemory(this.cg(), runscId);
+    await Promise.all([raiseEngineMemory(this.cg(), runscId), unpinEngine(this.cg(), runscId)]);
     await ch.ready(this.opts.readyTimeoutMs ?? 15_000, async () => (await this.runsc.state(runscId))?.status === 'running');
   }
 

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CgroupV1 } from '../container/cgroups.ts';
 
 /**
@@ -22,4 +22,15 @@ export async function raiseEngineMemory(cg: CgroupV1, runscId: string): Promise<
   // An unlimited group (no limit in the spec) has nothing to raise.
   if (!(sandboxBytes > 0 && sandboxBytes < 2 ** 52)) return;
   await writeFile(file, String(sandboxBytes + engineHeadroomBytes(sandboxBytes)));
+}
+
+/**
+ * runsc takes the sandbox's CPU count (`--cpu-num`, what nproc and /proc/cpuinfo show inside) from its
+ * cgroup's cpuset when it boots, which the spec pins to vcpu_count CPUs. Once booted the count is fixed,
+ * so the engine is let onto every CPU again: pinned, a burst of sandboxes queues on the CPUs their ids
+ * picked while others idle. The CFS quota still holds the sandbox to vcpu_count CPUs of time.
+ */
+export async function unpinEngine(cg: CgroupV1, runscId: string): Promise<void> {
+  const dir = cg.dir('cpuset', runscId);
+  await writeFile(join(dir, 'cpuset.cpus'), await readFile(join(dirname(dir), 'cpuset.cpus'), 'utf8'));
 }
