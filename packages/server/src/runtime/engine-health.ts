@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAlive } from './pids.ts';
+import { isAlive } from './host/pids.ts';
 
 /**
  * What became of a running sandbox's engine, as cheap to learn as a signal 0: `alive`, or gone

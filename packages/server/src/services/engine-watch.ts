@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { SandboxStore } from '../store/sandboxes.ts';
-import type { AgentPool } from './agents.ts';
-import type { KeyedLock } from './keyed-lock.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import type { KeyedLock } from '../runtime/host/keyed-lock.ts';
 
 /** How often the engines of active sandboxes are looked at: a dead one is noticed within this. */
 export const ENGINE_WATCH_INTERVAL_MS = 2_000;
@@ -61,7 +61,7 @@ export class EngineWatch {
     const { store, driver, agents, clock, log } = this.#deps;
     const rec = await store.get(id);
     // Looked at again under the lock, with the engine's own word: a pause may have ended the run meanwhile.
-    if (!rec || rec.status !== 'active') return;
+    if (rec?.status !== 'active') return;
     const health = await driver.health!(id);
     if (health === 'alive' || health === 'unknown') return;
     const state = await driver.state(id);

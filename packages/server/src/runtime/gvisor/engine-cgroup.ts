@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { CgroupV1 } from '../container/cgroups.ts';
+import type { CgroupV1 } from '../host/cgroups.ts';
 
 /**
  * The host memory the engine itself needs beside the sandbox's own memory: the sentry's heap,
