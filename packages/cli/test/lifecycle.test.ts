@@ -34,29 +34,31 @@ async function netObjects(installation: string): Promise<string[]> {
 }
 
 describe('./sandpit down', () => {
-  for (const driver of ['container', 'gvisor']) {
-    test(`--all on ${driver} stops the server and leaves nothing of its data dir behind`, async () => {
-      const server = await ServerProcess.start({ SANDPIT_DRIVER: driver });
-      try {
-        const api = new Api(server.url, server.key);
-        const sb = await api.post('/sandboxes', {});
-        assert.equal(sb.status, 201, JSON.stringify(sb.body));
-        assert.ok((await leftovers(server.dataDir)).length > 0, 'a running sandbox leaves traces to find');
-        const installation = createHash('sha256').update(await realpath(server.dataDir)).digest('hex').slice(0, 8);
-        const exited = new Promise((r) => server.child?.once('exit', r));
+  // gVisor: its runsc processes, layer store (btrfs on a loop device, as crun's), namespaces and nft table.
+  test('--all stops the server and leaves nothing of its data dir behind', async () => {
+    const server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+    try {
+      const api = new Api(server.url, server.key);
+      const sb = await api.post('/sandboxes', {});
+      assert.equal(sb.status, 201, JSON.stringify(sb.body));
+      assert.ok((await leftovers(server.dataDir)).length > 0, 'a running sandbox leaves traces to find');
+      const installation = createHash('sha256')
+        .update(await realpath(server.dataDir))
+        .digest('hex')
+        .slice(0, 8);
+      const exited = new Promise((r) => server.child?.once('exit', r));
 
-        const down = await run(process.execPath, [CLI, 'down', '--all'], { env: { ...process.env, SANDPIT_DATA_DIR: server.dataDir, SANDPIT_IMAGE_DIR: IMAGE_DIR } });
-        assert.match(down.stdout, /stopped/);
-        // down returns once the server has exited.
-        assert.equal(await Promise.race([exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 5000))]), 'exited');
-        assert.deepEqual(await leftovers(server.dataDir), []);
-        assert.deepEqual(await netObjects(installation), []);
-        await rm(server.dataDir, { recursive: true });
-      } finally {
-        await server.stop();
-      }
-    });
-  }
+      const down = await run(process.execPath, [CLI, 'down', '--all'], { env: { ...process.env, SANDPIT_DATA_DIR: server.dataDir, SANDPIT_IMAGE_DIR: IMAGE_DIR } });
+      assert.match(down.stdout, /stopped/);
+      // down returns once the server has exited.
+      assert.equal(await Promise.race([exited.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 5000))]), 'exited');
+      assert.deepEqual(await leftovers(server.dataDir), []);
+      assert.deepEqual(await netObjects(installation), []);
+      await rm(server.dataDir, { recursive: true });
+    } finally {
+      await server.stop();
+    }
+  });
 
   test('without a running server it says so and still cleans up with --all', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandpit-down-'));
@@ -70,7 +72,7 @@ describe('./sandpit down', () => {
 });
 
 describe('npm start', () => {
-  test('on the machine\'s own Node.js starts the platform as ./sandpit up does', { skip: !existsSync('/usr/bin/node') || !existsSync('/usr/bin/npm') }, async () => {
+  test("on the machine's own Node.js starts the platform as ./sandpit up does", { skip: !existsSync('/usr/bin/node') || !existsSync('/usr/bin/npm') }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandpit-npmstart-'));
     const port = await freePort();
     const env = { ...process.env, PATH: `/usr/bin:/bin:/usr/sbin:/sbin`, PORT: String(port), HOST: '127.0.0.1', SANDPIT_DATA_DIR: dataDir, SANDPIT_IMAGE_DIR: IMAGE_DIR, SANDPIT_DRIVER: 'container' };
