@@ -31,6 +31,8 @@ export async function raiseEngineMemory(cg: CgroupV1, runscId: string): Promise<
  * picked while others idle. The CFS quota still holds the sandbox to vcpu_count CPUs of time.
  */
 export async function unpinEngine(cg: CgroupV1, runscId: string): Promise<void> {
+  // Without a cpuset hierarchy nothing was pinned.
+  if (!cg.controllers.has('cpuset')) return;
   const dir = cg.dir('cpuset', runscId);
   await writeFile(join(dir, 'cpuset.cpus'), await readFile(join(dirname(dir), 'cpuset.cpus'), 'utf8'));
 }
