@@ -2,9 +2,10 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { genericCode } from './error-codes.ts';
 import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
+import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
+import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
 import type { Services } from './routes/context.ts';
@@ -36,7 +37,11 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     // Names and values are validated exactly as sent: no coercion, no silent stripping.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // What the router and Node's HTTP parser reject answers in the envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   });
+  app.addHook('onRoute', acceptMissingOptionalBody);
 
   // Bodiless POSTs (pause, resume) often still carry a JSON content type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -58,8 +63,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
     }
     const status = err.statusCode ?? 500;
-    const code = status < 500 ? genericCode(status) : undefined;
-    if (code) return reply.code(status).send({ error: { code, message: err.message } });
+    if (status >= 400 && status < 500) return reply.code(status).send(envelope(codeForStatus(status), err.message));
     req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });

@@ -5480,7 +5480,7 @@ export interface components {
                  * @description Stable, machine-readable code
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "too_many_sandboxes" | "too_many_snapshots" | "too_many_snapshots_in_flight" | "too_many_builds" | "too_many_templates" | "internal" | "unavailable" | "insufficient_storage";
+                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "too_many_sandboxes" | "too_many_snapshots" | "too_many_snapshots_in_flight" | "too_many_builds" | "too_many_templates" | "header_fields_too_large" | "internal" | "unavailable" | "insufficient_storage";
                 /** @description Human-readable; may change between releases */
                 message: string;
             };
@@ -5549,6 +5549,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
@@ -5593,6 +5595,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
