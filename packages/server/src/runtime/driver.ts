@@ -119,3 +119,11 @@ export interface SnapshotEngine {
 export function checkId(id: string): void {
   if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(id)) throw new Error(`invalid sandbox id ${JSON.stringify(id)}`);
 }
+
+/** What every engine checks before it creates a sandbox: a safe id, usable resources, a valid hostname. */
+export function checkSpec(spec: SandboxSpec): void {
+  checkId(spec.id);
+  const { vcpuCount, memoryMib, diskMib } = spec.resources;
+  if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
+  if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
+}

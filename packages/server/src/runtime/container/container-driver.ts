@@ -1,5 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
+import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
 import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/host-checks.ts';
@@ -127,14 +127,7 @@ export class ContainerDriver implements RuntimeDriver {
   }
 
   create(spec: SandboxSpec): Promise<void> {
-    checkId(spec.id);
-    const { vcpuCount, memoryMib, diskMib } = spec.resources;
-    if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) {
-      throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
-    }
-    if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) {
-      throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
-    }
+    checkSpec(spec);
     return this.mutex.run(spec.id, () => this.createLocked(spec));
   }
 

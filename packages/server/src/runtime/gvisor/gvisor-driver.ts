@@ -18,6 +18,7 @@ import {
   type BindMount,
   CaptureRefused,
   checkId,
+  checkSpec,
   type EngineState,
   type EngineStats,
   type NetConfig,
@@ -647,13 +648,6 @@ export class GvisorDriver implements RuntimeDriver {
     if (!this.cgroups) throw new Error('gvisor driver: call init() first');
     return this.cgroups;
   }
-}
-
-function checkSpec(spec: SandboxSpec): void {
-  checkId(spec.id);
-  const { vcpuCount, memoryMib, diskMib } = spec.resources;
-  if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
-  if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
 }
 
 function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
