@@ -1,8 +1,7 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
@@ -12,7 +11,6 @@ import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { isMountPoint, unmountUnder } from '../host/mounts.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
-import { runCaptured } from '../host/posix-spawn.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import {
   type BindMount,
@@ -30,7 +28,8 @@ import {
 import { AgentChannel } from './agent-channel.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
 import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
-import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
+import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, sandboxOf, type SnapshotPaths, snapshotPaths } from './paths.ts';
+import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
 import { isAlive } from '../host/pids.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
@@ -90,8 +89,6 @@ const SHIM_FILE = 'sandpit-statx.so';
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
-/** How long a restarted server waits for a checkpoint the previous one left running. */
-const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
 const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
 
 /**
@@ -164,62 +161,15 @@ export class GvisorDriver implements RuntimeDriver {
     this.cgroups = cgroups;
     await this.layers.init();
     await Promise.all([this.paths.checkpointsDir, this.paths.snapshotImagesDir, this.paths.snapshotsDir].map((d) => mkdir(d, { recursive: true })));
-    await this.moveLegacyImages();
+    await moveLegacyImages(this.paths);
     this.nofile = await hardNofileLimit();
     const library = join(dirname(this.opts.agentBinary), SHIM_FILE);
     if (await exists(library)) {
       await writeFile(this.paths.preloadList, `${SHIM_IN_SANDBOX}\n`, { mode: 0o644 });
       this.shim = { library, preload: this.paths.preloadList };
     } else this.logger.warn(`gvisor: ${library} is missing (make -C packages/agent): \`ls -l\` and \`stat\` will fail in sandboxes`);
-    await this.settleInterruptedCaptures();
+    await settleInterruptedCaptures(this.paths, this.runsc, this.logger, (rid) => this.forget(rid));
     this.layers.replenish();
-  }
-
-  /** Earlier versions kept checkpoint and snapshot images inside the layer store: move them out once. */
-  private async moveLegacyImages(): Promise<void> {
-    const legacy = this.paths.legacyCheckpointsDir;
-    for (const id of await subdirNames(legacy)) {
-      const to = join(this.paths.checkpointsDir, id);
-      if (!(await exists(to))) await runCaptured('mv', ['-T', '--', join(legacy, id), to]);
-    }
-    await rm(legacy, { recursive: true, force: true });
-    for (const name of await subdirNames(this.paths.snapshotsDir)) {
-      const snap = snapshotPaths(this.paths, name);
-      if (await exists(snap.legacyImage)) await runCaptured('mv', ['-T', '--', snap.legacyImage, snap.image]);
-    }
-  }
-
-  /**
-   * A server killed during a checkpoint leaves the checkpoint shell running (it
-   * finishes and renames the image only on success) or a partial image. Wait
-   * for the first, drop the second: each sandbox ends up with a complete image
-   * (paused) or none (running, or failed if gVisor ended it).
-   */
-  private async settleInterruptedCaptures(): Promise<void> {
-    for (const id of await subdirNames(this.paths.sandboxesDir)) {
-      const sp = gvisorSandboxPaths(this.paths, id);
-      const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
-      if (pid) {
-        this.logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
-        const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
-        while (isAlive(pid) && performance.now() < deadline) await sleep(20);
-        await rm(sp.checkpointPid, { force: true });
-      }
-      await rm(sp.partial, { recursive: true, force: true });
-    }
-    // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
-    for (const rid of await this.runsc.list()) {
-      const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, sandboxOf(rid)).meta);
-      if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(this.paths, sandboxOf(rid)).image))) this.forget(rid);
-    }
-    for (const name of await subdirNames(this.paths.snapshotsDir)) {
-      if (name.endsWith('.partial')) await removeTree(join(this.paths.snapshotsDir, name));
-    }
-    // An image whose snapshot never completed (the crash came between the two renames).
-    for (const name of await subdirNames(this.paths.snapshotImagesDir)) {
-      const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(this.paths, name).meta));
-      if (!complete) await rm(join(this.paths.snapshotImagesDir, name), { recursive: true, force: true });
-    }
   }
 
   async close(opts: { release?: boolean } = {}): Promise<void> {
@@ -668,10 +618,6 @@ function specOf(meta: SandboxMeta): SandboxSpec {
 }
 
 /** runsc containers are named `<sandbox id>` (first run) or `<sandbox id>-<run>`. */
-function sandboxOf(runscId: string): string {
-  return runscId.slice(0, 36);
-}
-
 /** `p`, or a rejection once `ms` have passed. */
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

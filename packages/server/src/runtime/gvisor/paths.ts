@@ -99,3 +99,8 @@ export function snapshotPaths(p: GvisorPaths, snapshotId: string): SnapshotPaths
     legacyImage: join(base, 'image'),
   };
 }
+
+/** The sandbox a runsc container id belongs to (ids are the sandbox's UUID plus a per-run suffix). */
+export function sandboxOf(runscId: string): string {
+  return runscId.slice(0, 36);
+}

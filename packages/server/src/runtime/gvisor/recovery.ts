@@ -1,0 +1,61 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { exists, readJson, subdirNames } from '../../optional-files.ts';
+import type { Logger } from '../host/layer-store.ts';
+import { isAlive } from '../host/pids.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { removeTree } from './layer-copies.ts';
+import { type GvisorPaths, gvisorSandboxPaths, sandboxOf, snapshotPaths } from './paths.ts';
+import type { Runsc } from './runsc.ts';
+
+/** How long a restarted server waits for a checkpoint the previous one left running. */
+const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
+
+/** Earlier versions kept checkpoint and snapshot images inside the layer store: move them out once. */
+export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
+  const legacy = paths.legacyCheckpointsDir;
+  for (const id of await subdirNames(legacy)) {
+    const to = join(paths.checkpointsDir, id);
+    if (!(await exists(to))) await runCaptured('mv', ['-T', '--', join(legacy, id), to]);
+  }
+  await rm(legacy, { recursive: true, force: true });
+  for (const name of await subdirNames(paths.snapshotsDir)) {
+    const snap = snapshotPaths(paths, name);
+    if (await exists(snap.legacyImage)) await runCaptured('mv', ['-T', '--', snap.legacyImage, snap.image]);
+  }
+}
+
+/**
+ * A server killed during a checkpoint leaves the checkpoint shell running (it
+ * finishes and renames the image only on success) or a partial image. Wait
+ * for the first, drop the second: each sandbox ends up with a complete image
+ * (paused) or none (running, or failed if gVisor ended it). `forget` deletes
+ * a runsc container of an earlier run in the background.
+ */
+export async function settleInterruptedCaptures(paths: GvisorPaths, runsc: Runsc, logger: Logger, forget: (runscId: string) => void): Promise<void> {
+  for (const id of await subdirNames(paths.sandboxesDir)) {
+    const sp = gvisorSandboxPaths(paths, id);
+    const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
+    if (pid) {
+      logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
+      const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
+      while (isAlive(pid) && performance.now() < deadline) await sleep(20);
+      await rm(sp.checkpointPid, { force: true });
+    }
+    await rm(sp.partial, { recursive: true, force: true });
+  }
+  // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
+  for (const rid of await runsc.list()) {
+    const meta = await readJson<{ runscId?: string }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
+    if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(rid);
+  }
+  for (const name of await subdirNames(paths.snapshotsDir)) {
+    if (name.endsWith('.partial')) await removeTree(join(paths.snapshotsDir, name));
+  }
+  // An image whose snapshot never completed (the crash came between the two renames).
+  for (const name of await subdirNames(paths.snapshotImagesDir)) {
+    const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(paths, name).meta));
+    if (!complete) await rm(join(paths.snapshotImagesDir, name), { recursive: true, force: true });
+  }
+}
