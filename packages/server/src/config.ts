@@ -22,6 +22,8 @@ export interface Config {
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
   agentBinary: string;
+  /** Port of the E2B-compatible API (control plane and envd); 0 turns it off. */
+  e2bPort: number;
 }
 
 /** A non-negative integer setting; unset or empty means the fallback. */
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSnapshotsPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS', 200),
     maxSnapshotsInFlightPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
     snapshotDeadlineMs: envInt(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
+    e2bPort: envInt(env, 'SANDPIT_E2B_PORT', 3001),
     agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
   };
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { buildE2bApp } from './e2b/app.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
@@ -195,6 +196,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     boundPort = port;
+    const e2b = config.e2bPort > 0 ? await buildE2bApp({ auth, sandboxes, files, sessions }, log) : undefined;
+    await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -230,6 +233,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(timer);
         clearInterval(billingTimer);
         await billingRun;
+        e2b?.close();
+        await e2b?.app.close();
         await app.close();
         await warmPool.close();
         await captures.close();
