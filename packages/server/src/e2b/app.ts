@@ -20,7 +20,9 @@ export interface E2bDeps {
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
 const ENVD_PREFIX = '/__envd';
-const KEEPALIVE = { event: { keepalive: {} } };
+/** Keep-alive messages: a oneof is a field of the response itself in proto3 JSON, nested in `event` for processes. */
+const PROCESS_KEEPALIVE = { event: { keepalive: {} } };
+const WATCH_KEEPALIVE = { keepalive: {} };
 
 /**
  * The E2B-compatible API on its own port: the control plane (X-API-KEY) and, for requests that name a
@@ -31,6 +33,8 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     loggerInstance: log.child({ api: 'e2b' }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
+    // Command and watch streams can be open for hours: closing the server ends them.
+    forceCloseConnections: true,
     rewriteUrl: (req) => (envdTarget(req.headers) ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
   });
   // Uploads and Connect envelopes are read by their routes as streams.
@@ -50,8 +54,8 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     async (a) => {
       await envdHttpRoutes(a, deps);
       const rpc = {
-        '/process.Process/Start': serverStream(processes.start, KEEPALIVE),
-        '/process.Process/Connect': serverStream(processes.connect, KEEPALIVE),
+        '/process.Process/Start': serverStream(processes.start, PROCESS_KEEPALIVE),
+        '/process.Process/Connect': serverStream(processes.connect, PROCESS_KEEPALIVE),
         '/process.Process/List': unary(processes.list),
         '/process.Process/SendInput': unary(processes.sendInput),
         '/process.Process/SendSignal': unary(processes.sendSignal),
@@ -62,7 +66,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
         '/filesystem.Filesystem/MakeDir': unary(filesystem.makeDir),
         '/filesystem.Filesystem/Move': unary(filesystem.move),
         '/filesystem.Filesystem/Remove': unary(filesystem.remove),
-        '/filesystem.Filesystem/WatchDir': serverStream(filesystem.watchDir, KEEPALIVE),
+        '/filesystem.Filesystem/WatchDir': serverStream(filesystem.watchDir, WATCH_KEEPALIVE),
         '/filesystem.Filesystem/CreateWatcher': unary(filesystem.createWatcher),
         '/filesystem.Filesystem/GetWatcherEvents': unary(filesystem.getWatcherEvents),
         '/filesystem.Filesystem/RemoveWatcher': unary(filesystem.removeWatcher),

@@ -85,11 +85,33 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     return reply.code(204).send();
   });
 
+  /**
+   * Sandboxes that die at their deadline (auto_delete_seconds 0) and were paused by hand: Sandpit would
+   * delete them on pause, E2B keeps them, so the deletion is lifted while paused and put back on connect.
+   * Kept in memory: after a restart such a sandbox resumes with E2B's default, kill at timeout.
+   */
+  const pausedKillers = new Set<string>();
   app.post('/sandboxes/:sandboxID/pause', async (req: IdRequest, reply) => {
     const p = await caller(req, 'sandboxes:write');
-    await sandboxes.pause(p, req.params.sandboxID);
+    let rec = await sandboxes.get(p, req.params.sandboxID);
+    if (rec.status === 'active' && rec.autoDeleteSeconds === 0) {
+      rec = await sandboxes.patch(p, rec.id, { auto_delete_seconds: null });
+      pausedKillers.add(rec.id);
+    }
+    try {
+      await sandboxes.pause(p, rec.id);
+    } catch (err) {
+      const now = await sandboxes.get(p, rec.id).catch(() => undefined);
+      if (now?.status === 'active' && pausedKillers.delete(rec.id)) await sandboxes.patch(p, rec.id, { auto_delete_seconds: 0 });
+      throw err;
+    }
     return reply.code(204).send();
   });
+  /** The timers of a resumed sandbox: E2B's deadline from now, and how it ends then. */
+  const resumedTimers = (rec: SandboxRecord, timeoutS: number, autoPause?: boolean) => {
+    const kill = pausedKillers.delete(rec.id) || rec.autoDeleteSeconds === 0;
+    return createTimers(timeoutS, autoPause ?? !kill);
+  };
 
   /** E2B 404s the timeout of a paused sandbox; older SDKs' connect relies on it to resume instead. */
   app.post('/sandboxes/:sandboxID/timeout', async (req: IdRequest, reply) => {
@@ -107,7 +129,7 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     const body = (req.body ?? {}) as { timeout?: number; autoPause?: boolean };
     const timeout = checkTimeout(body.timeout);
     const resumed = await sandboxes.resume(p, req.params.sandboxID);
-    const rec = await sandboxes.patch(p, resumed.id, createTimers(timeout, body.autoPause === true));
+    const rec = await sandboxes.patch(p, resumed.id, resumedTimers(resumed, timeout, body.autoPause));
     reply.code(201);
     return sandboxView(rec);
   });
@@ -120,7 +142,7 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     if (before.status !== 'active' && before.status !== 'paused') throw conflict(`the sandbox is ${before.status}; retry shortly`);
     let rec: SandboxRecord = await sandboxes.activate(p, before.id);
     const resumed = before.status === 'paused';
-    rec = await setDeadline(sandboxes, p, rec, timeout, !resumed);
+    rec = resumed ? await sandboxes.patch(p, rec.id, resumedTimers(rec, timeout)) : await setDeadline(sandboxes, p, rec, timeout, true);
     reply.code(resumed ? 201 : 200);
     return sandboxView(rec);
   };

@@ -1,6 +1,6 @@
 import { iso } from '../clock.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import { ENVD_VERSION } from './envd/target.ts';
+import { ENVD_VERSION, envdAccessToken } from './envd/target.ts';
 
 /** E2B's name for Sandpit's base template, both ways. */
 export const E2B_BASE = 'base';
@@ -22,7 +22,7 @@ export function sandboxView(rec: SandboxRecord) {
     sandboxID: rec.id,
     clientID: rec.region,
     envdVersion: ENVD_VERSION,
-    envdAccessToken: rec.accessToken,
+    envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
     domain: null,
   };
   if (rec.name) out.alias = rec.name;
@@ -53,7 +53,7 @@ export function listedView(rec: SandboxRecord) {
 export function detailView(rec: SandboxRecord) {
   return {
     ...listedView(rec),
-    envdAccessToken: rec.accessToken,
+    envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
     domain: null,
     lifecycle: { onTimeout: rec.autoDeleteSeconds === 0 ? 'kill' : 'pause', autoResume: false },
   };

@@ -106,14 +106,14 @@ export class FilesystemRpc {
     const { rec, user } = await this.#call(req);
     const root = userPath(msg.path, user);
     const watch = await this.files.openWatch(rec, root, msg.recursive === true, user);
-    ctx.send({ event: { start: {} } });
+    ctx.send({ start: {} });
     let error: string | undefined;
     await this.files.streamWatch(
       watch,
       (ev) => {
         if (ev.finished) error = ev.error;
         const fs = fsEvent(root, ev);
-        if (fs) ctx.send({ event: { filesystem: fs } });
+        if (fs) ctx.send({ filesystem: fs });
       },
       ctx.signal,
     );

@@ -15,13 +15,32 @@ export interface EnvdTarget {
   port: number;
 }
 
-/** Which sandbox (and port) an envd request is for: E2b-Sandbox-Id/-Port headers, or a `{port}-{id}.{domain}` host. */
+/**
+ * The token handed out as `envdAccessToken`: the sandbox id and its access token. Carrying the id lets
+ * requests that name no sandbox (older SDKs send /files and /health with the token only) find theirs.
+ */
+export const envdAccessToken = (sandboxId: string, accessToken: string) => `${sandboxId}.${accessToken}`;
+
+function splitToken(raw: string | undefined): { sandboxId?: string; token?: string } {
+  if (!raw) return {};
+  const dot = raw.indexOf('.');
+  return dot > 0 ? { sandboxId: raw.slice(0, dot), token: raw.slice(dot + 1) } : { token: raw };
+}
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * Which sandbox (and port) an envd request is for: E2b-Sandbox-Id/-Port headers, a `{port}-{id}.{domain}`
+ * host, or else the id in an access token sent without an API key (control-plane calls carry X-API-Key).
+ */
 export function envdTarget(headers: Record<string, string | string[] | undefined>): EnvdTarget | undefined {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const id = one(headers['e2b-sandbox-id']);
   if (id) return { sandboxId: id, port: Number(one(headers['e2b-sandbox-port']) ?? ENVD_PORT) };
   const m = HOST.exec(one(headers.host) ?? '');
-  return m ? { sandboxId: m[2]!, port: Number(m[1]) } : undefined;
+  if (m) return { sandboxId: m[2]!, port: Number(m[1]) };
+  if (headers['x-api-key'] !== undefined) return undefined;
+  const fromToken = splitToken(one(headers['x-access-token'])).sandboxId;
+  return fromToken ? { sandboxId: fromToken, port: ENVD_PORT } : undefined;
 }
 
 /** Sandboxes that are paused or gone answer 502, as E2B's proxy does (the SDK reads it as "not running"). */
@@ -35,10 +54,11 @@ export async function envdSandbox(sandboxes: SandboxService, req: FastifyRequest
   const target = envdTarget(req.headers);
   if (!target) throw badRequest('missing E2b-Sandbox-Id header');
   if (target.port !== ENVD_PORT) throw new ApiError(502, 'port_not_open', `port ${target.port} of the sandbox is not served through the E2B API`);
-  const raw = req.headers['x-access-token'];
+  const { sandboxId, token } = splitToken(one(req.headers['x-access-token']));
+  if (sandboxId !== undefined && sandboxId !== target.sandboxId) throw unauthorized('the access token is not for this sandbox');
   let rec: SandboxRecord;
   try {
-    rec = await sandboxes.getWithToken(target.sandboxId, Array.isArray(raw) ? raw[0] : raw);
+    rec = await sandboxes.getWithToken(target.sandboxId, token);
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 400)) throw notRunning('not found');
     throw err;
