@@ -222,7 +222,35 @@ describe('newest SDK', () => {
   });
 });
 
+test('an e2b_-shaped Sandpit key works as the E2B API key', async () => {
+  const res = await new Api(server.url, server.key).post('/api-keys', { name: 'for-e2b', format: 'e2b' });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  assert.match(res.body.key, /^e2b_[0-9a-f]{40}$/);
+  const s = await Sandbox.create({ apiKey: res.body.key, timeoutMs: 30_000 });
+  assert.equal((await s.commands.run('echo ok')).stdout, 'ok\n');
+  assert.equal(await Sandbox.kill(s.sandboxId, { apiKey: res.body.key }), true);
+});
+
 describe('SDK 2.7.0 (pre-v2 paths)', () => {
+  test('pre-v2 resume answers 409 while running and 201 once paused, with E2B error bodies', async () => {
+    const s = await OldSandbox.create({ timeoutMs: 60_000 });
+    try {
+      const resume = () =>
+        fetch(`${e2bUrl}/sandboxes/${s.sandboxId}/resume`, { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' }, body: JSON.stringify({ timeout: 60 }) });
+      const running = await resume();
+      assert.equal(running.status, 409);
+      assert.equal((await running.json()).code, 409);
+      assert.equal(await s.betaPause(), true);
+      const resumed = await resume();
+      assert.equal(resumed.status, 201);
+      assert.equal((await resumed.json()).sandboxID, s.sandboxId);
+      assert.equal(await s.isRunning(), true);
+    } finally {
+      await s.kill();
+    }
+  });
+
+
   test('create, run, files, pause, connect, list, kill', async () => {
     const s = await OldSandbox.create({ timeoutMs: 60_000, metadata: { suite: 'e2b-old' } });
     try {

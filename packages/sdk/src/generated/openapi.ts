@@ -70,6 +70,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Key shape: 'sandpit' (sp_..., the default) or 'e2b' (e2b_ and 40 hex digits, for E2B SDKs that check it) */
+                        format?: "sandpit" | "e2b";
                         name: string;
                         /** @description Default: every permission of the calling key */
                         permissions?: string[];
