@@ -55,7 +55,6 @@ export async function envdSandbox(sandboxes: SandboxService, req: FastifyRequest
   if (!target) throw badRequest('missing E2b-Sandbox-Id header');
   if (target.port !== ENVD_PORT) throw new ApiError(502, 'port_not_open', `port ${target.port} of the sandbox is not served through the E2B API`);
   const { sandboxId, token } = splitToken(one(req.headers['x-access-token']));
-  if (sandboxId !== undefined && sandboxId !== target.sandboxId) throw unauthorized('the access token is not for this sandbox');
   let rec: SandboxRecord;
   try {
     rec = await sandboxes.getWithToken(target.sandboxId, token);
@@ -63,6 +62,8 @@ export async function envdSandbox(sandboxes: SandboxService, req: FastifyRequest
     if (err instanceof ApiError && (err.status === 404 || err.status === 400)) throw notRunning('not found');
     throw err;
   }
+  // The token itself is checked against the sandbox; the id in it must name the same one.
+  if (sandboxId !== undefined && sandboxId !== rec.id) throw unauthorized('the access token is not for this sandbox');
   if (rec.deletedAt !== null) throw notRunning('not found');
   if (rec.status !== 'active') throw notRunning(rec.status);
   return rec;
