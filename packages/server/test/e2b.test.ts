@@ -144,6 +144,8 @@ describe('newest SDK', () => {
     assert.equal(moved.path, '/home/user/notes/new/a2.txt');
     await sbx.files.remove('notes/new');
     assert.equal(await sbx.files.exists('notes/new'), false);
+    // As envd's os.RemoveAll: removing what is already gone is no error.
+    await sbx.files.remove('notes/new');
     await assert.rejects(sbx.files.read('notes/missing.txt'), /not found|no such/i);
   });
 
@@ -152,11 +154,12 @@ describe('newest SDK', () => {
     const events: { name: string; type: string }[] = [];
     const handle = await sbx.files.watchDir('watched', (e) => void events.push({ name: e.name, type: e.type }), { recursive: true });
     await sbx.files.write('watched/one.txt', '1');
+    await sbx.files.write('watched/one.txt', 'rewritten');
     await sbx.files.makeDir('watched/sub');
     await sbx.files.write('watched/sub/two.txt', '2');
     await sbx.files.remove('watched/one.txt');
     const has = (name: string, type: string) => events.some((e) => e.name === name && e.type === type);
-    assert.ok(await until(async () => has('one.txt', 'create') && has('sub/two.txt', 'create') && has('one.txt', 'remove')), JSON.stringify(events));
+    assert.ok(await until(async () => has('one.txt', 'create') && has('one.txt', 'write') && has('sub/two.txt', 'create') && has('one.txt', 'remove')), JSON.stringify(events));
     await handle.stop();
   });
 

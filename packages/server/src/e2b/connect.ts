@@ -13,6 +13,12 @@ const MAX_MESSAGE = 16 * 1024 * 1024;
 
 export type Message = Record<string, unknown>;
 
+/**
+ * Thrown by a stream handler whose source vanished (the sandbox was deleted): the connection is cut
+ * rather than ended cleanly, as envd's would be, so the SDK probes /health and reports the sandbox gone.
+ */
+export class StreamDropped extends Error {}
+
 export interface StreamContext {
   send(msg: Message): void;
   /** Aborts when the client goes away (reason 'closed') or the Connect deadline passes (reason 'deadline'). */
@@ -116,6 +122,10 @@ export function serverStream(handler: StreamHandler, keepalive: Message) {
       await handler(req, msg, ctx);
       if (ctl.signal.aborted && ctl.signal.reason === 'deadline') error = new ConnectError('deadline_exceeded', 'the request deadline (Connect-Timeout-Ms) passed');
     } catch (err) {
+      if (err instanceof StreamDropped) {
+        res.destroy();
+        return;
+      }
       error = toConnectError(err);
       if (error.code === 'internal') req.log.error({ err: String(err) }, 'e2b stream failed');
     } finally {

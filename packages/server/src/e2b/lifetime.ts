@@ -29,6 +29,7 @@ export function createTimers(timeoutS: number, autoPause: boolean) {
 export async function setDeadline(sandboxes: SandboxService, p: Principal, rec: SandboxRecord, timeoutS: number, extendOnly = false): Promise<SandboxRecord> {
   const now = sandboxes.deps.clock.now();
   if (extendOnly && rec.autoPauseAt !== null && rec.autoPauseAt >= now + timeoutS * 1000) return rec;
-  const spent = Math.ceil((now - (rec.activeSince ?? now)) / 1000);
-  return sandboxes.patch(p, rec.id, { auto_pause_seconds: Math.min(spent + timeoutS, MAX_TIMEOUT_S) });
+  // Sandpit's window is whole seconds: the deadline lands within half a second of the one asked for.
+  const spent = Math.round((now - (rec.activeSince ?? now)) / 1000);
+  return sandboxes.patch(p, rec.id, { auto_pause_seconds: Math.max(1, Math.min(spent + timeoutS, MAX_TIMEOUT_S)) });
 }

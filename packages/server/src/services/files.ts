@@ -32,6 +32,9 @@ export interface FileEntry {
   permissions: string;
   modified_at: string;
   symlink_target?: string;
+  /** Owner ids (not in the API's file entry; the E2B layer names them). */
+  uid?: number;
+  gid?: number;
 }
 
 export interface WatchEvent {
@@ -110,6 +113,10 @@ function decodeEntry(value: Buffer, path: string, clock: Clock): FileEntry {
   };
   const target = t.get(EntryTag.target);
   if (target) entry.symlink_target = target.toString('utf8');
+  const uid = t.get(EntryTag.uid);
+  const gid = t.get(EntryTag.gid);
+  if (uid?.length === 4) entry.uid = uid.readUInt32LE(0);
+  if (gid?.length === 4) entry.gid = gid.readUInt32LE(0);
   return entry;
 }
 

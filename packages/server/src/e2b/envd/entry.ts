@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { FileEntry } from '../../services/files.ts';
 
 const FILE_TYPE: Record<FileEntry['type'], string> = {
@@ -8,7 +9,11 @@ const FILE_TYPE: Record<FileEntry['type'], string> = {
 };
 const MODE_CHAR: Record<FileEntry['type'], string> = { file: '-', dir: 'd', symlink: 'L', other: '?' };
 
-/** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string); owner and group are not reported. */
+/** The base template's accounts (templates/base-user.sh); other ids are reported as numbers. */
+const ACCOUNT: Record<number, string> = { 0: 'root', 1000: 'user' };
+const account = (id: number | undefined) => (id === undefined ? '' : (ACCOUNT[id] ?? String(id)));
+
+/** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string). */
 export function entryInfo(e: FileEntry): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: e.name,
@@ -17,9 +22,12 @@ export function entryInfo(e: FileEntry): Record<string, unknown> {
     size: String(e.size),
     mode: e.mode,
     permissions: MODE_CHAR[e.type] + e.permissions,
+    owner: account(e.uid),
+    group: account(e.gid),
     modifiedTime: e.modified_at,
   };
-  if (e.symlink_target !== undefined) out.symlinkTarget = e.symlink_target;
+  // envd reports where a link points as an absolute path.
+  if (e.symlink_target !== undefined) out.symlinkTarget = posix.resolve(posix.dirname(e.path), e.symlink_target);
   return out;
 }
 

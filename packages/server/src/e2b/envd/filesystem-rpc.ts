@@ -10,14 +10,17 @@ import { ConnectError } from '../errors.ts';
 import { entryInfo } from './entry.ts';
 import { envdSandbox, envdUser, userPath } from './target.ts';
 
-const EVENT_TYPE: Record<string, string> = {
-  create: 'EVENT_TYPE_CREATE',
-  write: 'EVENT_TYPE_WRITE',
-  remove: 'EVENT_TYPE_REMOVE',
-  rename_from: 'EVENT_TYPE_RENAME',
-  // inotify's "moved to" is a new name appearing, as fsnotify (and so envd) reports it.
-  rename_to: 'EVENT_TYPE_CREATE',
-  chmod: 'EVENT_TYPE_CHMOD',
+/**
+ * Sandpit's watch events as envd's. A name moved into place (how Sandpit's own uploads land: written
+ * aside, then renamed) is a new name with new content: fsnotify-based envd reports a write there.
+ */
+const EVENT_TYPES: Record<string, string[]> = {
+  create: ['EVENT_TYPE_CREATE'],
+  write: ['EVENT_TYPE_WRITE'],
+  remove: ['EVENT_TYPE_REMOVE'],
+  rename_from: ['EVENT_TYPE_RENAME'],
+  rename_to: ['EVENT_TYPE_CREATE', 'EVENT_TYPE_WRITE'],
+  chmod: ['EVENT_TYPE_CHMOD'],
 };
 /** Events a polling watcher keeps between GetWatcherEvents calls; older ones are dropped. */
 const WATCHER_BACKLOG = 10_000;
@@ -31,10 +34,11 @@ interface PollingWatcher {
   error?: string;
 }
 
-function fsEvent(root: string, ev: WatchEvent): Message | undefined {
-  const type = ev.type ? EVENT_TYPE[ev.type] : undefined;
-  if (!type || ev.path === undefined) return undefined;
-  return { name: posix.relative(root, ev.path), type };
+function fsEvents(root: string, ev: WatchEvent): Message[] {
+  const types = ev.type ? EVENT_TYPES[ev.type] : undefined;
+  if (!types || ev.path === undefined) return [];
+  const name = posix.relative(root, ev.path);
+  return types.map((type) => ({ name, type }));
 }
 
 /** envd's `filesystem.Filesystem` service over Sandpit's file service. */
@@ -64,18 +68,15 @@ export class FilesystemRpc {
     const root = userPath(msg.path, user);
     const top = await this.files.stat(rec, root, user);
     if (top.type !== 'dir') throw new ConnectError('invalid_argument', `${root} is not a directory`);
+    // Depth first, names in order within a directory: the order envd's directory walk gives.
     const entries: Message[] = [];
-    let level = [root];
-    for (let d = 0; d < Math.max(depth, 1) && level.length > 0; d++) {
-      const next: string[] = [];
-      for (const dir of level) {
-        for (const e of await this.files.list(rec, dir, user)) {
-          entries.push(entryInfo(e));
-          if (e.type === 'dir') next.push(e.path);
-        }
+    const walk = async (dir: string, level: number): Promise<void> => {
+      for (const e of await this.files.list(rec, dir, user)) {
+        entries.push(entryInfo(e));
+        if (e.type === 'dir' && level < Math.max(depth, 1)) await walk(e.path, level + 1);
       }
-      level = next;
-    }
+    };
+    await walk(root, 1);
     return { entries };
   };
 
@@ -97,7 +98,10 @@ export class FilesystemRpc {
 
   remove = async (req: FastifyRequest, msg: Message): Promise<Message> => {
     const { rec, user } = await this.#call(req);
-    await this.files.remove(rec, userPath(msg.path, user), true, user);
+    // envd removes as os.RemoveAll does: a path that is already gone is no error.
+    await this.files.remove(rec, userPath(msg.path, user), true, user).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    });
     return {};
   };
 
@@ -112,8 +116,7 @@ export class FilesystemRpc {
       watch,
       (ev) => {
         if (ev.finished) error = ev.error;
-        const fs = fsEvent(root, ev);
-        if (fs) ctx.send({ filesystem: fs });
+        for (const fs of fsEvents(root, ev)) ctx.send({ filesystem: fs });
       },
       ctx.signal,
     );
@@ -133,10 +136,8 @@ export class FilesystemRpc {
         watch,
         (ev) => {
           if (ev.finished && ev.error) w.error = ev.error;
-          const fs = fsEvent(root, ev);
-          if (!fs) return;
-          w.events.push(fs);
-          if (w.events.length > WATCHER_BACKLOG) w.events.shift();
+          w.events.push(...fsEvents(root, ev));
+          if (w.events.length > WATCHER_BACKLOG) w.events.splice(0, w.events.length - WATCHER_BACKLOG);
         },
         w.stop.signal,
       )

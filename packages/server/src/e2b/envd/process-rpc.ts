@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.ts';
 import { PROCESS_OUTPUT_BYTES, type Session, type SessionExit, type SessionRegistry, TERMINAL_REPLAY_BYTES } from '../../services/processes.ts';
 import type { SandboxService } from '../../services/sandboxes.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
-import type { Message, StreamContext } from '../connect.ts';
+import { type Message, type StreamContext, StreamDropped } from '../connect.ts';
 import { ConnectError } from '../errors.ts';
 import { envdSandbox, envdUser, homeOf } from './target.ts';
 
@@ -112,15 +112,28 @@ export class ProcessRpc {
     await this.#follow(s, ctx, false, s.meta.kind === 'terminal');
   };
 
-  /** Sends output (from the start when `replay`, else from now) and the end event; returns early when the stream is aborted. */
+  /**
+   * Sends output (from the start when `replay`, else from now) and the end event; returns early when the
+   * stream is aborted, and fails with StreamDropped when the agent connection is lost (the sandbox was deleted).
+   */
   #follow(s: Session, ctx: StreamContext, replay: boolean, pty: boolean): Promise<void> {
-    return new Promise<void>((resolve) => {
+    return new Promise<void>((resolve, reject) => {
+      const proc = s.proc;
       const onOutput = (stream: 'stdout' | 'stderr', data: Buffer) => ctx.send({ event: { data: { [pty ? 'pty' : stream]: data.toString('base64') } } });
-      const finish = () => {
+      const cleanup = () => {
         unsubscribe();
+        proc?.off('error', onLost);
         ctx.signal.removeEventListener('abort', finish);
+      };
+      const finish = () => {
+        cleanup();
         resolve();
       };
+      const onLost = () => {
+        cleanup();
+        reject(new StreamDropped('the sandbox agent connection was lost'));
+      };
+      proc?.once('error', onLost);
       const onExit = (exit: SessionExit) => {
         ctx.send(endEvent(exit));
         queueMicrotask(finish);
