@@ -212,7 +212,9 @@ describe('newest SDK', () => {
     const s = await Sandbox.create({ timeoutMs: 60_000 });
     await s.setTimeout(1_000);
     assert.ok(await until(async () => !(await s.isRunning()), 15_000));
-    await assert.rejects(Sandbox.getInfo(s.sandboxId), SandboxNotFoundError);
+    // Not running from the moment the deadline passes; gone once the engine has let go of it.
+    const gone = () => Sandbox.getInfo(s.sandboxId).then(() => false, (e: unknown) => e instanceof SandboxNotFoundError);
+    assert.ok(await until(gone, 15_000));
     assert.equal(await Sandbox.kill(s.sandboxId), false);
   });
 
@@ -274,5 +276,36 @@ describe('SDK 2.7.0 (pre-v2 paths)', () => {
       assert.equal(await OldSandbox.kill(s.sandboxId), true);
     }
     assert.equal(await OldSandbox.kill(s.sandboxId), false);
+  });
+});
+
+describe('gVisor: pause keeps a running process through the E2B API', () => {
+  let gvisor: ServerProcess;
+  let url: string;
+  before(async () => {
+    const port = await freePort();
+    gvisor = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_E2B_PORT: String(port) });
+    url = `http://127.0.0.1:${port}`;
+  });
+  after(async () => {
+    await gvisor?.stop();
+  });
+
+  test('betaPause, then connect: a background counter keeps counting', async () => {
+    const opts = { apiUrl: url, sandboxUrl: url, apiKey: gvisor.key };
+    const s = await Sandbox.create({ ...opts, timeoutMs: 120_000 });
+    try {
+      await s.commands.run('i=0; while true; do i=$((i+1)); echo $i > /tmp/count; sleep 0.2; done', { background: true, timeoutMs: 0 });
+      const count = async (sb: Sandbox) => Number((await sb.files.read('/tmp/count').catch(() => '0')).trim());
+      assert.ok(await until(async () => (await count(s)) >= 2));
+      assert.equal(await s.betaPause(), true);
+      assert.equal(await s.isRunning(), false);
+      const again = await Sandbox.connect(s.sandboxId, { ...opts, timeoutMs: 120_000 });
+      const before = await count(again);
+      assert.ok(before >= 2);
+      assert.ok(await until(async () => (await count(again)) > before, 20_000));
+    } finally {
+      await s.kill();
+    }
   });
 });
