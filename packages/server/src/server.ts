@@ -188,7 +188,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
-    const e2b = config.e2bPort > 0 ? await buildE2bApp({ auth, sandboxes, files, sessions }, log) : undefined;
+    const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
     await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;

@@ -163,6 +163,30 @@ describe('newest SDK', () => {
     await handle.stop();
   });
 
+  test("the polling watcher (the Python SDK's) over Connect's unary JSON calls", async () => {
+    const headers = { 'content-type': 'application/json', 'e2b-sandbox-id': sbx.sandboxId, 'e2b-sandbox-port': '49983', 'x-access-token': (sbx as unknown as { envdAccessToken: string }).envdAccessToken };
+    const call = async (method: string, body: unknown) => {
+      const res = await fetch(`${e2bUrl}/filesystem.Filesystem/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    await sbx.files.makeDir('polled');
+    const created = await call('CreateWatcher', { path: '/home/user/polled', recursive: false });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    await sbx.files.write('polled/p.txt', 'x');
+    const names: string[] = [];
+    assert.ok(
+      await until(async () => {
+        const got = await call('GetWatcherEvents', { watcherId: created.body.watcherId });
+        names.push(...got.body.events.map((e: { name: string; type: string }) => `${e.name}:${e.type}`));
+        return names.includes('p.txt:EVENT_TYPE_CREATE');
+      }),
+      JSON.stringify(names),
+    );
+    assert.deepEqual((await call('RemoveWatcher', { watcherId: created.body.watcherId })).body, {});
+    const gone = await call('GetWatcherEvents', { watcherId: created.body.watcherId });
+    assert.deepEqual([gone.status, gone.body.code], [404, 'not_found']);
+  });
+
   test('getInfo, list with a metadata filter and paging', async () => {
     const info = await sbx.getInfo();
     assert.deepEqual([info.sandboxId, info.templateId, info.state, info.metadata.suite], [sbx.sandboxId, 'base', 'running', 'e2b-main']);

@@ -1,3 +1,4 @@
+import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AuthService } from '../services/auth.ts';
 import type { FileService } from '../services/files.ts';
@@ -12,6 +13,8 @@ import { ProcessRpc } from './envd/process-rpc.ts';
 import { envdTarget } from './envd/target.ts';
 
 export interface E2bDeps {
+  /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
+  rateLimit: { max: number; windowMs: number };
   auth: AuthService;
   sandboxes: SandboxService;
   files: FileService;
@@ -46,6 +49,14 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 404, message: `no route ${req.method} ${req.url.split('?')[0]}` }));
 
+  if (deps.rateLimit.max > 0) {
+    await app.register(fastifyRateLimit, {
+      max: deps.rateLimit.max,
+      timeWindow: deps.rateLimit.windowMs,
+      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, code: 429, message: `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s` }),
+    });
+  }
   await app.register((a) => controlPlaneRoutes(a, deps));
 
   const processes = new ProcessRpc(deps.sandboxes, deps.sessions);

@@ -70,8 +70,7 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
       }
       return reply.code(200).send(written.map(writtenInfo));
     } catch (err) {
-      if (err instanceof ApiError || (err as { validation?: unknown }).validation) return fail(reply, err);
-      req.log.error({ err: String(err) }, 'e2b upload failed');
+      if (!(err instanceof ApiError)) req.log.error({ err: String(err) }, 'e2b upload failed');
       return fail(reply, err);
     }
   });
