@@ -78,6 +78,7 @@ export const FALLBACK_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
   431: 'header_fields_too_large',
   500: 'internal',
+  502: 'bad_gateway',
   503: 'unavailable',
   507: 'insufficient_storage',
 };

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   too_many_templates: 429,
   header_fields_too_large: 431,
   internal: 500,
+  bad_gateway: 502,
+  /** The E2B API's: a paused or deleted sandbox, a port it does not serve (as E2B's proxy answers). */
+  sandbox_not_running: 502,
+  port_not_open: 502,
   unavailable: 503,
   insufficient_storage: 507,
 } as const satisfies Record<string, number>;

@@ -70,6 +70,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Key shape: 'sandpit' (sp_..., the default) or 'e2b' (e2b_ and 40 hex digits, for E2B SDKs that check it) */
+                        format?: "sandpit" | "e2b";
                         name: string;
                         /** @description Default: every permission of the calling key */
                         permissions?: string[];
@@ -1304,6 +1306,8 @@ export interface paths {
                             data_plane_url: string;
                             /** @description Runtime driver this host runs sandboxes on */
                             driver: string;
+                            /** @description E2B-compatible API (set E2B_API_URL and E2B_SANDBOX_URL to it); absent when SANDPIT_E2B_PORT is 0 */
+                            e2b_api_url?: string;
                             /** @description Template with {port} and {sandbox_id} */
                             preview_url: string;
                             region: string;
@@ -5480,7 +5484,7 @@ export interface components {
                  * @description Stable, machine-readable code
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "too_many_sandboxes" | "too_many_snapshots" | "too_many_snapshots_in_flight" | "too_many_builds" | "too_many_templates" | "header_fields_too_large" | "internal" | "unavailable" | "insufficient_storage";
+                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "too_many_sandboxes" | "too_many_snapshots" | "too_many_snapshots_in_flight" | "too_many_builds" | "too_many_templates" | "header_fields_too_large" | "internal" | "bad_gateway" | "sandbox_not_running" | "port_not_open" | "unavailable" | "insufficient_storage";
                 /** @description Human-readable; may change between releases */
                 message: string;
             };

@@ -4,7 +4,7 @@ import { iso, type Clock } from '../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../errors.ts';
 import { type AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
-import type { FileEntry } from '../schemas/files.ts';
+import type { FileEntry as FileEntryView } from '../schemas/files.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import { SANDBOX_HOME, SANDBOX_USER } from '../templates/sandbox-user.ts';
@@ -20,7 +20,8 @@ const UPLOAD_BATCH = 1024 * 1024;
 /** Kernel send buffer of a transfer connection: room for a full batch and the next one. */
 const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 
-/** Relative paths are relative to the user's home, as in a shell. */
+/** The API's file entry, plus owner ids (not in the API; the E2B layer names them). */
+export type FileEntry = FileEntryView & { uid?: number; gid?: number };
 
 export interface WatchEvent {
   timestamp: string;
@@ -98,6 +99,10 @@ function decodeEntry(value: Buffer, path: string, clock: Clock): FileEntry {
   };
   const target = t.get(EntryTag.target);
   if (target) entry.symlink_target = target.toString('utf8');
+  const uid = t.get(EntryTag.uid);
+  const gid = t.get(EntryTag.gid);
+  if (uid?.length === 4) entry.uid = uid.readUInt32LE(0);
+  if (gid?.length === 4) entry.gid = gid.readUInt32LE(0);
   return entry;
 }
 
@@ -148,10 +153,10 @@ export class FileService {
     }
   }
 
-  async stat(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry> {
+  async stat(rec: SandboxRecord, raw: string | undefined, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'stat', path, user: SANDBOX_USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'stat', path, user }).catch((err) => {
       throw fileError(err, path);
     });
     const rec0 = decodeTlvList(out).find((r) => r.tag === RecordTag.entry);
@@ -159,10 +164,10 @@ export class FileService {
     return decodeEntry(rec0.value, path, this.clock);
   }
 
-  async list(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry[]> {
+  async list(rec: SandboxRecord, raw: string | undefined, user = SANDBOX_USER): Promise<FileEntry[]> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'list', path, user: SANDBOX_USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'list', path, user }).catch((err) => {
       throw fileError(err, path);
     });
     const entries = decodeTlvList(out)
@@ -174,31 +179,31 @@ export class FileService {
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async mkdir(rec: SandboxRecord, raw: string, parents: boolean): Promise<FileEntry> {
+  async mkdir(rec: SandboxRecord, raw: string, parents: boolean, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'mkdir', path, parents, user: SANDBOX_USER }).catch((err) => {
+    await client.fileResult({ op: 'mkdir', path, parents, user }).catch((err) => {
       throw fileError(err, path);
     });
-    return this.stat(rec, path);
+    return this.stat(rec, path, user);
   }
 
-  async remove(rec: SandboxRecord, raw: string, recursive: boolean): Promise<void> {
+  async remove(rec: SandboxRecord, raw: string, recursive: boolean, user = SANDBOX_USER): Promise<void> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'remove', path, recursive, user: SANDBOX_USER }).catch((err) => {
+    await client.fileResult({ op: 'remove', path, recursive, user }).catch((err) => {
       throw fileError(err, path);
     });
   }
 
-  async rename(rec: SandboxRecord, rawFrom: string, rawTo: string, overwrite: boolean): Promise<FileEntry> {
+  async rename(rec: SandboxRecord, rawFrom: string, rawTo: string, overwrite: boolean, user = SANDBOX_USER): Promise<FileEntry> {
     const from = sandboxPath(rawFrom, 'from');
     const to = sandboxPath(rawTo, 'to');
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user: SANDBOX_USER }).catch((err) => {
+    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user }).catch((err) => {
       throw fileError(err, (err as AgentError).code === 'EEXIST' ? to : from);
     });
-    return this.stat(rec, to);
+    return this.stat(rec, to, user);
   }
 
   /**
@@ -206,10 +211,10 @@ export class FileService {
    * The stream pauses the agent connection when the HTTP client reads slowly; it fails (so the
    * response is cut short, never silently truncated) if the file changed size while being read.
    */
-  async download(rec: SandboxRecord, raw: string | undefined): Promise<{ path: string; size: number; stream: Readable }> {
+  async download(rec: SandboxRecord, raw: string | undefined, user = SANDBOX_USER): Promise<{ path: string; size: number; stream: Readable }> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
-    const proc = client.file({ op: 'read', path, user: SANDBOX_USER, direct: true });
+    const proc = client.file({ op: 'read', path, user, direct: true });
     const spawned = started(proc);
     // Listeners go on before any await: output can arrive in the same read as SPAWNED.
     let got = 0;
@@ -249,11 +254,11 @@ export class FileService {
    * target directory that gets its name only when complete; on any failure (disk quota, client
    * gone) nothing is left behind. Missing parent directories are created.
    */
-  async upload(rec: SandboxRecord, raw: string | undefined, body: Readable): Promise<FileEntry> {
+  async upload(rec: SandboxRecord, raw: string | undefined, body: Readable, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
     try {
-      const proc = client.file({ op: 'write', path, parents: true, user: SANDBOX_USER, direct: true });
+      const proc = client.file({ op: 'write', path, parents: true, user, direct: true });
       const errs: Buffer[] = [];
       proc.on('stderr', (b: Buffer) => errs.push(b));
       const ended = new Promise<Error | undefined>((resolve) => {
@@ -330,14 +335,14 @@ export class FileService {
     } finally {
       client.close();
     }
-    return this.stat(rec, path);
+    return this.stat(rec, path, user);
   }
 
   /** Starts watching; fails with an envelope before the stream opens (missing, not a directory). */
-  async openWatch(rec: SandboxRecord, raw: string | undefined, recursive: boolean): Promise<Watch> {
+  async openWatch(rec: SandboxRecord, raw: string | undefined, recursive: boolean, user = SANDBOX_USER): Promise<Watch> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const proc = client.file({ op: 'watch', path, recursive, user: SANDBOX_USER });
+    const proc = client.file({ op: 'watch', path, recursive, user });
     // Events may arrive right behind SPAWNED, before streamWatch listens: keep them.
     const early: Buffer[] = [];
     const keep = (b: Buffer) => early.push(b);

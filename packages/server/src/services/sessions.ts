@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { badRequest, conflict, notFound, unavailable } from '../errors.ts';
 import type { AgentClient, AgentError, AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import { SANDBOX_HOME } from '../templates/sandbox-user.ts';
+import { SANDBOX_HOME, SANDBOX_USER } from '../templates/sandbox-user.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Output kept per background process for reads and late subscribers; older output is dropped. */
@@ -141,6 +141,8 @@ export interface StartSpec {
   cwd?: string;
   pty?: { cols: number; rows: number };
   outputBytes: number;
+  /** Default: the sandbox user. */
+  user?: string;
 }
 
 /**
@@ -218,7 +220,7 @@ export class SessionRegistry {
       argv: spec.argv,
       env: spec.env,
       cwd: meta.cwd,
-      user: 'user',
+      user: spec.user ?? SANDBOX_USER,
       pty: spec.pty,
       background: true,
       name: NAME_PREFIX + JSON.stringify(meta),
