@@ -5,6 +5,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { consoleAssetRoutes } from './routes/console-assets.ts';
+import { consoleSessionRoutes } from './routes/console-session.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
 import { fileRoutes, fileSchemas } from './routes/files.ts';
@@ -13,6 +15,7 @@ import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
@@ -122,9 +125,13 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await metricsRoutes(app, s);
+  // First: its cookie parser must run before every route's API key hook.
+  await consoleSessionRoutes(app, s);
+  await consoleAssetRoutes(app, s.config.consoleDir);
   await infoRoutes(app, s);
   await apiKeyRoutes(app, s);
   await sandboxRoutes(app, s);
+  await sandboxObservabilityRoutes(app, s);
   await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);

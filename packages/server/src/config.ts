@@ -22,6 +22,12 @@ export interface Config {
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
   agentBinary: string;
+  /** Built console assets served at /console. */
+  consoleDir: string;
+  consoleSessionTtlMs: number;
+  /** Per-sandbox metrics: time between samples and how long points are kept. */
+  metricsIntervalMs: number;
+  metricsWindowMs: number;
 }
 
 /** A non-negative integer setting; unset or empty means the fallback. */
@@ -58,5 +64,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSnapshotsInFlightPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
     snapshotDeadlineMs: envInt(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
     agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
+    consoleDir: env.SANDPIT_CONSOLE_DIR || new URL('../../console/dist', import.meta.url).pathname,
+    consoleSessionTtlMs: envInt(env, 'SANDPIT_CONSOLE_SESSION_TTL_S', 12 * 3600) * 1000,
+    metricsIntervalMs: Math.max(100, envInt(env, 'SANDPIT_METRICS_INTERVAL_MS', 10_000)),
+    metricsWindowMs: envInt(env, 'SANDPIT_METRICS_WINDOW_MS', 3_600_000),
   };
 }

@@ -10,6 +10,7 @@ import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './services/agents.ts';
 import { AuthService } from './services/auth.ts';
+import { ConsoleSessions } from './services/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
@@ -21,6 +22,8 @@ import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
+import { SandboxEvents } from './services/sandbox-events.ts';
+import { SandboxMetrics } from './services/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes.ts';
 import { SnapshotService } from './services/snapshots.ts';
 import { TemplateCaptures } from './services/template-captures.ts';
@@ -30,6 +33,7 @@ import { TeamManagementService } from './services/team-management.ts';
 import { type BuildProgress, TemplateService, templateLimits } from './services/templates.ts';
 import { WarmPool, warmPoolConfig } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
+import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { SandboxStore } from './store/sandboxes.ts';
@@ -190,7 +194,23 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
+    const consoleSessions = new ConsoleSessions(new ConsoleSessionStore(db), auth, clock, config.consoleSessionTtlMs);
+    auth.sessions = consoleSessions;
+    const sandboxMetrics = new SandboxMetrics({
+      liveSandboxes: () => store.listLive(),
+      driver,
+      traffic: (id) => network.traffic(id),
+      clock,
+      log,
+      intervalMs: config.metricsIntervalMs,
+      windowMs: config.metricsWindowMs,
+    });
+    const sandboxEvents = new SandboxEvents(db);
+
+    const app = await buildApp(
+      { config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, consoleSessions, sandboxMetrics, sandboxEvents, driverName: driver.name },
+      log,
+    );
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -215,6 +235,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .finally(() => (billingRun = undefined));
     }, BILLING_INTERVAL_MS);
     billingTimer.unref();
+    sandboxMetrics.start();
 
     return {
       app,
@@ -230,6 +251,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(timer);
         clearInterval(billingTimer);
         await billingRun;
+        await sandboxMetrics.close();
         await app.close();
         await warmPool.close();
         await captures.close();

@@ -2535,6 +2535,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lifecycle events with reasons (created, paused by auto-pause or request, resumed, snapshot, failed and why), oldest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only events with a larger seq (for polling) */
+                    after?: string;
+                    /** @description 1 to 1000, default 200 */
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                /** Format: date-time */
+                                at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description Why it happened, in words */
+                                reason: string;
+                                /** @description Increasing across the installation */
+                                seq: number;
+                                /** @description created, updated, paused, auto_paused, resumed, snapshot, failed, reconciled_active, reconciled_paused, deleted, auto_deleted */
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/exec": {
         parameters: {
             query?: never;
@@ -2760,6 +2854,108 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CPU, memory, disk and network use over time, sampled from the engine cgroups and the sandbox veth */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only points at or after this time (for polling) */
+                    since?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Time between samples; a paused sandbox is not sampled, so the series has gaps */
+                            interval_ms: number;
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                cpu_percent: number | null;
+                                /** @description Bytes written to the sandbox disk layer */
+                                disk_bytes: number;
+                                /** @description Memory charged to the sandbox cgroup */
+                                memory_bytes: number;
+                                net_rx_bytes: number | null;
+                                net_rx_rate: number | null;
+                                net_tx_bytes: number | null;
+                                net_tx_rate: number | null;
+                            }[];
+                            resources: {
+                                disk_mib: number;
+                                memory_mib: number;
+                                vcpu_count: number;
+                            };
+                            sandbox_id: string;
+                            /** @description How far back points are kept (in memory: a server restart starts afresh) */
+                            window_ms: number;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3530,6 +3726,94 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an API key for a console session cookie (HttpOnly, SameSite=Strict)
+         * @description Requests with the cookie and no X-API-Key act with the key's permissions; mutations must also send the x-sandpit-console header.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        api_key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expires_at: string;
+                            key_id: string;
+                            permissions: string[];
+                            team_id: string;
+                            user_id: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Sign out: ends the console session and clears its cookie */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
             };
         };

@@ -17,9 +17,16 @@ export interface Principal {
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const newKeySecret = () => `sp_${randomBytes(24).toString('base64url')}`;
 
+/** Resolves a console session token (from its cookie) to the principal of its key. */
+export interface SessionLookup {
+  principal(token: string): Promise<Principal>;
+}
+
 export class AuthService {
   readonly teams: TeamStore;
   readonly clock: Clock;
+  /** Set once console sessions are wired: the API then also accepts the session cookie. */
+  sessions?: SessionLookup;
   constructor(teams: TeamStore, clock: Clock) {
     this.teams = teams;
     this.clock = clock;
@@ -29,6 +36,11 @@ export class AuthService {
     if (!key) throw unauthorized('missing X-API-Key header');
     const rec = await this.teams.findKeyByHash(hashKey(key));
     if (!rec) throw unauthorized('invalid API key');
+    return this.principalOf(rec);
+  }
+
+  /** What a live key may do now; console sessions act through the key they were opened with. */
+  async principalOf(rec: ApiKeyRecord): Promise<Principal> {
     // A key acts with its own permissions narrowed to its user's current roles, so a role change applies at once.
     const allowed = permissionsOfRoles(await activeRoleNames(this.teams.db, rec.userId));
     const permissions = rec.permissions.filter((perm) => allowed.has(perm as Permission));

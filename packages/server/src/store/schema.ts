@@ -76,6 +76,13 @@ export interface SandboxEventTable {
   data: string | null;
 }
 
+export interface ConsoleSessionTable {
+  token_hash: string;
+  key_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface RoleAssignmentTable {
   id: string;
   team_id: string;
@@ -216,6 +223,7 @@ export interface Database {
   sandboxes: SandboxTable;
   sandbox_metadata: SandboxMetadataTable;
   sandbox_events: SandboxEventTable;
+  console_sessions: ConsoleSessionTable;
   role_assignments: RoleAssignmentTable;
   team_gates: TeamGateTable;
   pricing_plans: PricingPlanTable;
