@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Api, sandboxFixture } from './helpers/server-process.ts';
+import { execFileSync } from 'node:child_process';
+import { Api, CLI, sandboxFixture } from './helpers/server-process.ts';
 
 const fx = sandboxFixture({ SANDPIT_DRIVER: 'container', SANDPIT_METRICS_INTERVAL_MS: '300' });
 
@@ -100,4 +101,17 @@ test('events: lifecycle with reasons, oldest first, pageable', async () => {
   assert.deepEqual(after.body.events.map((e: any) => e.type), ['paused']);
   const other = await fetch(`${fx.server.url}/sandboxes/${fx.sb.id}/events`, { headers: { 'x-api-key': 'sp_wrong' } });
   assert.equal(other.status, 401);
+});
+
+test('the SDK and the CLI read metrics and events', async () => {
+  const { SandpitClient } = await import('@sandpit/sdk');
+  const client = new SandpitClient({ apiUrl: fx.server.url, apiKey: fx.server.key });
+  const events = await client.sandboxes.events(fx.sb.id);
+  assert.equal(events[0]?.type, 'created');
+  assert.ok((await client.sandboxes.metrics(fx.sb.id)).points.length > 0);
+  const run = (...args: string[]) =>
+    execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, SANDPIT_API_URL: fx.server.url, SANDPIT_API_KEY: fx.server.key }, encoding: 'utf8' });
+  assert.match(run('sandbox', 'events', fx.sb.id), /created\s+created by request/);
+  const metrics = JSON.parse(run('sandbox', 'metrics', fx.sb.id, '--last', '2', '--json'));
+  assert.equal(metrics.points.length, 2);
 });
