@@ -27,6 +27,8 @@ ensure_packages() {
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
+  # The console's browser tests drive Debian's Chromium (never a downloaded browser).
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
     say "installing host packages: ${missing[*]}"
@@ -86,9 +88,15 @@ ensure_agent() {
   make -s -C "$SANDPIT_ROOT/packages/agent" >/dev/null || die "building the in-sandbox agent failed"
 }
 
+ensure_console() {
+  # The web console is built from source (nothing built is committed); rebuilt only when a source changed.
+  node "$SANDPIT_ROOT/packages/console/scripts/build-if-stale.ts" || die "building the web console failed"
+}
+
 ensure_packages
 ensure_localhost_names
 ensure_cgroups
 ensure_node
 ensure_deps
 ensure_agent
+ensure_console

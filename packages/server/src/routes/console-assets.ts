@@ -31,7 +31,15 @@ export async function consoleAssetRoutes(app: FastifyInstance, dir: string) {
     scope.addHook('onSend', async (_req, reply) => {
       reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
     });
-    await scope.register(fastifyStatic, { root: dir, prefix: '/console/', wildcard: false, preCompressed: true, index: ['index.html'] });
+    await scope.register(fastifyStatic, {
+      root: dir,
+      prefix: '/console/',
+      wildcard: false,
+      preCompressed: true,
+      index: ['index.html'],
+      // Built asset names carry a content hash: they never change under a name.
+      setHeaders: (reply, path) => reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache'),
+    });
     // Client-side routes (/console/sandboxes/...) load the app shell; hashed assets are cached for good.
     scope.get('/console/*', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
   });

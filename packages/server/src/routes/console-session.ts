@@ -32,6 +32,24 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
+  app.get(
+    '/session',
+    {
+      schema: {
+        summary: 'Whether the console session cookie is signed in, and as what (200 either way, so a signed-out page load is not an error)',
+        tags,
+        security: [],
+        response: { 200: Type.Object({ signed_in: Type.Boolean(), session: Type.Optional(Type.Omit(ConsoleSession, ['expires_at'])) }) },
+      },
+    },
+    async (req) => {
+      const token = req.cookies[SESSION_COOKIE];
+      const p = token ? await s.consoleSessions.principal(token).catch(() => undefined) : undefined;
+      if (!p) return { signed_in: false };
+      return { signed_in: true, session: { team_id: p.teamId, user_id: p.userId, key_id: p.keyId, permissions: [...p.permissions] } };
+    },
+  );
+
   app.delete(
     '/session',
     { schema: { summary: 'Sign out: ends the console session and clears its cookie', tags, security: [], response: { 204: Type.Null() } } },
