@@ -4,13 +4,7 @@ import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { Api, ServerProcess } from '../../server/test/helpers/server-process.ts';
 import { buildConsole, consoleIsStale } from '../scripts/build-if-stale.ts';
-
-/** Debian's Chromium, never a downloaded browser; flags keep it off the network and quiet. */
-export const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-};
+import { CHROMIUM } from './chromium.ts';
 
 const SHOTS = new URL('../../../docs/console/', import.meta.url).pathname;
 
