@@ -3741,7 +3741,35 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Whether the console session cookie is signed in, and as what (200 either way, so a signed-out page load is not an error) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session?: {
+                                key_id: string;
+                                permissions: string[];
+                                team_id: string;
+                                user_id: string;
+                            };
+                            signed_in: boolean;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Exchange an API key for a console session cookie (HttpOnly, SameSite=Strict)
