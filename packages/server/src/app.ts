@@ -16,6 +16,7 @@ import { previewPortRoutes } from './routes/preview-ports.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
+import { sessionCookieOf } from './routes/session-cookie.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
@@ -91,7 +92,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     await app.register(fastifyRateLimit, {
       max: s.config.rateLimitMax,
       timeWindow: s.config.rateLimitWindowMs,
-      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
+      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? sessionCookieOf(req.headers.cookie) ?? req.ip),
       errorResponseBuilder: (_req, ctx) => tooMany('rate_limited', `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s`, Math.ceil(ctx.ttl / 1000)),
     });
   }

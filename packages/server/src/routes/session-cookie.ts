@@ -7,6 +7,12 @@ export const SESSION_COOKIE = 'sandpit_session';
 export const CSRF_HEADER = 'x-sandpit-console';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+const COOKIE_RE = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
+
+/** The session token in a raw Cookie header: the rate limit runs before cookies are parsed and counts per session. */
+export function sessionCookieOf(header: string | undefined): string | undefined {
+  return header ? COOKIE_RE.exec(header)?.[1] : undefined;
+}
 
 /**
  * The principal of the request's console session, when it has no X-API-Key but a session cookie.
