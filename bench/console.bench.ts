@@ -51,7 +51,7 @@ try {
     const types = new Map<string, string>();
     cdp.on('Network.responseReceived', (e) => types.set(e.requestId, e.type));
     cdp.on('Network.loadingFinished', (e) => types.get(e.requestId) === 'Script' && js.set(e.requestId, e.encodedDataLength));
-    let t0 = performance.now();
+    const t0 = performance.now();
     await page.goto(`${server.url}/console/sandboxes`);
     await page.getByRole('heading', { name: 'Sandboxes' }).waitFor();
     await page.getByLabel('Status').waitFor();

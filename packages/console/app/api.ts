@@ -87,7 +87,7 @@ export async function dp(sandboxId: string, method: string, path: string, body?:
 }
 
 /** Reads a text/event-stream body, calling `onEvent` with each data event's JSON. */
-export async function readSse(res: Response, onEvent: (data: any) => void): Promise<void> {
+export async function readSse<T>(res: Response, onEvent: (data: T) => void): Promise<void> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   for (;;) {
@@ -98,7 +98,7 @@ export async function readSse(res: Response, onEvent: (data: any) => void): Prom
     while ((nl = buf.indexOf('\n\n')) >= 0) {
       const block = buf.slice(0, nl);
       buf = buf.slice(nl + 2);
-      for (const line of block.split('\n')) if (line.startsWith('data: ')) onEvent(JSON.parse(line.slice(6)));
+      for (const line of block.split('\n')) if (line.startsWith('data: ')) onEvent(JSON.parse(line.slice(6)) as T);
     }
   }
 }
