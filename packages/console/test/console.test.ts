@@ -20,6 +20,8 @@ before(async () => {
   server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_METRICS_INTERVAL_MS: '500' });
   browser = await chromium.launch(CHROMIUM);
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1366, height: 900 } });
+  // A loaded shared host can be slow; behaviour, not speed, is under test here.
+  context.setDefaultTimeout(60_000);
   page = await context.newPage();
   page.on('console', (m) => watching && m.type() === 'error' && errors.push(m.text()));
   page.on('pageerror', (e) => errors.push(String(e)));

@@ -115,3 +115,17 @@ test('the SDK and the CLI read metrics and events', async () => {
   const metrics = JSON.parse(run('sandbox', 'metrics', fx.sb.id, '--last', '2', '--json'));
   assert.equal(metrics.points.length, 2);
 });
+
+test('events: an auto-pause says so', async () => {
+  const made = await admin().post('/sandboxes', { auto_pause_seconds: 1 });
+  assert.equal(made.status, 201);
+  const end = Date.now() + 20_000;
+  let events: any[] = [];
+  while (!events.some((e) => e.type === 'auto_paused')) {
+    if (Date.now() > end) assert.fail(`no auto-pause event: ${JSON.stringify(events)}`);
+    await new Promise((r) => setTimeout(r, 250));
+    events = (await admin().get(`/sandboxes/${made.body.id}/events`)).body.events;
+  }
+  assert.equal(events.find((e) => e.type === 'auto_paused').reason, 'paused by auto-pause after its idle timeout');
+  assert.equal((await admin().del(`/sandboxes/${made.body.id}`)).status, 204);
+});
