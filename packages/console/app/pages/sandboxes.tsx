@@ -54,10 +54,10 @@ export function SandboxesPage() {
               <tr>
                 <th>Sandbox</th>
                 <th>Status</th>
-                <th>Template</th>
-                <th>Resources</th>
+                <th class="wide-only">Template</th>
+                <th class="wide-only">Resources</th>
                 <th>Metadata</th>
-                <th>Created</th>
+                <th class="wide-only">Created</th>
               </tr>
             </thead>
             <tbody>
@@ -70,8 +70,8 @@ export function SandboxesPage() {
                   <td>
                     <Status status={s.status} />
                   </td>
-                  <td>{s.template_id}</td>
-                  <td>
+                  <td class="wide-only">{s.template_id}</td>
+                  <td class="wide-only">
                     {s.resources.vcpu_count} vCPU · {s.resources.memory_mib} MiB
                   </td>
                   <td>
@@ -81,7 +81,7 @@ export function SandboxesPage() {
                       </span>
                     ))}
                   </td>
-                  <td>{when(s.created_at)}</td>
+                  <td class="wide-only">{when(s.created_at)}</td>
                 </tr>
               ))}
             </tbody>
