@@ -44,7 +44,15 @@ test('a wrong key is refused and the page keeps no key', async () => {
   await page.goto(url('/'));
   await page.getByLabel('API key').waitFor();
   await page.screenshot({ path: `${SHOTS}sign-in.png` });
+  // Keyboard: the key field, then the button, are reachable with Tab.
+  await page.locator('body').focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
+  await page.keyboard.type('x'); // the button is disabled while the field is empty
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Sign in');
   await signIn(page, 'sp_wrong_key');
+  assert.equal((await page.request.get(`${server.url}/console/assets/missing.js`)).status(), 404);
   await page.getByRole('alert').filter({ hasText: 'invalid API key' }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
 });

@@ -41,6 +41,10 @@ export async function consoleAssetRoutes(app: FastifyInstance, dir: string) {
       setHeaders: (reply, path) => reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache'),
     });
     // Client-side routes (/console/sandboxes/...) load the app shell; hashed assets are cached for good.
-    scope.get('/console/*', { schema: { hide: true } }, async (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
+    scope.get('/console/*', { schema: { hide: true } }, async (req, reply) => {
+      // A missing asset is a 404, not the app shell (a stale page asking for an old chunk must fail plainly).
+      if (req.url.startsWith('/console/assets/')) throw new ApiError(404, 'not_found', `no console asset ${req.url.split('?')[0]}`);
+      return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    });
   });
 }
