@@ -123,6 +123,16 @@ test('sign in, create a sandbox, terminal, files, exec, pause and resume, metric
     await page.screenshot({ path: `${SHOTS}${file}.png`, fullPage: true });
   }
 
+  // Team: add a member, then grant them a second role.
+  await page.getByRole('navigation').getByRole('link', { name: 'Team' }).click();
+  await page.getByLabel('Email').fill('e2e@example.test');
+  await page.getByLabel('Full name').fill('E2E Member');
+  await page.getByLabel('Role', { exact: true }).selectOption('member');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.getByText('Their first API key (shown once)').waitFor();
+  await page.getByLabel('Grant a role to e2e@example.test').selectOption('billing_viewer');
+  await page.getByRole('button', { name: 'Revoke billing_viewer from e2e@example.test' }).waitFor();
+
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByRole('navigation').getByRole('link', { name: 'Sandboxes' }).click();

@@ -13,7 +13,7 @@ interface Member {
 
 interface Management {
   members: Member[];
-  capabilities: { can_invite_members: boolean; can_deactivate_members: boolean };
+  capabilities: { can_invite_members: boolean; can_deactivate_members: boolean; can_assign_roles: boolean; can_revoke_roles: boolean };
   mutation_options: { assignable_roles: string[] };
 }
 
@@ -58,7 +58,36 @@ export function TeamPage({ me }: { me: Me }) {
                   {m.full_name}
                   <div class="sub">{m.email}</div>
                 </td>
-                <td>{m.roles.join(', ')}</td>
+                <td>
+                  {m.roles.map((r) => (
+                    <span class="tag" key={r}>
+                      {r}
+                      {caps?.can_revoke_roles && team.data?.mutation_options.assignable_roles.includes(r) && (
+                        <button class="link" aria-label={`Revoke ${r} from ${m.email}`} disabled={busy} onClick={() => run(async () => { await del(`${base}/members/${m.user_id}/roles/${r}`); await team.reload(); })}>
+                          ×
+                        </button>
+                      )}
+                    </span>
+                  ))}
+                  {caps?.can_assign_roles && m.status === 'active' && (
+                    <select
+                      aria-label={`Grant a role to ${m.email}`}
+                      value=""
+                      disabled={busy}
+                      onChange={(e) => {
+                        const role = e.currentTarget.value;
+                        if (role) void run(async () => { await post(`${base}/members/${m.user_id}/roles`, { role_name: role }); await team.reload(); });
+                      }}
+                    >
+                      <option value="">grant…</option>
+                      {team.data?.mutation_options.assignable_roles
+                        .filter((r) => !m.roles.includes(r))
+                        .map((r) => (
+                          <option key={r}>{r}</option>
+                        ))}
+                    </select>
+                  )}
+                </td>
                 <td>
                   <Status status={m.status} />
                 </td>
