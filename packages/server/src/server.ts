@@ -85,7 +85,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db);
-    const auth = new AuthService(teams, clock);
+    const consoleSessionStore = new ConsoleSessionStore(db);
+    const auth = new AuthService(teams, clock, consoleSessionStore);
 
     let createdKey: string | undefined;
     if ((await teams.countTeams()) === 0) {
@@ -188,8 +189,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     await billing.runJob();
 
-    const consoleSessions = new ConsoleSessions(new ConsoleSessionStore(db), auth, clock, config.consoleSessionTtlMs);
-    auth.sessions = consoleSessions;
+    const consoleSessions = new ConsoleSessions(consoleSessionStore, auth, clock, config.consoleSessionTtlMs);
     const sandboxMetrics = new SandboxMetrics({
       liveSandboxes: () => store.listLive(),
       driver,

@@ -44,7 +44,7 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       const token = req.cookies[SESSION_COOKIE];
-      const p = token ? await s.consoleSessions.principal(token).catch(() => undefined) : undefined;
+      const p = token ? await s.auth.authenticateSession(token).catch(() => undefined) : undefined;
       if (!p) return { signed_in: false };
       return { signed_in: true, session: { team_id: p.teamId, user_id: p.userId, key_id: p.keyId, permissions: [...p.permissions] } };
     },

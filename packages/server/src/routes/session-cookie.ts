@@ -27,5 +27,5 @@ export async function sessionPrincipal(req: FastifyRequest, auth: AuthService): 
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `${req.protocol}://${req.host}`) throw forbidden('cross-origin request refused');
   }
-  return auth.sessions.principal(token);
+  return auth.authenticateSession(token);
 }

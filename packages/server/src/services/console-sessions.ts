@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { unauthorized } from '../errors.ts';
 import type { ConsoleSessionStore } from '../store/console-sessions.ts';
 import { type AuthService, hashKey, type Principal } from './auth.ts';
 
@@ -30,12 +29,6 @@ export class ConsoleSessions {
     await this.#store.deleteExpired(now);
     await this.#store.insert({ tokenHash: hashKey(token), keyId: principal.keyId, now, expiresAt });
     return { token, principal, expiresAt };
-  }
-
-  async principal(token: string): Promise<Principal> {
-    const rec = await this.#store.findKey(hashKey(token), this.#clock.now());
-    if (!rec) throw unauthorized('the console session has ended; sign in again');
-    return this.#auth.principalOf(rec);
   }
 
   async signOut(token: string): Promise<void> {
