@@ -58,7 +58,7 @@ function App() {
     <div class="shell">
       <header class="top">
         <a class="brand" {...href('/sandboxes')}>Sandpit</a>
-        <button class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
         </button>
         <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Main">
@@ -67,7 +67,7 @@ function App() {
               {label}
             </a>
           ))}
-          <button class="link" onClick={out}>
+          <button type="button" class="link" onClick={out}>
             Sign out
           </button>
         </nav>

@@ -68,21 +68,21 @@ export function SandboxPage({ id }: { id: string }) {
             Status: <Status status={s.status} />
           </span>
           {active ? (
-            <button disabled={busy} onClick={() => lifecycle('pause')}>
+            <button type="button" disabled={busy} onClick={() => lifecycle('pause')}>
               Pause
             </button>
           ) : (
-            <button disabled={busy || s.status !== 'paused'} onClick={() => lifecycle('resume')}>
+            <button type="button" disabled={busy || s.status !== 'paused'} onClick={() => lifecycle('resume')}>
               Resume
             </button>
           )}
-          <button disabled={busy || s.status === 'failed'} onClick={snapshot}>
+          <button type="button" disabled={busy || s.status === 'failed'} onClick={snapshot}>
             Snapshot
           </button>
-          <button disabled={busy || s.status === 'failed'} onClick={fork}>
+          <button type="button" disabled={busy || s.status === 'failed'} onClick={fork}>
             Fork
           </button>
-          <button class="danger" disabled={busy} onClick={remove}>
+          <button type="button" class="danger" disabled={busy} onClick={remove}>
             Delete
           </button>
         </div>
@@ -102,7 +102,7 @@ export function SandboxPage({ id }: { id: string }) {
         title="Terminal"
         actions={
           !terminalOpen && (
-            <button disabled={!active} onClick={() => setTerminalOpen(true)}>
+            <button type="button" disabled={!active} onClick={() => setTerminalOpen(true)}>
               Open terminal
             </button>
           )

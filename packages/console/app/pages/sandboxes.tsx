@@ -28,7 +28,7 @@ export function SandboxesPage() {
           New sandbox
         </a>
       </div>
-      <div class="filters" role="search">
+      <div class="filters">
         <label>
           Status
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>

@@ -45,10 +45,10 @@ export function SnapshotsPage() {
                 <td>{mib(s.size_bytes)}</td>
                 <td>{when(s.created_at)}</td>
                 <td class="actions">
-                  <button class="small" disabled={busy || s.status !== 'ready'} onClick={() => fork(s)}>
+                  <button type="button" class="small" disabled={busy || s.status !== 'ready'} onClick={() => fork(s)}>
                     New sandbox from it
                   </button>
-                  <button class="small danger" disabled={busy} onClick={() => remove(s)}>
+                  <button type="button" class="small danger" disabled={busy} onClick={() => remove(s)}>
                     Delete
                   </button>
                 </td>

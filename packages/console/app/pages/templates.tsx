@@ -27,7 +27,7 @@ function BuildLog({ template, build }: { template: string; build: string }) {
   return (
     <>
       <ErrorText error={error} />
-      <pre ref={pre} class="output" aria-label="Build log" aria-live="polite">
+      <pre ref={pre} class="output" role="log" aria-label="Build log">
         {lines.join('\n')}
       </pre>
     </>
@@ -79,7 +79,7 @@ export function TemplatesPage() {
                 <td>{when(t.updated_at)}</td>
                 <td>
                   {t.latest_build_id && (
-                    <button class="small" onClick={() => setLogOf({ template: t.id, build: t.latest_build_id! })}>
+                    <button type="button" class="small" onClick={() => setLogOf({ template: t.id, build: t.latest_build_id! })}>
                       Show log
                     </button>
                   )}

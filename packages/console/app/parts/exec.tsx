@@ -37,7 +37,7 @@ export function ExecPanel({ id }: { id: string }) {
           Run
         </button>
       </div>
-      <pre ref={outRef} class="output" aria-live="polite" aria-label="Command output">
+      <pre ref={outRef} class="output" role="log" aria-label="Command output">
         {output}
       </pre>
       {exit !== undefined && <p class="sub">exit code {exit}</p>}

@@ -96,7 +96,7 @@ export function FilesPanel({ id }: { id: string }) {
       <ul class="file-list" aria-label="Files">
         {parent && (
           <li>
-            <button class="link" onClick={() => setDir(parent)}>
+            <button type="button" class="link" onClick={() => setDir(parent)}>
               ..
             </button>
           </li>
@@ -104,7 +104,7 @@ export function FilesPanel({ id }: { id: string }) {
         {list.data?.entries.map((e) => (
           <li key={e.path}>
             {e.type === 'dir' ? (
-              <button class="link" onClick={() => setDir(e.path)}>
+              <button type="button" class="link" onClick={() => setDir(e.path)}>
                 {e.name}/
               </button>
             ) : (
@@ -112,7 +112,7 @@ export function FilesPanel({ id }: { id: string }) {
                 <span>{e.name}</span>
                 <span class="sub">{fmtSize(e.size)}</span>
                 {e.type === 'file' && (
-                  <button class="small" disabled={busy} onClick={() => down(e)} aria-label={`Download ${e.name}`}>
+                  <button type="button" class="small" disabled={busy} onClick={() => down(e)} aria-label={`Download ${e.name}`}>
                     Download
                   </button>
                 )}

@@ -7,7 +7,7 @@ import { ErrorText } from '../ui.tsx';
 
 /** A PTY in the sandbox over the data-plane WebSocket (token in the query: browsers cannot set WebSocket headers). */
 export default function TerminalPanel({ id }: { id: string }) {
-  const box = useRef<HTMLDivElement>(null);
+  const box = useRef<HTMLElement>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [state, setState] = useState('connecting');
   useEffect(() => {
@@ -59,7 +59,7 @@ export default function TerminalPanel({ id }: { id: string }) {
         Terminal {state}
       </p>
       <ErrorText error={error} />
-      <div ref={box} class="terminal" aria-label="Terminal" />
+      <section ref={box} class="terminal" aria-label="Terminal" />
     </div>
   );
 }
