@@ -39,6 +39,7 @@ export const SETTINGS = {
   SANDPIT_CONSOLE_SESSION_TTL_S: { default: '43200', meaning: 'lifetime of a web console sign-in (session cookie)' },
   SANDPIT_CONSOLE_DIR: { meaning: 'built console assets served at /console (default `packages/console/dist`)' },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
+  SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
 interface Setting {
@@ -76,6 +77,8 @@ export interface Config {
   network: NetworkSettings;
   /** The secrets key as given (hex or base64); unset: a key file in the data dir. */
   secretsKey?: string;
+  /** Browser origins allowed to call the API (CORS); empty: none, `*`: any. */
+  corsOrigins: string[];
   /** Built console assets served at /console. */
   consoleDir: string;
   consoleSessionTtlMs: number;
@@ -174,6 +177,10 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamCaFile: str(env, 'SANDPIT_EGRESS_UPSTREAM_CA'),
     },
     secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
+    corsOrigins: (str(env, 'SANDPIT_CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== ''),
     consoleDir: str(env, 'SANDPIT_CONSOLE_DIR') ?? new URL('../../console/dist', import.meta.url).pathname,
     consoleSessionTtlMs: int(env, 'SANDPIT_CONSOLE_SESSION_TTL_S') * 1000,
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),

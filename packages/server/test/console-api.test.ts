@@ -104,7 +104,7 @@ test('events: lifecycle with reasons, oldest first, pageable', async () => {
 });
 
 test('the SDK and the CLI read metrics and events', async () => {
-  const { SandpitClient } = await import('@sandpit/sdk');
+  const { SandpitClient } = await import('../../sdk/src/index.ts');
   const client = new SandpitClient({ apiUrl: fx.server.url, apiKey: fx.server.key });
   const events = await client.sandboxes.events(fx.sb.id);
   assert.equal(events[0]?.type, 'created');

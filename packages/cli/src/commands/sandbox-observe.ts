@@ -1,4 +1,4 @@
-import type { MetricPoint } from '@sandpit/sdk';
+import type { MetricPoint } from '../sdk.ts';
 import { type ApiOptions, apiCommand, connect, integer, printJson, printTable, run } from '../api.ts';
 
 const MIB = 1024 * 1024;

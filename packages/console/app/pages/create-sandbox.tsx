@@ -1,4 +1,4 @@
-import type { SandboxWithToken, Template } from '@sandpit/sdk';
+import type { SandboxWithToken, Template } from '../sdk-types.ts';
 import { useState } from 'preact/hooks';
 import { get, post, rememberToken } from '../api.ts';
 import { navigate } from '../router.ts';

@@ -1,4 +1,4 @@
-import type { SandboxInfo, SandboxWithToken, Snapshot } from '@sandpit/sdk';
+import type { SandboxInfo, SandboxWithToken, Snapshot } from '../sdk-types.ts';
 import { lazy, Suspense } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { del, get, post, rememberToken, when } from '../api.ts';

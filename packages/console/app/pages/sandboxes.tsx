@@ -1,4 +1,4 @@
-import type { SandboxInfo } from '@sandpit/sdk';
+import type { SandboxInfo } from '../sdk-types.ts';
 import { useState } from 'preact/hooks';
 import { get, when } from '../api.ts';
 import { href } from '../router.ts';

@@ -1,4 +1,4 @@
-import type { SandboxWithToken, Snapshot } from '@sandpit/sdk';
+import type { SandboxWithToken, Snapshot } from '../sdk-types.ts';
 import { del, get, mib, post, rememberToken, when } from '../api.ts';
 import { navigate } from '../router.ts';
 import { ErrorText, Status, useAction, usePoll } from '../ui.tsx';

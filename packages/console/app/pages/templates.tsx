@@ -1,4 +1,4 @@
-import type { Template } from '@sandpit/sdk';
+import type { Template } from '../sdk-types.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fail, get, post, readSse, when } from '../api.ts';
 import { ErrorText, Section, Status, useAction, usePoll } from '../ui.tsx';

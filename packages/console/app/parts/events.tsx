@@ -1,4 +1,4 @@
-import type { SandboxEvent } from '@sandpit/sdk';
+import type { SandboxEvent } from '../sdk-types.ts';
 import { get } from '../api.ts';
 import { ErrorText, usePoll } from '../ui.tsx';
 

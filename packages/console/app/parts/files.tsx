@@ -1,4 +1,4 @@
-import type { FileEntry } from '@sandpit/sdk';
+import type { FileEntry } from '../sdk-types.ts';
 import { useState } from 'preact/hooks';
 import { dataPlane, dp, fail } from '../api.ts';
 import { ErrorText, useAction, usePoll } from '../ui.tsx';

@@ -1,4 +1,4 @@
-import type { MetricPoint, SandboxMetrics } from '@sandpit/sdk';
+import type { MetricPoint, SandboxMetrics } from '../sdk-types.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
