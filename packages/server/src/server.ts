@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { buildE2bApp } from './e2b/app.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
@@ -24,6 +25,7 @@ import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
+import { EngineWatch } from './services/engine-watch.ts';
 import { SandboxEvents } from './services/sandbox-events.ts';
 import { SandboxMetrics } from './services/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes.ts';
@@ -207,6 +209,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
+    const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
+    await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -218,6 +222,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
     timer.unref();
+    const engineWatch = new EngineWatch({ store, driver, agents, lock: sandboxes.lock, clock, log });
+    engineWatch.start();
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
       if (billingRun) return;
@@ -241,8 +247,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
+        await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
+        e2b?.close();
+        await e2b?.app.close();
         await sandboxMetrics.close();
         await app.close();
         await warmPool.close();

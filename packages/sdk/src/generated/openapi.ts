@@ -70,6 +70,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Key shape: 'sandpit' (sp_..., the default) or 'e2b' (e2b_ and 40 hex digits, for E2B SDKs that check it) */
+                        format?: "sandpit" | "e2b";
                         name: string;
                         /** @description Default: every permission of the calling key */
                         permissions?: string[];
@@ -1304,6 +1306,8 @@ export interface paths {
                             data_plane_url: string;
                             /** @description Runtime driver this host runs sandboxes on */
                             driver: string;
+                            /** @description E2B-compatible API (set E2B_API_URL and E2B_SANDBOX_URL to it); absent when SANDPIT_E2B_PORT is 0 */
+                            e2b_api_url?: string;
                             /** @description Template with {port} and {sandbox_id} */
                             preview_url: string;
                             region: string;
@@ -5858,6 +5862,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
@@ -5902,6 +5908,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */

@@ -9,6 +9,17 @@ export interface SandboxEventView {
   data: Record<string, unknown> | null;
 }
 
+const FAILURES: Record<string, string> = {
+  engine_out_of_memory: 'failed: it ran out of memory and its engine was killed',
+  engine_exited: 'failed: its engine exited',
+  engine_lost: 'failed: the engine no longer held it when the server started',
+};
+
+function failedBecause(reason: unknown, during: string | undefined): string {
+  if (typeof reason === 'string') return FAILURES[reason] ?? `failed: ${reason}`;
+  return during ? `failed while ${during === 'pause' ? 'pausing' : during}` : 'failed';
+}
+
 /** Why an event happened, in words a person reads in the console or the CLI. */
 export function reasonOf(e: SandboxEventRecord): string {
   const during = typeof e.data?.during === 'string' ? e.data.during : undefined;
@@ -24,8 +35,7 @@ export function reasonOf(e: SandboxEventRecord): string {
     case 'snapshot':
       return typeof e.data?.snapshot_id === 'string' ? `snapshot ${e.data.snapshot_id} taken` : 'snapshot taken';
     case 'failed':
-      if (during === 'restart') return `failed: the engine no longer held it when the server started (state ${String(e.data?.engine_state)})`;
-      return during ? `failed during ${during}` : 'failed';
+      return failedBecause(e.data?.reason, during);
     case 'reconciled_active':
       return 'found running when the server started';
     case 'reconciled_paused':
