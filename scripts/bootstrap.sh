@@ -27,6 +27,13 @@ ensure_packages() {
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
+  # Templates from container images: registry protocol and verified blob copies, then OCI unpacking.
+  command -v skopeo >/dev/null || missing+=(skopeo)
+  command -v umoci >/dev/null || missing+=(umoci)
+  # Tests only: a registry on loopback, its htpasswd file, and a static busybox for tiny images.
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v htpasswd >/dev/null || missing+=(apache2-utils)
+  dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
     say "installing host packages: ${missing[*]}"

@@ -22,6 +22,10 @@ export interface Config {
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
   agentBinary: string;
+  /** Registries (`host:port`) reached over plain HTTP instead of HTTPS, as Docker's insecure-registries. */
+  insecureRegistries: string[];
+  /** Largest image a template may be built from (compressed as declared, and unpacked). */
+  imageMaxBytes: number;
 }
 
 /** A non-negative integer setting; unset or empty means the fallback. */
@@ -58,5 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSnapshotsInFlightPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
     snapshotDeadlineMs: envInt(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
     agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
+    insecureRegistries: (env.SANDPIT_INSECURE_REGISTRIES ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    imageMaxBytes: envInt(env, 'SANDPIT_IMAGE_MAX_MIB', 8192) * 1024 * 1024,
   };
 }

@@ -38,6 +38,8 @@ import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
 import { TemplateStore } from './store/templates.ts';
+import { ImageStore } from './runtime/images/image-store.ts';
+import { LayerCache } from './runtime/templates/layer-cache.ts';
 
 export interface Platform {
   app: FastifyInstance;
@@ -103,6 +105,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       limits: templateLimits(process.env),
       agents,
       build: { driver, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log },
+      images: {
+        images: new ImageStore(join(config.dataDir, 'templates', 'images')),
+        layers: new LayerCache(join(config.dataDir, 'templates', 'layers')),
+        insecureRegistries: config.insecureRegistries,
+        maxBytes: config.imageMaxBytes,
+        // Secrets are set up further down; builds only read them later.
+        secretValue: (teamId, name) => secrets.valueOf(teamId, name),
+      },
       onProgress: opts.onProgress,
     });
     await templates.init();
