@@ -222,3 +222,43 @@ describe('templates from Dockerfiles', () => {
     assert.match(ctx.body.error.message, /line 2: COPY from a build context/);
   });
 });
+
+describe('image templates on the gvisor driver', () => {
+  let gv: ServerProcess;
+  let gapi: Api;
+  before(async () => {
+    gv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_INSECURE_REGISTRIES: pub.host });
+    gapi = new Api(gv.url, gv.key);
+  });
+  after(async () => {
+    await gv?.stop();
+  });
+
+  async function gexec(id: string, command: string) {
+    const res = await gapi.post(`/sandboxes/${id}/exec`, { command });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as { stdout: string; stderr: string; exit_code: number };
+  }
+
+  test('steps and the image CMD run; pause/resume and a snapshot fork keep files and processes', async () => {
+    const res = await gapi.post('/templates', { name: 'gdeb', from_image: `${pub.host}/test/debian:1`, use_image_cmd: true, ready_cmd: 'test -f /tmp/cmd-ran', steps: [{ type: 'run', command: 'echo step > /srv/step.txt', user: 'root' }] });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const logs = await fetch(`${gv.url}/templates/${res.body.id}/builds/${res.body.build_id}/logs`, { headers: { 'x-api-key': gv.key } });
+    const last = parseSse(await logs.text()).events.at(-1);
+    assert.equal(last.status, 'ready', JSON.stringify(last));
+
+    const sb = (await gapi.post('/sandboxes', { from_template: 'gdeb' })).body;
+    assert.ok(sb.id, JSON.stringify(sb));
+    assert.equal((await gexec(sb.id, 'cat /srv/step.txt /tmp/cmd-ran; echo state > /tmp/state; sleep 100000 >/dev/null 2>&1 & echo $! > /tmp/pid')).stdout, 'step\ncmd-ran\n');
+    assert.equal((await gapi.post(`/sandboxes/${sb.id}/pause`)).status, 200);
+    assert.equal((await gapi.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+    assert.equal((await gexec(sb.id, 'cat /tmp/state; kill -0 $(cat /tmp/pid) && echo alive')).stdout, 'state\nalive\n');
+
+    const snap = await gapi.post(`/sandboxes/${sb.id}/snapshot`, { name: 'img' });
+    assert.ok(snap.status === 200 || snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+    const fork = await gapi.post('/sandboxes', { from_snapshot: snap.body.id });
+    assert.equal(fork.status, 201, JSON.stringify(fork.body));
+    assert.equal((await gexec(fork.body.id, 'cat /tmp/state /srv/step.txt; kill -0 $(cat /tmp/pid) && echo alive')).stdout, 'state\nstep\nalive\n');
+    for (const s of (await gapi.get('/snapshots?limit=1000')).body.snapshots ?? []) await gapi.del(`/snapshots/${s.id}`);
+  });
+});
