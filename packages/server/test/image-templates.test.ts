@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TestRegistry } from './helpers/registry.ts';
-import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { runCommand } from '../src/runtime/container/run-command.ts';
+import { Api, CLI, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { makeTestImages, pushImage, pushIndex } from './helpers/test-images.ts';
 
 const CREDS = { username: 'puller', password: 'registry-pass-1' };
@@ -183,6 +184,21 @@ describe('templates from images', () => {
     const both = await api.post('/templates', { name: 'x', from_image: 'busybox', base: 'platform/base' });
     assert.equal(both.status, 400);
     assert.match(both.body.error.message, /exclusive/);
+  });
+});
+
+describe('sandpit template build', () => {
+  test('--image and --dockerfile build and print the pull and build progress', async () => {
+    const env = { ...process.env, SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key };
+    const img = await runCommand(process.execPath, [CLI, 'template', 'build', '--image', `${pub.host}/test/layers:1`], { env });
+    assert.equal(img.stdout, 'layers ready\n');
+    assert.match(img.stderr, /resolving .*test\/layers:1/);
+    const dir = join(work, 'app');
+    await mkdir(dir);
+    await writeFile(join(dir, 'Dockerfile'), 'FROM layers\nRUN echo from-cli > /data/cli\n');
+    const df = await runCommand(process.execPath, [CLI, 'template', 'build', '--dockerfile', join(dir, 'Dockerfile')], { env });
+    assert.equal(df.stdout, 'app ready\n');
+    assert.match(df.stderr, /step 1\/1 \(run\): done/);
   });
 });
 
