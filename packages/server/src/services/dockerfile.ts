@@ -139,6 +139,8 @@ function userOf(name: string): 'root' | 'user' {
  * and ENTRYPOINT. Anything else is a bad_request naming its line.
  */
 export function parseDockerfile(text: string): DockerfileBuild {
+  // ARGs before FROM are for FROM only; after it, `ARG NAME` without a value brings one in (as in Docker).
+  const globalArgs: Record<string, string> = {};
   const args: Record<string, string> = {};
   const env: Record<string, string> = {};
   const steps: TemplateStep[] = [];
@@ -157,16 +159,18 @@ export function parseDockerfile(text: string): DockerfileBuild {
       case 'FROM': {
         if (from) fail(line, 'a second FROM: multi-stage builds are not supported');
         const { flags: f, rest } = flags(ins.args, line, ['platform']);
-        if (f.platform && substitute(f.platform, args) !== 'linux/amd64') fail(line, `--platform ${f.platform}: only linux/amd64 is built`);
+        if (f.platform && substitute(f.platform, globalArgs) !== 'linux/amd64') fail(line, `--platform ${f.platform}: only linux/amd64 is built`);
         const m = /^(\S+)(?:\s+AS\s+\S+)?$/i.exec(rest);
         if (!m) fail(line, 'expected FROM <image or template> [AS <name>]');
-        from = substitute(m[1]!, args);
+        from = substitute(m[1]!, globalArgs);
         if (!from) fail(line, 'FROM names nothing');
         break;
       }
-      case 'ARG':
-        for (const [k, v] of pairs(ins.args, line, vars, false)) args[k] = v === '\0' ? (args[k] ?? '') : v;
+      case 'ARG': {
+        const scope = from ? args : globalArgs;
+        for (const [k, v] of pairs(ins.args, line, from ? vars : globalArgs, false)) scope[k] = v === '\0' ? (from ? (globalArgs[k] ?? '') : '') : v;
         break;
+      }
       case 'ENV': {
         const kv = pairs(ins.args, line, vars, true);
         for (const [k, v] of kv) {
