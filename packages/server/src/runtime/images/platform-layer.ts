@@ -22,8 +22,8 @@ export interface Account {
  */
 export async function platformLayer(cache: LayerCache, imageDigest: string, rootfs: string, imageUser: string | undefined): Promise<{ key: string; root: string; account: Account }> {
   const key = chainKey(`image-${imageDigest}`, { platformLayer: LAYER_FORM, user: imageUser ?? null });
-  const passwd = await readText(join(rootfs, 'etc/passwd'));
-  const group = await readText(join(rootfs, 'etc/group'));
+  const passwd = await readImageFile(rootfs, 'etc/passwd');
+  const group = await readImageFile(rootfs, 'etc/group');
   const account = chooseAccount(passwd, group, imageUser);
   if (await cache.has(key)) return { key, root: cache.root(key), account };
 
@@ -81,8 +81,11 @@ async function ensureDir(rootfs: string, upper: string, dir: string, mode: numbe
   await chmod(join(upper, dir), mode);
 }
 
-async function readText(path: string): Promise<string> {
-  return readFile(path, 'utf8').catch(() => '');
+/** A regular file of the image, read only when neither it nor /etc is a symlink (which would resolve on the host). */
+async function readImageFile(rootfs: string, rel: string): Promise<string> {
+  const [dir, file] = await Promise.all([lstat(join(rootfs, 'etc')).catch(() => undefined), lstat(join(rootfs, rel)).catch(() => undefined)]);
+  if (!dir?.isDirectory() || !file?.isFile()) return '';
+  return readFile(join(rootfs, rel), 'utf8').catch(() => '');
 }
 
 function exists(path: string): Promise<boolean> {
