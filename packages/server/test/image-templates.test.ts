@@ -12,19 +12,21 @@ const CREDS = { username: 'puller', password: 'registry-pass-1' };
 let work: string;
 let pub: TestRegistry;
 let priv: TestRegistry;
+let tok: TestRegistry;
 let server: ServerProcess;
 let api: Api;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'sandpit-images-'));
   const layout = join(work, 'layout');
-  [pub, priv] = await Promise.all([TestRegistry.start(), TestRegistry.start(CREDS), makeTestImages(layout)]).then(([a, b]) => [a, b]);
+  [pub, priv, tok] = await Promise.all([TestRegistry.start(), TestRegistry.start(CREDS), TestRegistry.start({ ...CREDS, token: true }), makeTestImages(layout)]).then(([a, b, c]) => [a, b, c]);
   for (const tag of ['debian', 'busybox', 'layers', 'big', 'unique']) await pushImage(layout, tag, `${pub.host}/test/${tag}:1`);
   await pushIndex(layout, 'multi', [{ tag: 'arm64', arch: 'arm64' }, { tag: 'amd64', arch: 'amd64' }], `${pub.host}/test/multi:1`);
   await pushImage(layout, 'busybox', `${priv.host}/team/private:1`, CREDS);
+  await pushImage(layout, 'busybox', `${tok.host}/team/private:1`, CREDS);
   server = await ServerProcess.start({
     SANDPIT_DRIVER: 'container',
-    SANDPIT_INSECURE_REGISTRIES: `${pub.host},${priv.host},127.0.0.1:1`,
+    SANDPIT_INSECURE_REGISTRIES: `${pub.host},${priv.host},${tok.host},127.0.0.1:1`,
     SANDPIT_IMAGE_MAX_MIB: '12',
   });
   api = new Api(server.url, server.key);
@@ -33,6 +35,7 @@ after(async () => {
   await server?.stop();
   await pub?.stop();
   await priv?.stop();
+  await tok?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -126,7 +129,7 @@ describe('templates from images', () => {
     assert.equal(r.stdout, 'amd64\n');
   });
 
-  test('a private repository needs registry_auth from a team secret', async () => {
+  test('a private repository needs registry_auth from a team secret (basic and token auth)', async () => {
     const ref = `${priv.host}/team/private:1`;
     const anon = await build({ name: 'priv', from_image: ref });
     assert.match(anon.t.error, /^image_pull_failed: denied: /);
@@ -138,6 +141,12 @@ describe('templates from images', () => {
     assert.ok(!ok.lines.join('\n').includes(CREDS.password), 'the password is not in the log');
     const r = await exec(await sandbox('priv'), '/busybox', ['echo', 'private-ok']);
     assert.equal(r.stdout, 'private-ok\n');
+
+    // Bearer tokens from a token service, as Docker Hub and GHCR hand them out.
+    const tokRef = `${tok.host}/team/private:1`;
+    assert.match((await build({ name: 'tok', from_image: tokRef })).t.error, /^image_pull_failed: denied: /);
+    const viaToken = await build({ name: 'tok', from_image: tokRef, registry_auth: { username: CREDS.username, password_secret: 'reg-pass' } });
+    assert.equal(viaToken.last.status, 'ready', viaToken.lines.join('\n'));
   });
 
   test('each pull failure is image_pull_failed with its reason, and leaves nothing half-made', async () => {

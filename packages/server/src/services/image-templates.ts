@@ -104,7 +104,9 @@ export async function imageBuildBase(
     const access = { insecure: deps.insecureRegistries.includes(ref.registry.toLowerCase()), ...(credentials ? { credentials } : {}) };
     const pulled = await deps.images.pull(ref, { access, maxBytes: deps.maxBytes, onLine: (l) => log.line(l) });
     await mkdir(deps.layers.dir, { recursive: true });
-    const platform = await platformLayer(deps.layers, pulled.digest, pulled.rootfs, pulled.config.user);
+    const platform = await platformLayer(deps.layers, pulled.digest, pulled.rootfs, pulled.config.user).catch((err: Error) => {
+      throw new BuildFailure('build_failed', `adding the platform layer to image ${pulled.digest} failed: ${err.message.split('\n')[0]!.slice(0, 300)}`);
+    });
     log.line(`image ${pulled.digest}: user uid ${platform.account.uid}, home ${platform.account.home}`);
     return {
       config: pulled.config,

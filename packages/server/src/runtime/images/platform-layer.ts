@@ -40,7 +40,10 @@ export async function platformLayer(cache: LayerCache, imageDigest: string, root
       await mkdir(join(upper, account.home), { recursive: true, mode: 0o755 });
       await chown(join(upper, account.home), account.uid, account.gid);
     }
-    await writeFile(join(upper, '.sandpit/agent'), '', { mode: 0o755 });
+    if (!(await exists(join(rootfs, '.sandpit/agent')))) {
+      await mkdir(join(upper, '.sandpit'), { recursive: true, mode: 0o755 });
+      await writeFile(join(upper, '.sandpit/agent'), '', { mode: 0o755 });
+    }
     await cache.capture(upper, key);
     return { key, root: cache.root(key), account };
   } finally {
