@@ -28,6 +28,7 @@ before(async () => {
     SANDPIT_DRIVER: 'container',
     SANDPIT_INSECURE_REGISTRIES: `${pub.host},${priv.host},${tok.host},127.0.0.1:1`,
     SANDPIT_IMAGE_MAX_MIB: '12',
+    SANDPIT_WARM_POOL_INTERVAL_MS: '100',
   });
   api = new Api(server.url, server.key);
 });
@@ -101,6 +102,15 @@ describe('templates from images', () => {
     const again = await build({ name: 'deb2', from_image: `${pub.host}/test/debian:1` });
     assert.equal(again.last.status, 'ready', again.lines.join('\n'));
     assert.ok(again.lines.some((l) => l.includes('is cached')), again.lines.join('\n'));
+
+    // The warm pool keeps a started sandbox of the image template.
+    const deadline = Date.now() + 60_000;
+    while ((await api.get('/templates/deb')).body.warm_pool_ready !== 1) {
+      assert.ok(Date.now() < deadline, 'the warm pool filled');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const pooled = await exec(await sandbox('deb'), 'cat /tmp/cmd-ran /srv/built.txt');
+    assert.equal(pooled.stdout, 'cmd-ran\nbuilt as root in /srv\n');
   });
 
   test('a busybox-only image (no shell, no libc, no /etc) runs commands given as argv', async () => {
