@@ -26,7 +26,9 @@ async function skopeo(registry: string, access: RegistryAccess, args: (authFile:
       ? { [registry]: { auth: Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64') } }
       : {};
     await writeFile(authFile, JSON.stringify({ auths }), { mode: 0o600 });
-    return await run(['--insecure-policy', ...args(authFile)], onLine);
+    // An empty registries.conf: no mirrors or rewrites of the host's decide where a reference is pulled from.
+    await writeFile(join(dir, 'registries.conf'), '');
+    return await run(['--insecure-policy', '--registries-conf', join(dir, 'registries.conf'), ...args(authFile)], onLine);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -34,7 +36,6 @@ async function skopeo(registry: string, access: RegistryAccess, args: (authFile:
 
 function run(args: string[], onLine?: (line: string) => void): Promise<string> {
   return new Promise((resolve, reject) => {
-    // No registries.conf mirrors or short-name aliases of the host decide what is pulled.
     const child = spawn('skopeo', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() } });
     let stdout = '';
     let stderr = '';
