@@ -398,22 +398,20 @@ export class TemplateService {
     const { store, clock } = this.deps;
     const def = build.definition;
     log.line(`building template '${t.name}' on ${def.base} (${def.steps.length} steps)`);
+    const buildBase: BuildBase | undefined = base && {
+      key: base.versionKey,
+      baseRoot: base.rootfs,
+      layers: base.layers,
+      env: base.env,
+      resources: base.resources,
+      ...(base.workdir ? { workdir: base.workdir } : {}),
+      ...(base.startCmd ? { startCmd: base.startCmd } : {}),
+      ...(base.readyCmd ? { readyCmd: base.readyCmd } : {}),
+    };
     try {
-      const buildBase: BuildBase = base
-        ? {
-            key: base.versionKey,
-            baseRoot: base.rootfs,
-            layers: base.layers,
-            env: base.env,
-            resources: base.resources,
-            ...(base.workdir ? { workdir: base.workdir } : {}),
-            ...(base.startCmd ? { startCmd: base.startCmd } : {}),
-            ...(base.readyCmd ? { readyCmd: base.readyCmd } : {}),
-          }
-        : await imageBase(this.deps.images, t.teamId, def, { ...BASE_RESOURCES }, log);
       const { version, steps } = await runBuild(this.#buildDeps(), {
         teamId: t.teamId,
-        base: buildBase,
+        base: buildBase ?? (await imageBase(this.deps.images, t.teamId, def, { ...BASE_RESOURCES }, log)),
         steps: def.steps as TemplateStep[],
         startCmd: def.startCmd,
         readyCmd: def.readyCmd,
