@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyedMutex } from '../container/keyed-mutex.ts';
 import { runCommand } from '../container/run-command.ts';
@@ -34,6 +34,7 @@ export interface PullOptions {
 export class ImageStore {
   readonly dir: string;
   readonly #mutex = new KeyedMutex();
+  #swept: Promise<void> | undefined;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -63,6 +64,8 @@ export class ImageStore {
     }
     const declared = m.config.size + m.layers.reduce((n, l) => n + l.size, 0);
     if (declared > opts.maxBytes) throw tooLarge(`its layers hold ${mib(declared)} MiB compressed`, opts.maxBytes);
+    this.#swept ??= this.#sweep();
+    await this.#swept;
     const hex = digest.slice('sha256:'.length);
     const bundle = join(this.dir, 'rootfs', hex);
     return this.#mutex.run(hex, async () => {
@@ -103,6 +106,15 @@ export class ImageStore {
     });
   }
 
+  /** Removes what a pull of a process that died (a killed server) left half-unpacked. */
+  async #sweep(): Promise<void> {
+    const dir = join(this.dir, 'rootfs');
+    for (const e of await readdir(dir).catch(() => [] as string[])) {
+      const pid = Number(/^\.tmp-[0-9a-f]+-(\d+)$/.exec(e)?.[1]);
+      if (pid && !alive(pid)) await rm(join(dir, e), { recursive: true, force: true });
+    }
+  }
+
   /** The config blob of the image tagged `tag` in the layout (as skopeo wrote it, in OCI form). */
   async #configOf(tag: string): Promise<string> {
     const index = JSON.parse(await readFile(join(this.layout, 'index.json'), 'utf8')) as { manifests: { digest: string; annotations?: Record<string, string> }[] };
@@ -123,6 +135,15 @@ async function readImageJson(bundle: string): Promise<ImageRunConfig | undefined
     return (JSON.parse(await readFile(join(bundle, 'image.json'), 'utf8')) as { config: ImageRunConfig }).config;
   } catch {
     return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
