@@ -77,6 +77,13 @@ describe('Dockerfile subset', () => {
     assert.deepEqual(b.steps[3], { type: 'copy', path: '/app/conf/EOF', content_base64: Buffer.from('k=v\n').toString('base64'), user: 'root' });
     assert.equal(b.startCmd, '/bin/app --port 80');
   });
+  test('RUN heredocs: a script, or the input of a command', () => {
+    const b = parseDockerfile('FROM a\nRUN <<EOF\necho one\necho two\nEOF\nRUN cat <<-END > /etc/x\n\tline\nEND\n');
+    assert.deepEqual(b.steps, [
+      { type: 'run', command: 'echo one\necho two\n', user: 'root' },
+      { type: 'run', command: 'cat <<-END > /etc/x\nline\nEND', user: 'root' },
+    ]);
+  });
   test('anything outside the subset is a bad_request naming its line', () => {
     const err = (text: string) => {
       try {

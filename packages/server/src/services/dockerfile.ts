@@ -195,8 +195,9 @@ export function parseDockerfile(text: string): DockerfileBuild {
         let command: string;
         if (ins.heredocs.length > 1) fail(line, 'RUN with more than one heredoc is not supported');
         if (ins.heredocs.length === 1) {
-          const prefix = rest.replace(HEREDOC, '').trim();
-          command = prefix ? `${prefix} <<'${ins.heredocs[0]!.name}'\n${ins.heredocs[0]!.body}${ins.heredocs[0]!.name}` : ins.heredocs[0]!.body;
+          // `RUN <<EOF` runs the body as a script; `RUN cmd <<EOF` hands it to cmd as the shell would.
+          const h = ins.heredocs[0]!;
+          command = rest.replace(HEREDOC, '').trim() ? `${rest}\n${h.body}${h.name}` : h.body;
         } else {
           const exec = execForm(rest, line);
           command = exec ? exec.map(shellQuote).join(' ') : rest;
