@@ -10,7 +10,7 @@
  */
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCommand } from '../packages/server/src/runtime/container/run-command.ts';
+import { runCommand } from '../packages/server/src/runtime/host/run-command.ts';
 import { TestRegistry } from '../packages/server/test/helpers/registry.ts';
 import { Api, IMAGE_DIR, parseSse, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { makeImage } from '../packages/server/test/helpers/test-images.ts';

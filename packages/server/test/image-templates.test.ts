@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TestRegistry } from './helpers/registry.ts';
-import { runCommand } from '../src/runtime/container/run-command.ts';
+import { runCommand } from '../src/runtime/host/run-command.ts';
 import { Api, CLI, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { makeTestImages, pushImage, pushIndex } from './helpers/test-images.ts';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../src/errors.ts';
-import { parseImageRef } from '../src/runtime/images/image-ref.ts';
-import { parseManifest, pickAmd64 } from '../src/runtime/images/manifest.ts';
-import { chooseAccount } from '../src/runtime/images/platform-layer.ts';
-import { classify } from '../src/runtime/images/skopeo.ts';
+import { parseImageRef } from '../src/templates/images/image-ref.ts';
+import { parseManifest, pickAmd64 } from '../src/templates/images/manifest.ts';
+import { chooseAccount } from '../src/templates/images/platform-layer.ts';
+import { classify } from '../src/templates/images/skopeo.ts';
 import { parseDockerfile } from '../src/services/dockerfile.ts';
 
 describe('image references', () => {

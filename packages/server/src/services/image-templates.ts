@@ -1,16 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import { badRequest } from '../errors.ts';
-import { parseImageRef } from '../runtime/images/image-ref.ts';
-import type { ImageStore } from '../runtime/images/image-store.ts';
-import type { ImageRunConfig } from '../runtime/images/manifest.ts';
-import { platformLayer } from '../runtime/images/platform-layer.ts';
-import { ImagePullError } from '../runtime/images/pull-error.ts';
-import type { LayerCache } from '../runtime/templates/layer-cache.ts';
+import { parseImageRef } from '../templates/images/image-ref.ts';
+import type { ImageStore } from '../templates/images/image-store.ts';
+import type { ImageRunConfig } from '../templates/images/manifest.ts';
+import { platformLayer } from '../templates/images/platform-layer.ts';
+import { ImagePullError } from '../templates/images/pull-error.ts';
+import type { LayerCache } from '../templates/layer-cache.ts';
 import { type CreateTemplateBody, MAX_STEPS, type TemplateStep } from '../schemas/template.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { TemplateDefinition } from '../store/templates.ts';
 import { parseDockerfile, shellQuote } from './dockerfile.ts';
-import { type BuildBase, BuildFailure, type BuildLog } from './template-builds.ts';
+import { type BuildBase, BuildFailure, type BuildLog } from '../templates/run-build.ts';
 
 export interface RegistryAuth {
   username: string;

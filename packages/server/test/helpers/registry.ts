@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '../../src/runtime/container/run-command.ts';
+import { runCommand } from '../../src/runtime/host/run-command.ts';
 import { freePort } from './server-process.ts';
 
 /** Debian's docker-registry on a loopback port with its own config and storage (never the system service). */

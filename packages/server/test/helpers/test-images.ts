@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, copyFile, link, mkdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { runCommand } from '../../src/runtime/container/run-command.ts';
+import { runCommand } from '../../src/runtime/host/run-command.ts';
 
 /** Host programs (with the libraries they load) that make a small Debian-like image. */
 const DEBIAN_BINS = ['bash', 'dash', 'cat', 'id', 'ls', 'mkdir', 'chmod', 'chown', 'dirname', 'env', 'sleep', 'sync', 'stat', 'rm', 'touch', 'whoami', 'cut', 'grep'];

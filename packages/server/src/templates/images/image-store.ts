@@ -1,9 +1,9 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KeyedMutex } from '../container/keyed-mutex.ts';
-import { runCommand } from '../container/run-command.ts';
-import { acquireLock } from '../templates/build-lock.ts';
-import { layerBytes } from '../templates/layer-cache.ts';
+import { KeyedLock } from '../../runtime/host/keyed-lock.ts';
+import { runCommand } from '../../runtime/host/run-command.ts';
+import { acquireLock } from '../build-lock.ts';
+import { layerBytes } from '../layer-cache.ts';
 import { formatImageRef, type ImageRef, pinned } from './image-ref.ts';
 import { type ImageRunConfig, parseManifest, pickAmd64, runConfig, sha256 } from './manifest.ts';
 import { ImagePullError } from './pull-error.ts';
@@ -33,7 +33,7 @@ export interface PullOptions {
  */
 export class ImageStore {
   readonly dir: string;
-  readonly #mutex = new KeyedMutex();
+  readonly #mutex = new KeyedLock();
   #swept: Promise<void> | undefined;
 
   constructor(dir: string) {

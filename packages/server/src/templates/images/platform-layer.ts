@@ -1,7 +1,7 @@
 import { chmod, chown, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LayerCache } from '../templates/layer-cache.ts';
-import { chainKey } from '../templates/layer-cache.ts';
+import type { LayerCache } from '../layer-cache.ts';
+import { chainKey } from '../layer-cache.ts';
 
 /** Bumped when what this layer holds changes, so cached layers of the old form are not reused. */
 const LAYER_FORM = 1;
