@@ -30,9 +30,10 @@ ensure_packages() {
   # Templates from container images: registry protocol and verified blob copies, then OCI unpacking.
   command -v skopeo >/dev/null || missing+=(skopeo)
   command -v umoci >/dev/null || missing+=(umoci)
-  # Tests only: a registry on loopback, its htpasswd file, and a static busybox for tiny images.
+  # Tests only: a registry on loopback, its htpasswd file and token certificate, a static busybox for tiny images.
   command -v docker-registry >/dev/null || missing+=(docker-registry)
   command -v htpasswd >/dev/null || missing+=(apache2-utils)
+  command -v openssl >/dev/null || missing+=(openssl)
   dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
