@@ -84,8 +84,10 @@ export class ImageStore {
         await copyToLayout(ref.registry, pinned(ref, digest), opts.access, this.layout, hex, (l) => say(l));
         say('unpacking');
         await rm(tmp, { recursive: true, force: true });
-        // umoci checks every blob against its digest again and applies whiteouts, hard links, owners and modes.
-        await runCommand('umoci', ['unpack', '--image', `${this.layout}:${hex}`, tmp]).catch((err: Error) => {
+        await mkdir(tmp);
+        // umoci checks every blob against its digest again and applies whiteouts, hard links, owners and modes;
+        // `raw unpack` writes only the root (no runtime config, no mtree hashing every file).
+        await runCommand('umoci', ['raw', 'unpack', '--image', `${this.layout}:${hex}`, join(tmp, 'rootfs')]).catch((err: Error) => {
           throw new ImagePullError(`unpacking failed: ${err.message.split('\n').slice(-1)[0]!.slice(0, 300)}`);
         });
         const bytes = await treeBytes(join(tmp, 'rootfs'));
