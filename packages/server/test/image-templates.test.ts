@@ -247,12 +247,14 @@ describe('templates from Dockerfiles', () => {
   });
 
   test('FROM a template name builds on that template; unsupported lines are a bad_request naming the line', async () => {
-    const { last, lines } = await build({ name: 'df-on-template', dockerfile: 'FROM bb\nENV X=1\n' });
+    const { t, last, lines } = await build({ name: 'df-on-template', dockerfile: 'FROM platform/base\nENV X=1\n' });
     assert.equal(last.status, 'ready', lines.join('\n'));
-    const res = await api.post('/templates', { name: 'nope', dockerfile: 'FROM bb\nRUN true\nEXPOSE 80\n' });
+    assert.equal(t.base, 'platform/base');
+    assert.equal(t.from_image, undefined);
+    const res = await api.post('/templates', { name: 'nope', dockerfile: 'FROM platform/base\nRUN true\nEXPOSE 80\n' });
     assert.equal(res.status, 400);
     assert.match(res.body.error.message, /line 3: EXPOSE is not supported/);
-    const ctx = await api.post('/templates', { name: 'nope', dockerfile: 'FROM bb\nCOPY app.py /app/\n' });
+    const ctx = await api.post('/templates', { name: 'nope', dockerfile: 'FROM platform/base\nCOPY app.py /app/\n' });
     assert.equal(ctx.status, 400);
     assert.match(ctx.body.error.message, /line 2: COPY from a build context/);
   });
