@@ -8,6 +8,8 @@ export interface Config {
   publicHost: string;
   region: string;
   dataDir: string;
+  /** postgres://... selects PostgreSQL as the store; unset keeps SQLite in the data directory. */
+  databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
   bootstrapApiKey?: string;
@@ -41,12 +43,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
     throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
   }
+  const databaseUrl = env.SANDPIT_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
     host: env.HOST || '0.0.0.0',
     port: envInt(env, 'PORT', 3000),
     publicHost: env.SANDPIT_PUBLIC_HOST || 'localhost',
     region,
     dataDir,
+    databaseUrl,
     imageDir: env.SANDPIT_IMAGE_DIR || join(dataDir, 'images'),
     driver,
     bootstrapApiKey: env.SANDPIT_BOOTSTRAP_API_KEY || undefined,

@@ -71,7 +71,7 @@ const DISK_SAMPLE_MS = 60_000;
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel);
-  const db = await openDb(config.dataDir);
+  const db = await openDb(config);
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db);

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 async function withTeam(team: string, fn: (gates: GateService, teamId: string) => Promise<void>): Promise<void> {
   // Loaded on use so that client commands start without the server's dependencies.
   const { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } = await import('@sandpit/server');
-  const db = await openDb(loadConfig().dataDir);
+  const db = await openDb(loadConfig());
   try {
     const teams = new TeamStore(db);
     const rec = (await teams.getTeamByName(team)) ?? (await teams.getTeam(team));
