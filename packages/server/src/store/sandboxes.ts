@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
 import type { SandboxTable } from './schema.ts';
 import type { Keyset } from './keyset.ts';
+import { lockEventLog } from './locks.ts';
 
 export type SandboxStatus = 'active' | 'pausing' | 'paused' | 'resuming' | 'migrating' | 'failed';
 
@@ -121,6 +122,7 @@ export class SandboxStore {
     await this.db.transaction().execute(async (tx) => {
       await tx.insertInto('sandboxes').values(toRow(s)).execute();
       await insertMetadata(tx, s.id, s.metadata);
+      await lockEventLog(tx);
       await tx.insertInto('sandbox_events').values({ sandbox_id: s.id, team_id: s.teamId, type: eventType, at: s.createdAt, data: null }).execute();
     });
   }
@@ -135,6 +137,7 @@ export class SandboxStore {
         await insertMetadata(tx, s.id, s.metadata);
       }
       if (event) {
+        await lockEventLog(tx);
         await tx
           .insertInto('sandbox_events')
           .values({ sandbox_id: s.id, team_id: s.teamId, type: event.type, at: event.at, data: event.data === undefined ? null : JSON.stringify(event.data) })
@@ -197,17 +200,6 @@ export class SandboxStore {
       .where('auto_delete_at', '<=', now)
       .execute();
     return rows.map((r) => r.id);
-  }
-
-  async countActive(teamId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('sandboxes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('team_id', '=', teamId)
-      .where('deleted_at', 'is', null)
-      .where('status', 'in', ['active', 'pausing', 'resuming', 'migrating'])
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   }
 }
 
