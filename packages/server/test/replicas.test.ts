@@ -70,7 +70,7 @@ test('replica state in the store: leases, slot claims and the metering cursor ho
 });
 
 /* Sandboxes still run on the engine of the process that created them (nodes come later), so each is deleted through its creator. */
-test('two API processes on one PostgreSQL: the active cap and metering hold across both', async (t) => {
+test('two API processes on one PostgreSQL: the active cap, metering and a store restart', async (t) => {
   const database = await createDatabase(cluster.adminUrl);
   const key = `sp_test_${randomBytes(12).toString('hex')}`;
   // The team exists before either replica starts, so both start at once and neither creates it.
@@ -116,5 +116,25 @@ test('two API processes on one PostgreSQL: the active cap and metering hold acro
     assert.deepEqual(segments.map((s) => s.subject_id).toSorted(), made.map((m) => m.id.replace(/^sb-local-/, '')).toSorted());
     const leases = await seed.selectFrom('leases').select('name').execute();
     assert.deepEqual(leases.map((l) => l.name).toSorted(), ['billing', 'timers']);
+  });
+
+  await t.test('PostgreSQL restarting: both replicas answer 503 unavailable meanwhile and recover by themselves', async () => {
+    await cluster.halt();
+    try {
+      for (const api of apis) {
+        const res = await api.get('/sandboxes');
+        assert.equal(res.status, 503, JSON.stringify(res.body));
+        assert.equal(res.body.error.code, 'unavailable');
+      }
+    } finally {
+      await cluster.resume();
+    }
+    for (const api of apis) {
+      // The first request after the restart may still meet a connection the restart cut.
+      let res = await api.get('/sandboxes');
+      for (let i = 0; i < 20 && res.status === 503; i++) res = await api.get('/sandboxes');
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.sandboxes.length, made.length);
+    }
   });
 });

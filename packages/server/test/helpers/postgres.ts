@@ -39,6 +39,11 @@ export class PostgresCluster {
   }
 
   /** Superuser URL of the cluster's default database (the socket directory in `host` overrides the placeholder host name). */
+  /** Durability settings are off: a test cluster never outlives its test run. */
+  get #opts(): string {
+    return `-c listen_addresses='' -c unix_socket_directories='${this.dir}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  }
+
   get adminUrl(): string {
     return `postgres://sandpit@localhost/postgres?host=${encodeURIComponent(this.dir)}`;
   }
@@ -51,9 +56,7 @@ export class PostgresCluster {
     try {
       // Trust is safe here: the only way in is the socket in a directory only its owner (and root) may enter.
       await c.#as(`${BIN}/initdb`, ['-D', join(dir, 'data'), '-U', 'sandpit', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-      // Durability settings are off: a test cluster never outlives its test run.
-      const opts = `-c listen_addresses='' -c unix_socket_directories='${dir}' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-      await c.#as(`${BIN}/pg_ctl`, ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-o', opts, '-w', 'start']);
+      await c.resume();
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
       throw err;
@@ -64,6 +67,15 @@ export class PostgresCluster {
   async #as(cmd: string, args: string[]): Promise<void> {
     const asUser = userInfo().uid === 0 ? ['runuser', ['-u', this.#user, '--', cmd, ...args]] as const : [cmd, args] as const;
     await run(asUser[0], [...asUser[1]], { cwd: this.dir });
+  }
+
+  /** Stops the server, keeping its data (a restart is `halt` then `resume`). */
+  async halt(): Promise<void> {
+    await this.#as(`${BIN}/pg_ctl`, ['-D', join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+  }
+
+  async resume(): Promise<void> {
+    await this.#as(`${BIN}/pg_ctl`, ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-o', this.#opts, '-w', 'start']);
   }
 
   async stop(): Promise<void> {
