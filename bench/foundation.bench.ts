@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
-import { ensureBaseTemplate } from '../packages/server/src/runtime/templates/base-template.ts';
+import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { median, ratio, report, sample } from './stats.ts';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureBaseTemplate } from '../packages/server/src/runtime/templates/base-template.ts';
+import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, ratio, report, sample, timeIt } from './stats.ts';
 

@@ -1,5 +1,51 @@
 import { join } from 'node:path';
 
+/**
+ * Every environment variable the server reads: its default when unset (absent: the meaning says what
+ * happens) and what it means. `loadConfig` is the only reader; the README's configuration table lists
+ * each of them (a test checks both).
+ */
+export const SETTINGS = {
+  HOST: { default: '0.0.0.0', meaning: 'address the API listens on' },
+  PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
+  SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
+  SANDPIT_DATABASE_URL: { meaning: '`postgres://user:pass@host:5432/db` (or `?host=/socket/dir`): PostgreSQL as the store (default: SQLite in the data dir)' },
+  SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
+  SANDPIT_PUBLIC_HOST: { default: 'localhost', meaning: 'host name clients use; sandbox and preview hosts are built under it' },
+  SANDPIT_REGION: { default: 'local', meaning: 'region tag in sandbox ids ([a-z0-9]+)' },
+  SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
+  SANDPIT_BOOTSTRAP_API_KEY: { meaning: 'first start with an empty store: team `default` with this admin key' },
+  SANDPIT_LOG_LEVEL: { default: 'info', meaning: 'pino log level' },
+  SANDPIT_AGENT_BINARY: { meaning: 'in-sandbox agent (default `packages/agent/build/sandpit-agent`)' },
+  SANDPIT_RATE_LIMIT: { default: '2000', meaning: 'requests per key (or client address) per window; 0 disables' },
+  SANDPIT_RATE_LIMIT_WINDOW_MS: { default: '10000', meaning: 'rate limit window' },
+  SANDPIT_MAX_ACTIVE_SANDBOXES: { default: '100', meaning: 'per-team active sandbox cap' },
+  SANDPIT_MAX_SNAPSHOTS: { default: '200', meaning: 'per-team snapshot cap' },
+  SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT: { default: '4', meaning: 'per-team cap on snapshots being captured' },
+  SANDPIT_SNAPSHOT_DEADLINE_MS: { default: '30000', meaning: 'how long POST /snapshot waits before answering 202' },
+  SANDPIT_MAX_CONCURRENT_BUILDS: { default: '2', meaning: 'per-team concurrent template builds' },
+  SANDPIT_MAX_TEMPLATES: { default: '50', meaning: 'per-team live templates' },
+  SANDPIT_TEMPLATE_MAX_MIB: { default: '8192', meaning: 'largest template (all its layers)' },
+  SANDPIT_TEMPLATE_CAPTURE: { default: '1', meaning: '0: no template captures (gvisor), every sandbox boots' },
+  SANDPIT_DEBIAN_MIRROR: { meaning: "Debian mirror for the base template (default: the host's apt mirror)" },
+  SANDPIT_WARM_POOL: { default: '0', meaning: 'pre-started `platform/base` sandboxes' },
+  SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB: { default: '1024', meaning: 'below this MemAvailable the warm pool stops refilling and shrinks' },
+  SANDPIT_WARM_POOL_INTERVAL_MS: { default: '500', meaning: 'how often the warm pool refills' },
+  SANDPIT_NET_POOL: { default: '100.96.0.0/12', meaning: "sandbox addresses (must avoid the host's own ranges)" },
+  SANDPIT_NET_WARM: { default: '2', meaning: 'network namespaces kept ready (0-64)' },
+  SANDPIT_DNS_UPSTREAM: { meaning: 'DNS servers (ip[:port], comma-separated) sandboxes resolve through (default: /etc/resolv.conf)' },
+  SANDPIT_EGRESS_UPSTREAM_CA: { meaning: "PEM of CAs the egress proxy and sandboxes trust (default: the host's bundle)" },
+  SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
+} as const satisfies Record<string, Setting>;
+
+interface Setting {
+  default?: string;
+  meaning: string;
+}
+
+export type SettingName = keyof typeof SETTINGS;
+type Env = Partial<Record<string, string>>;
+
 /** Everything the server reads from its environment, with working defaults. */
 export interface Config {
   host: string;
@@ -24,44 +70,105 @@ export interface Config {
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
   agentBinary: string;
+  templates: TemplateSettings;
+  warmPool: WarmPoolSettings;
+  network: NetworkSettings;
+  /** The secrets key as given (hex or base64); unset: a key file in the data dir. */
+  secretsKey?: string;
 }
 
-/** A non-negative integer setting; unset or empty means the fallback. */
-export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+export interface TemplateSettings {
+  /** Concurrent builds per team (teams.limits max_concurrent_builds overrides). */
+  maxBuilds: number;
+  /** Live templates per team (teams.limits max_templates overrides). */
+  maxTemplates: number;
+  maxTemplateBytes: number;
+  /** Template captures where the engine can (gvisor); off: every sandbox boots and existing captures are removed. */
+  capture: boolean;
+  /** Unset: the host's configured mirror. */
+  debianMirror?: string;
+}
+
+export interface WarmPoolSettings {
+  /** Pre-started platform/base sandboxes. */
+  baseSize: number;
+  /** Below this much MemAvailable the pool stops refilling and gives sandboxes back. */
+  minAvailableMib: number;
+  intervalMs: number;
+}
+
+export interface NetworkSettings {
+  pool: string;
+  /** Namespaces kept ready so a create does not wait for one. */
+  warm: number;
+  dnsUpstream?: string;
+  /** PEM file of extra CAs (an operator's private CAs); unset: the host's bundle. */
+  upstreamCaFile?: string;
+}
+
+function str(env: Env, name: SettingName): string | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw !== undefined && raw !== '') return raw;
+  const s: Setting = SETTINGS[name];
+  return s.default;
+}
+
+/** A non-negative integer setting (at most `max`); unset or empty means its default. */
+function int(env: Env, name: SettingName, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = str(env, name) ?? '';
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  if (raw === '' || !Number.isInteger(n) || n < 0 || n > max) {
+    throw new Error(`${name} must be ${max === Number.MAX_SAFE_INTEGER ? 'a non-negative integer' : `an integer from 0 to ${max}`}, got '${raw}'`);
+  }
   return n;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = env.SANDPIT_DATA_DIR || '/var/lib/sandpit';
-  const region = env.SANDPIT_REGION || 'local';
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = str(env, 'SANDPIT_DATA_DIR')!;
+  const region = str(env, 'SANDPIT_REGION')!;
   if (!/^[a-z0-9]+$/.test(region)) throw new Error(`SANDPIT_REGION must match [a-z0-9]+, got '${region}'`);
-  const driver = env.SANDPIT_DRIVER || 'auto';
+  const driver = str(env, 'SANDPIT_DRIVER');
   if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
     throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
   }
-  const databaseUrl = env.SANDPIT_DATABASE_URL || undefined;
+  const databaseUrl = str(env, 'SANDPIT_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
-    host: env.HOST || '0.0.0.0',
-    port: envInt(env, 'PORT', 3000),
-    publicHost: env.SANDPIT_PUBLIC_HOST || 'localhost',
+    host: str(env, 'HOST')!,
+    port: int(env, 'PORT'),
+    publicHost: str(env, 'SANDPIT_PUBLIC_HOST')!,
     region,
     dataDir,
     databaseUrl,
-    imageDir: env.SANDPIT_IMAGE_DIR || join(dataDir, 'images'),
+    imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
-    bootstrapApiKey: env.SANDPIT_BOOTSTRAP_API_KEY || undefined,
-    logLevel: env.SANDPIT_LOG_LEVEL || 'info',
-    rateLimitMax: envInt(env, 'SANDPIT_RATE_LIMIT', 2000),
-    rateLimitWindowMs: envInt(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS', 10_000),
-    maxActiveSandboxesPerTeam: envInt(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES', 100),
-    maxSnapshotsPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS', 200),
-    maxSnapshotsInFlightPerTeam: envInt(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT', 4),
-    snapshotDeadlineMs: envInt(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS', 30_000),
-    agentBinary: env.SANDPIT_AGENT_BINARY || new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
+    bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
+    logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,
+    rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT'),
+    rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS'),
+    maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES'),
+    maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS'),
+    maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT'),
+    snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS'),
+    agentBinary: str(env, 'SANDPIT_AGENT_BINARY') ?? new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
+    templates: {
+      maxBuilds: int(env, 'SANDPIT_MAX_CONCURRENT_BUILDS'),
+      maxTemplates: int(env, 'SANDPIT_MAX_TEMPLATES'),
+      maxTemplateBytes: int(env, 'SANDPIT_TEMPLATE_MAX_MIB') * 1024 * 1024,
+      capture: str(env, 'SANDPIT_TEMPLATE_CAPTURE') !== '0',
+      debianMirror: str(env, 'SANDPIT_DEBIAN_MIRROR'),
+    },
+    warmPool: {
+      baseSize: int(env, 'SANDPIT_WARM_POOL'),
+      minAvailableMib: int(env, 'SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB'),
+      intervalMs: int(env, 'SANDPIT_WARM_POOL_INTERVAL_MS'),
+    },
+    network: {
+      pool: str(env, 'SANDPIT_NET_POOL')!,
+      warm: int(env, 'SANDPIT_NET_WARM', 64),
+      dnsUpstream: str(env, 'SANDPIT_DNS_UPSTREAM'),
+      upstreamCaFile: str(env, 'SANDPIT_EGRESS_UPSTREAM_CA'),
+    },
+    secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
   };
 }

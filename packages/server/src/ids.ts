@@ -10,7 +10,7 @@ export const newId = () => randomUUID();
 /** Accepts both the bare UUID and the region-tagged form; returns the bare lowercase UUID. */
 export function parseSandboxId(raw: string): string {
   const m = SANDBOX_ID.exec(raw);
-  if (!m || !m[1]) throw badRequest(`'${raw.slice(0, 100)}' is not a sandbox id (a UUID or sb-<region>-<uuid>)`);
+  if (!m?.[1]) throw badRequest(`'${raw.slice(0, 100)}' is not a sandbox id (a UUID or sb-<region>-<uuid>)`);
   return m[1].toLowerCase();
 }
 

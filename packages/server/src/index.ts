@@ -6,4 +6,4 @@ export { AuthService } from './services/auth.ts';
 export { GateService } from './services/gates.ts';
 export { TeamManagementStore } from './store/team-management.ts';
 export { systemClock, ManualClock, type Clock } from './clock.ts';
-export type { BuildProgress } from './services/templates.ts';
+export type { BuildProgress } from './templates/build-base.ts';

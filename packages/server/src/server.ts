@@ -8,14 +8,16 @@ import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
-import { AgentPool } from './services/agents.ts';
+import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/auth.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
 import { ProcessService, SessionRegistry } from './services/processes.ts';
 import { TerminalService } from './services/terminals.ts';
-import { NetworkService, networkConfig, type SandboxNetworkHooks } from './services/network.ts';
+import type { SandboxNetworkHooks } from './network/hooks.ts';
+import { networkConfig } from './network/network-config.ts';
+import { NetworkService } from './services/network.ts';
 import { PreviewPortService } from './services/preview-ports.ts';
 import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
@@ -24,11 +26,14 @@ import { reconcile } from './services/reconcile.ts';
 import { SandboxService } from './services/sandboxes.ts';
 import { SnapshotService } from './services/snapshots.ts';
 import { TemplateCaptures } from './services/template-captures.ts';
-import { setRevokedLookup } from './services/sandbox-view.ts';
 import { loadSecretsKey, SecretsService } from './services/secrets.ts';
 import { TeamManagementService } from './services/team-management.ts';
-import { type BuildProgress, TemplateService, templateLimits } from './services/templates.ts';
-import { WarmPool, warmPoolConfig } from './services/warm-pool.ts';
+import { CuratedTemplates } from './services/curated-templates.ts';
+import { TemplateCatalog } from './services/template-catalog.ts';
+import { TeamTemplates } from './services/team-templates.ts';
+import { SnapshotForks } from './services/snapshot-forks.ts';
+import type { BuildProgress } from './templates/build-base.ts';
+import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
 import { ActiveSlotStore } from './store/active-slots.ts';
 import { LeaseStore } from './store/leases.ts';
@@ -48,7 +53,8 @@ export interface Platform {
   driver: RuntimeDriver;
   sandboxes: SandboxService;
   auth: AuthService;
-  templates: TemplateService;
+  /** platform/* templates; `templates.base()` settles when platform/base is built. */
+  templates: CuratedTemplates;
   billing: BillingService;
   /** The first team's key when this start created it (printed once by `serve`). */
   createdKey?: string;
@@ -97,40 +103,57 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const metrics = new PlatformMetrics(meterStore);
     const driver = instrumentDriver(await createDriver(config, log), metrics);
     const agents = new AgentPool(driver);
+    await reconcile(store, driver, clock, log);
+
+    const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), config.secretsKey);
+    const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
+    await secrets.load();
+    // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
+    const network = await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
+    const previewStore = new PreviewPortStore(db);
+    const sandboxNetwork: SandboxNetworkHooks = {
+      prepare: (input) => network.prepare(input),
+      update: (id, rules) => network.update(id, rules),
+      release: async (id) => {
+        await network.release(id);
+        await previewStore.deleteAll(id);
+      },
+    };
+
     const templateStore = new TemplateStore(db);
-    const templates = new TemplateService({
-      imageDir: config.imageDir,
-      dataDir: config.dataDir,
-      store: templateStore,
-      teams,
-      clock,
-      log,
-      limits: templateLimits(process.env),
-      agents,
-      build: { driver, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log },
-      onProgress: opts.onProgress,
-    });
+    const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes };
+    const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
+    await curated.init();
+    const catalog = new TemplateCatalog(templateStore, curated);
+    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, captures });
     await templates.init();
+    const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
+
+    const snapshotStore = new SnapshotStore(db);
     const sandboxes = new SandboxService({
       store,
       teams,
       driver,
-      templates,
+      templates: catalog,
       agents,
       clock,
       log,
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
       slots: new ActiveSlotStore(db),
+      network: sandboxNetwork,
+      forks: new SnapshotForks(snapshotStore, driver),
+      warmPool,
+      captures,
     });
-    const exec = new ExecService(sandboxes, clock);
+    const exec = new ExecService(sandboxes, catalog, clock);
     const files = new FileService(sandboxes, agents, clock);
     const sessions = new SessionRegistry(sandboxes, clock);
     const processes = new ProcessService(sessions);
     const terminals = new TerminalService(sessions);
-    await reconcile(store, driver, clock, log);
     const snapshots = new SnapshotService({
-      store: new SnapshotStore(db),
+      store: snapshotStore,
       sandboxStore: store,
       sandboxes,
       teams,
@@ -143,46 +166,17 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
     });
     await snapshots.reconcile();
-    sandboxes.deps.forks = snapshots;
-
-    const secretsKey = await loadSecretsKey(join(config.dataDir, 'secrets.key'), process.env.SANDPIT_SECRETS_KEY);
-    const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
-    await secrets.load();
-    setRevokedLookup((id) => secrets.revokedNames(id));
-    // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
-    const network = await NetworkService.start(await networkConfig(process.env, config.dataDir), secrets, await store.listLive(), log);
-    let boundPort = config.port;
     const previews = new PreviewPortService({
-      store: new PreviewPortStore(db),
+      store: previewStore,
       sandboxStore: store,
       sandboxes,
       addressOf: (id) => network.sandboxAddress(id),
       key: secretsKey,
-      urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort}`,
+      // Asked only while serving, so the port is the one bound.
+      urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort(app, config.port)}`,
     });
-    sandboxes.deps.network = {
-      prepare: (input) => network.prepare(input),
-      update: (id, rules) => network.update(id, rules),
-      release: async (id) => {
-        await network.release(id);
-        await previews.forget(id);
-      },
-    };
-    // Started once the network is wired: pool sandboxes get a namespace like any other.
-    const warmPool = new WarmPool({ driver, agents, templates, network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network, log, config: warmPoolConfig(process.env) });
-    sandboxes.deps.warmPool = warmPool;
-    const captures = new TemplateCaptures({
-      driver,
-      agents,
-      templates,
-      store: templateStore,
-      network: (): SandboxNetworkHooks | undefined => sandboxes.deps.network,
-      log,
-      enabled: process.env.SANDPIT_TEMPLATE_CAPTURE !== '0',
-    });
-    sandboxes.deps.captures = captures;
-    templates.deps.captures = captures;
-    void templates.base().then(() => warmPool.start(), () => undefined);
+    // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
+    void curated.base().then(() => warmPool.start(), () => undefined);
     void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
 
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
@@ -203,9 +197,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
-    const addr = app.server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : config.port;
-    boundPort = port;
+    const port = boundPort(app, config.port);
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -235,7 +227,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       driver,
       sandboxes,
       auth,
-      templates,
+      templates: curated,
       billing,
       createdKey,
       url: `http://${config.publicHost}:${port}`,
@@ -257,4 +249,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await db.destroy();
     throw err;
   }
+}
+
+function boundPort(app: FastifyInstance, configured: number): number {
+  const addr = app.server.address();
+  return typeof addr === 'object' && addr ? addr.port : configured;
 }

@@ -209,7 +209,7 @@ test('stdin round trip with cat, and EOF when stdin is closed at spawn', () =>
     p.closeStdin();
     const r = await done;
     assert.equal(r.exitCode, 0);
-    assert.equal(r.stdout, 'hello ' + big.toString());
+    assert.equal(r.stdout, `hello ${big.toString()}`);
     const r2 = await run(client, ['cat']);
     assert.deepEqual([r2.exitCode, r2.stdout], [0, '']);
   }));

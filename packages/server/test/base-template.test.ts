@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { ensureBaseTemplate } from '../src/runtime/templates/base-template.ts';
+import { loadConfig } from '../src/config.ts';
+import { type BuildProgress, ensureBaseTemplate } from '../src/templates/base-template.ts';
 
 const run = promisify(execFile);
 const imageDir = process.env.SANDPIT_IMAGE_DIR ?? '/var/lib/sandpit/images';
@@ -18,14 +19,15 @@ test('platform/base builds (or is reused) and has the promised tools', { timeout
   let lastPhase = '';
   let lastPrint = 0;
   const started = Date.now();
-  const root = await ensureBaseTemplate(imageDir, (p) => {
+  const onProgress = (p: BuildProgress) => {
     const now = Date.now();
     if (p.phase !== lastPhase || now - lastPrint > 2000 || p.done === p.total) {
       console.log(`[${((now - started) / 1000).toFixed(1)}s] ${p.phase} ${p.done}/${p.total}${p.line ? ` ${p.line}` : ''}`);
       lastPhase = p.phase;
       lastPrint = now;
     }
-  });
+  };
+  const root = await ensureBaseTemplate(imageDir, { mirror: loadConfig().templates.debianMirror, onProgress });
   console.log(`template root ${root} ready in ${Date.now() - started} ms`);
   // A second call hits the cache.
   const t0 = performance.now();

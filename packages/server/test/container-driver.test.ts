@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { SandboxSpec } from '../src/runtime/driver.ts';
 import { ContainerDriver } from '../src/runtime/container/container-driver.ts';
-import { ensureBaseTemplate } from '../src/runtime/templates/base-template.ts';
+import { ensureBaseTemplate } from '../src/templates/base-template.ts';
 
 const run = promisify(execFile);
 const imageDir = process.env.SANDPIT_IMAGE_DIR ?? '/var/lib/sandpit/images';
@@ -272,7 +272,7 @@ test('timings (printed, not asserted)', { skip, timeout: 300_000 }, async () => 
   // Raw crun: `true` on the read-only template root, foreground run incl. cleanup.
   const rawBundle = join(dataDir, 'raw-bundle');
   await run('mkdir', ['-p', rawBundle]);
-  const raw = JSON.parse(JSON.stringify((await import('../src/runtime/container/oci-config.ts')).ociConfig({
+  const raw = JSON.parse(JSON.stringify((await import('../src/runtime/host/oci-config.ts')).ociConfig({
     spec: spec(), rootfs: templateRoot, runDir: rawBundle, agentBinary, nofile: 1024,
   }))) as { process: { args: string[] }; root: { readonly: boolean }; mounts: Array<{ destination: string }>; linux: { cgroupsPath: string } };
   raw.process.args = ['/bin/true'];

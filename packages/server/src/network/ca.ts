@@ -30,7 +30,7 @@ export class EgressCa {
 
   private constructor(cert: x509.X509Certificate, caKey: CryptoKey, leafKeys: CryptoKeyPair, leafKeyPem: string) {
     this.#cert = cert;
-    this.certPem = cert.toString('pem') + '\n';
+    this.certPem = `${cert.toString('pem')}\n`;
     this.#caKey = caKey;
     this.#leafKeys = leafKeys;
     this.#leafKeyPem = leafKeyPem;
@@ -58,7 +58,7 @@ export class EgressCa {
         ],
       });
       keyPem = pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-      certPem = cert.toString('pem') + '\n';
+      certPem = `${cert.toString('pem')}\n`;
       // Written under temporary names and renamed, so a crash never leaves a key without its cert.
       await writeFile(`${keyFile}.tmp`, keyPem, { mode: 0o600 });
       await writeFile(`${certFile}.tmp`, certPem, { mode: 0o644 });

@@ -150,8 +150,12 @@ export class DnsForwarder {
     const who = this.#clientFor(rinfo.address);
     const q = parseQuestion(msg);
     if (!who || !q || (msg.readUInt16BE(2) & 0x8000) !== 0) return;
-    if (!who.allowed(q.name)) return this.#reply(emptyReply(msg, q, 5), rinfo);
-    if (q.type === TYPE_AAAA) return this.#reply(emptyReply(msg, q, 0), rinfo);
+    // Refused, or no AAAA: sandboxes have IPv4 only.
+    const refused = !who.allowed(q.name);
+    if (refused || q.type === TYPE_AAAA) {
+      this.#reply(emptyReply(msg, q, refused ? 5 : 0), rinfo);
+      return;
+    }
     if (this.#pending.size >= 4096) return;
     let id = this.#nextId;
     while (this.#pending.has(id)) id = (id + 1) & 0xffff;

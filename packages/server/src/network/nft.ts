@@ -1,6 +1,6 @@
 import { formatCidr, type Cidr4 } from './addr.ts';
 import type { EgressPolicy } from './rules.ts';
-import { runQuiet } from '../runtime/container/posix-spawn.ts';
+import { runQuiet } from '../runtime/host/posix-spawn.ts';
 
 /**
  * nftables text for one installation's table. Sandboxes are reached through a verdict map keyed

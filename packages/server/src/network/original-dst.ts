@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { libc } from '../runtime/libc.ts';
+import { libc } from '../runtime/host/libc.ts';
 
 // Node has no getsockopt; SO_ORIGINAL_DST is how a socket redirected by nat/redirect learns
 // where the sandbox meant to connect.

@@ -11,7 +11,7 @@ import type { SandboxService } from '../services/sandboxes.ts';
 import type { SecretsService } from '../services/secrets.ts';
 import type { SnapshotService } from '../services/snapshots.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
-import type { TemplateService } from '../services/templates.ts';
+import type { TeamTemplates } from '../services/team-templates.ts';
 import type { WarmPool } from '../services/warm-pool.ts';
 import type { TerminalService } from '../services/terminals.ts';
 
@@ -36,7 +36,7 @@ export interface Services {
   teamManagement: TeamManagementService;
   billing: BillingService;
   metrics: PlatformMetrics;
-  templates: TemplateService;
+  templates: TeamTemplates;
   warmPool: WarmPool;
   driverName: string;
 }

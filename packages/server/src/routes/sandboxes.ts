@@ -4,6 +4,7 @@ import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, SandboxList } from '../schemas/sandbox.ts';
 import { sandboxView, withToken } from '../services/sandbox-view.ts';
+import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
 type IdParams = { sandbox_id: string };
@@ -13,6 +14,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
   const read = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:read');
   const write = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:write');
   const tags = ['sandboxes'];
+  const view = (rec: SandboxRecord) => sandboxView(rec, s.secrets.revokedNames(rec.id));
 
   app.post(
     '/sandboxes',
@@ -33,7 +35,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
       write(req);
       const rec = await s.sandboxes.create(principal(req), req.body as CreateSandboxBody);
       reply.code(201).header('cache-control', 'no-store');
-      return withToken(rec, sandboxView(rec));
+      return withToken(rec, view(rec));
     },
   );
 
@@ -63,7 +65,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         return v;
       };
       const page = await s.sandboxes.list(principal(req), { limit: single('limit'), cursor: single('cursor'), status: single('status'), metadata });
-      return { sandboxes: page.items.map((r) => sandboxView(r)), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+      return { sandboxes: page.items.map(view), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
     },
   );
 
@@ -72,7 +74,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     { onRequest, schema: { summary: 'Get a sandbox', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404) } } },
     async (req) => {
       read(req);
-      return sandboxView(await s.sandboxes.get(principal(req), (req.params as IdParams).sandbox_id));
+      return view(await s.sandboxes.get(principal(req), (req.params as IdParams).sandbox_id));
     },
   );
 
@@ -90,7 +92,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return sandboxView(await s.sandboxes.patch(principal(req), (req.params as IdParams).sandbox_id, req.body as PatchSandboxBody));
+      return view(await s.sandboxes.patch(principal(req), (req.params as IdParams).sandbox_id, req.body as PatchSandboxBody));
     },
   );
 
@@ -102,7 +104,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return sandboxView(await s.sandboxes.pause(principal(req), (req.params as IdParams).sandbox_id));
+      return view(await s.sandboxes.pause(principal(req), (req.params as IdParams).sandbox_id));
     },
   );
 
@@ -117,7 +119,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         write(req);
         const rec = await s.sandboxes[verb](principal(req), (req.params as IdParams).sandbox_id);
         reply.header('cache-control', 'no-store');
-        return withToken(rec, sandboxView(rec));
+        return withToken(rec, view(rec));
       },
     );
   }

@@ -30,7 +30,7 @@ import {
   TlvWriter,
   u16Pair,
 } from './agent-protocol.ts';
-import { libc } from './libc.ts';
+import { libc } from './host/libc.ts';
 
 export interface SpawnOptions {
   argv: string[];
@@ -401,8 +401,8 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
   }
 
   /**
-   * For a connection of its own that carries an upload: a kernel send buffer of `bytes` (default
-   * ~208 KiB), so frames queue ahead and each receive in the sandbox (a trap under gVisor) finds a
+   * For a connection of its own that carries an upload: a kernel send buffer of `bytes` (larger
+   * than the default), so frames queue ahead and each receive in the sandbox (a trap under gVisor) finds a
    * full one's worth waiting.
    */
   setSendBuffer(bytes: number): void {

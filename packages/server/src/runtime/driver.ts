@@ -1,7 +1,7 @@
-/** What every isolation engine (container, gvisor, vm) offers the services above it. */
+/** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
 
-export type DriverName = 'container' | 'gvisor' | 'vm';
+export type DriverName = 'container' | 'gvisor';
 
 export interface Resources {
   vcpuCount: number;
@@ -110,4 +110,9 @@ export interface SnapshotEngine {
   delete(snapshotId: string): Promise<void>;
   /** Every snapshot id the engine holds files for, complete or not. */
   list(): Promise<string[]>;
+}
+
+/** Ids become path components and crun container names: allow only a safe alphabet. */
+export function checkId(id: string): void {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(id)) throw new Error(`invalid sandbox id ${JSON.stringify(id)}`);
 }

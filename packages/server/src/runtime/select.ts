@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ContainerDriver } from './container/container-driver.ts';
-import { ensureFastCgroupMigration } from './container/host-checks.ts';
+import { ensureFastCgroupMigration } from './host/host-checks.ts';
 import type { RuntimeDriver } from './driver.ts';
 import { DriverSet } from './driver-set.ts';
 import { GvisorDriver } from './gvisor/gvisor-driver.ts';
 
 /**
  * Picks and initializes the runtime driver the configuration asks for. `auto`
- * takes gvisor when runsc can run a sandbox here (probed once, about 200 ms):
+ * takes gvisor when runsc can run a sandbox here (probed once at start):
  * it isolates more and pauses to disk; otherwise the container driver. Sandboxes
  * the other engine still holds in this data directory stay managed by it.
  */

@@ -3,6 +3,7 @@ import { iso, type Clock } from '../clock.ts';
 import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { ExecBody } from '../schemas/exec.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Combined stdout+stderr kept by a run-to-completion exec; the rest is dropped. */
@@ -42,10 +43,12 @@ interface Ending {
 /** Runs commands in a sandbox through its agent: to completion, or streamed. */
 export class ExecService {
   readonly sandboxes: SandboxService;
+  readonly templates: TemplateCatalog;
   readonly clock: Clock;
 
-  constructor(sandboxes: SandboxService, clock: Clock) {
+  constructor(sandboxes: SandboxService, templates: TemplateCatalog, clock: Clock) {
     this.sandboxes = sandboxes;
+    this.templates = templates;
     this.clock = clock;
   }
 
@@ -57,7 +60,7 @@ export class ExecService {
       argv: body.args ? [body.command, ...body.args] : ['/bin/sh', '-c', body.command],
       env: body.env,
       // A template's workdir step sets where its sandboxes' commands start.
-      cwd: body.working_dir ?? (await this.sandboxes.deps.templates.workdir(live.templateId)) ?? DEFAULT_WORKING_DIR,
+      cwd: body.working_dir ?? (await this.templates.workdir(live.templateId)) ?? DEFAULT_WORKING_DIR,
       user: 'user',
       timeoutMs: timeoutS * 1000,
       stdin: false,

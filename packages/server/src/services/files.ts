@@ -2,10 +2,10 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { iso, type Clock } from '../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../errors.ts';
-import { AgentClient, AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
+import { AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import type { AgentPool } from './agents.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { SandboxService } from './sandboxes.ts';
 
 /** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { LedgerChange, MeterEvent, MeterStore, SegmentRecord } from '../store/billing.ts';
-import { KeyedLock } from './keyed-lock.ts';
+import { KeyedLock } from '../runtime/host/keyed-lock.ts';
 
 /**
  * How lifecycle events move the ledger. Compute (vCPUs and memory from the sandbox's `resources`)

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { Resolver } from 'node:dns/promises';
-import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AddressPool, ALWAYS_BLOCKED, NEVER_ROUTED } from '../network/addr.ts';
@@ -11,41 +10,11 @@ import { EgressProxy, type EgressSandbox } from '../network/egress-proxy.ts';
 import { addIfText, attachText, baseTableText, chainText, delIfText, detachText, nftApply } from '../network/nft.ts';
 import { compilePolicy, dnsAllowed } from '../network/rules.ts';
 import { purgeDeadInstallations, purgeInstallation, registerInstallation, SlotManager, unregisterInstallation } from '../network/slots.ts';
-import type { BindMount, NetConfig } from '../runtime/driver.ts';
+import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
+import type { NetworkConfig } from '../network/network-config.ts';
 import type { NetworkRules, SandboxRecord } from '../store/sandboxes.ts';
 import type { SecretsService } from './secrets.ts';
 
-export interface NetworkConfig {
-  /** Where the CA, per-slot resolv.conf files and CA bundles live. */
-  dir: string;
-  pool: string;
-  dnsUpstream?: string;
-  /** PEM file of extra CAs (an operator's private CAs) trusted by the egress proxy and by every sandbox. */
-  upstreamCaFile?: string;
-  /** Namespaces kept ready so a create does not wait for one. */
-  warm: number;
-  /** Names this installation's kernel objects, so installations on one host never touch each other's. */
-  installation: string;
-  dataDir: string;
-}
-
-export async function networkConfig(env: NodeJS.ProcessEnv, dataDir: string): Promise<NetworkConfig> {
-  const warm = env.SANDPIT_NET_WARM === undefined || env.SANDPIT_NET_WARM === '' ? 2 : Number(env.SANDPIT_NET_WARM);
-  if (!Number.isInteger(warm) || warm < 0 || warm > 64) throw new Error('SANDPIT_NET_WARM must be an integer from 0 to 64');
-  await mkdir(dataDir, { recursive: true });
-  return {
-    dir: join(dataDir, 'network'),
-    pool: env.SANDPIT_NET_POOL || '100.96.0.0/12',
-    dnsUpstream: env.SANDPIT_DNS_UPSTREAM || undefined,
-    // By default sandboxes trust what the host trusts, so a private registry mirror or proxy CA works inside too.
-    upstreamCaFile: env.SANDPIT_EGRESS_UPSTREAM_CA || (existsSync(HOST_CA_BUNDLE) ? HOST_CA_BUNDLE : undefined),
-    warm,
-    installation: createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 8),
-    dataDir: await realpath(dataDir),
-  };
-}
-
-const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const SPARE_REFILL_DELAY_MS = 250;
 
 /** Where the sandbox finds the egress CA, and the variables Node, Python and curl read. */
@@ -57,28 +26,6 @@ const CA_ENV = {
   REQUESTS_CA_BUNDLE: CA_BUNDLE_IN_SANDBOX,
   CURL_CA_BUNDLE: CA_BUNDLE_IN_SANDBOX,
 };
-
-/** What the engine needs to start a sandbox on its network. */
-export interface PreparedNetwork {
-  /** Applied under the caller's env (CA trust). */
-  baseEnv: Record<string, string>;
-  /** Applied over it: env name -> proxy token of each bound secret. */
-  secretEnv: Record<string, string>;
-  netnsPath: string;
-  netConfig: NetConfig;
-  mounts: BindMount[];
-  /** Settles when the sandbox's egress rules are in place; await it before the sandbox counts as created. */
-  ready: Promise<void>;
-  /** Undoes everything prepare did (the create failed). */
-  abort(): Promise<void>;
-}
-
-/** The network steps of the sandbox state machine. */
-export interface SandboxNetworkHooks {
-  prepare(input: { teamId: string; sandboxId: string; templateRoot: string; network: NetworkRules | null; secrets: Record<string, string> }): Promise<PreparedNetwork>;
-  update(sandboxId: string, network: NetworkRules | null): Promise<void>;
-  release(sandboxId: string): Promise<void>;
-}
 
 interface Attached extends EgressSandbox {
   slot: number;
@@ -143,7 +90,7 @@ export class NetworkService implements SandboxNetworkHooks {
       };
     });
     const upstreamCa = cfg.upstreamCaFile ? [await readFile(cfg.upstreamCaFile, 'utf8')] : [];
-    n.#trusted = [n.#ca.certPem, ...upstreamCa].map((p) => p.trimEnd()).join('\n') + '\n';
+    n.#trusted = `${[n.#ca.certPem, ...upstreamCa].map((p) => p.trimEnd()).join('\n')}\n`;
     await writeFile(n.#trustedPath(), n.#trusted, { mode: 0o644 });
     n.#proxy = new EgressProxy({
       sandboxFor: (ip) => {

@@ -85,11 +85,6 @@ export class PreviewPortService {
     if (!(await this.#store.delete(rec.id, port))) throw notFound(`port ${port} is not published`);
   }
 
-  /** Removes a deleted sandbox's publications. */
-  async forget(sandboxId: string): Promise<void> {
-    await this.#store.deleteAll(sandboxId);
-  }
-
   /** Where preview traffic for `{port}-{id}` goes; resumes a paused sandbox. Errors are API errors. */
   async route(port: number, rawId: string, creds: PreviewCredentials): Promise<PreviewTarget> {
     if (!(port >= 1 && port <= 65535)) throw notFound('no such preview port');

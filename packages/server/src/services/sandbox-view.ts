@@ -3,15 +3,8 @@ import { taggedSandboxId } from '../ids.ts';
 import type { Sandbox } from '../schemas/sandbox.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 
-let revokedFor: (sandboxId: string) => ReadonlySet<string> = () => new Set();
-
-/** Set once at start by the secrets service: which of a sandbox's bound secrets are revoked (bound by id). */
-export function setRevokedLookup(fn: (sandboxId: string) => ReadonlySet<string>): void {
-  revokedFor = fn;
-}
-
-/** The API shape of a sandbox: absent fields are omitted, never null. */
-export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string> = revokedFor(s.id)): Sandbox {
+/** The API shape of a sandbox: absent fields are omitted, never null. `revokedSecrets`: which of its bound secrets are revoked. */
+export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string>): Sandbox {
   const v: Sandbox = {
     id: taggedSandboxId(s.region, s.id),
     template_id: s.templateId,

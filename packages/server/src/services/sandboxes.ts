@@ -9,22 +9,23 @@ import type { CreateSandboxBody, PatchSandboxBody } from '../schemas/sandbox.ts'
 import type { ActiveSlotStore } from '../store/active-slots.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { AgentPool } from './agents.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { Principal } from './auth.ts';
-import { KeyedLock } from './keyed-lock.ts';
+import { KeyedLock } from '../runtime/host/keyed-lock.ts';
 import { keysetPage } from './paging.ts';
-import type { SandboxNetworkHooks } from './network.ts';
+import type { SandboxNetworkHooks } from '../network/hooks.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
-import { type TemplateService, templateSandboxSpec } from './templates.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { templateSandboxSpec } from './template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
-import { BootError } from '../runtime/templates/boot.ts';
+import { BootError, bootSandbox } from '../templates/boot.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;
   teams: TeamStore;
   driver: RuntimeDriver;
-  templates: TemplateService;
+  templates: TemplateCatalog;
   agents: AgentPool;
   clock: Clock;
   log: Logger;
@@ -65,7 +66,7 @@ const SLOT_CLAIM_TTL_MS = 15 * 60_000;
 
 /** The sandbox state machine: every transition goes through here, one at a time per sandbox. */
 export class SandboxService {
-  readonly deps: SandboxServiceDeps;
+  readonly deps: Readonly<SandboxServiceDeps>;
   readonly lock = new KeyedLock();
 
   constructor(deps: SandboxServiceDeps) {
@@ -118,7 +119,7 @@ export class SandboxService {
           else agent.catch(() => undefined);
         } else {
           await Promise.all([driver.create(spec), net?.ready]);
-          await templates.boot(id, template);
+          await bootSandbox(this.deps.agents, id, template);
           // Opened now, so the first command does not wait for the connection.
           this.deps.agents.get(id).catch(() => undefined);
         }
@@ -383,7 +384,7 @@ export class SandboxService {
     for (const id of await store.dueForAutoPause(now)) {
       await this.lock.run(id, async () => {
         const rec = await store.get(id);
-        if (!rec || rec.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
+        if (rec?.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
         try {
           await this.#pause(rec, 'auto_paused');
           if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
@@ -397,7 +398,7 @@ export class SandboxService {
     for (const id of await store.dueForAutoDelete(clock.now())) {
       await this.lock.run(id, async () => {
         const rec = await store.get(id);
-        if (!rec || rec.status !== 'paused' || rec.autoDeleteAt === null || rec.autoDeleteAt > clock.now()) return;
+        if (rec?.status !== 'paused' || rec.autoDeleteAt === null || rec.autoDeleteAt > clock.now()) return;
         await this.#delete(rec, 'auto_deleted');
       });
     }

@@ -9,7 +9,8 @@ import type { SandboxStore } from '../store/sandboxes.ts';
 import type { SnapshotRecord, SnapshotStore } from '../store/snapshots.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { Principal } from './auth.ts';
-import type { ForkSource, SandboxService } from './sandboxes.ts';
+import type { SandboxService } from './sandboxes.ts';
+import { snapshotEngineOf } from './snapshot-forks.ts';
 import { keysetPage } from './paging.ts';
 import { markPaused } from './sandbox-rules.ts';
 
@@ -38,8 +39,8 @@ export interface CreateOutcome {
 /** Suggested poll interval after a 202. */
 const RETRY_AFTER_S = 2;
 
-/** Snapshots: capture (with idempotency keys, limits, and the 202 path), list, rename, delete, fork source. */
-export class SnapshotService implements ForkSource {
+/** Snapshots: capture (with idempotency keys, limits, and the 202 path), list, rename, delete. */
+export class SnapshotService {
   readonly deps: SnapshotServiceDeps;
   /** Creations admitted but not yet stored, per team, so concurrent requests cannot overshoot the caps. */
   readonly #reserved = new Map<string, number>();
@@ -58,7 +59,7 @@ export class SnapshotService implements ForkSource {
       const prev = await store.byKey(sb.id, key);
       if (prev) return replay(prev, key);
     }
-    const engine = this.#engine();
+    const engine = snapshotEngineOf(this.deps.driver);
     await this.#reserve(p.teamId);
     let reserved = true;
     const unreserve = () => {
@@ -189,14 +190,6 @@ export class SnapshotService implements ForkSource {
     }
   }
 
-  #engine(): SnapshotEngine {
-    const engine = this.deps.driver.snapshots;
-    if (!engine) {
-      throw unavailable(`the ${this.deps.driver.name} driver cannot capture a sandbox's memory; snapshots need a host running the gvisor driver`);
-    }
-    return engine;
-  }
-
   async get(p: Principal, rawId: string): Promise<SnapshotRecord> {
     const row = await this.deps.store.get(parseUuid(rawId, 'snapshot id'));
     if (!row || row.teamId !== p.teamId) throw notFound(`snapshot '${rawId}' not found`);
@@ -227,15 +220,6 @@ export class SnapshotService implements ForkSource {
     row.deletedAt = now;
     row.updatedAt = now;
     await this.deps.store.save(row);
-  }
-
-  /** ForkSource: what POST /sandboxes {from_snapshot} starts from. */
-  async forkSource(teamId: string, rawId: string) {
-    const engine = this.#engine();
-    const row = await this.deps.store.get(parseUuid(rawId, 'snapshot id'));
-    if (!row || row.teamId !== teamId) throw notFound(`snapshot '${rawId}' not found`);
-    if (row.status !== 'ready') throw conflict(`the snapshot is ${row.status}; only a ready snapshot can start a sandbox`);
-    return { snapshotId: row.id, templateId: row.templateId, resources: row.resources, env: row.env, engine };
   }
 
   /**

@@ -2,19 +2,21 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
 import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../runtime/driver.ts';
 import type { TemplateCapture, TemplateStore, TemplateVersion } from '../store/templates.ts';
-import type { AgentPool } from './agents.ts';
-import type { SandboxNetworkHooks } from './network.ts';
-import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import { bootSandbox } from '../templates/boot.ts';
+import type { SandboxNetworkHooks } from '../network/hooks.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { type TemplateInfo, templateSandboxSpec } from './template-info.ts';
 
 export interface TemplateCaptureDeps {
   driver: RuntimeDriver;
   agents: AgentPool;
-  templates: TemplateService;
+  templates: TemplateCatalog;
   store: TemplateStore;
-  /** The network layer, once wired: the captured sandbox gets a namespace like the sandboxes restored from it. */
-  network: () => SandboxNetworkHooks | undefined;
+  /** The network layer: the captured sandbox gets a namespace like the sandboxes restored from it. */
+  network?: SandboxNetworkHooks;
   log: Logger;
-  /** SANDPIT_TEMPLATE_CAPTURE=0 turns captures off (every sandbox boots); existing ones are removed at start. */
+  /** Off: every sandbox boots; existing captures are removed at start. */
   enabled: boolean;
 }
 
@@ -24,7 +26,7 @@ export interface TemplateCaptureDeps {
  * started and made ready, then checkpointed into an engine snapshot kept with
  * the version; creates restore that instead of booting, with start_cmd
  * already running. Versions without them are not captured: a plain gvisor
- * boot (about 200 ms) is no slower than a restore.
+ * boot is no slower than a restore.
  *
  * All work runs in the background, one template at a time; until a capture is
  * ready, or when one fails, sandboxes of the template boot as before.
@@ -129,13 +131,13 @@ export class TemplateCaptures {
 
   /** Boots a sandbox of the version, waits for it to be ready, and checkpoints it into a new engine snapshot. */
   async #capture(engine: SnapshotEngine, teamId: string, info: TemplateInfo): Promise<TemplateCapture> {
-    const { driver, agents, templates } = this.deps;
+    const { driver, agents } = this.deps;
     const id = newId();
-    const net = await this.deps.network()?.prepare({ teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
+    const net = await this.deps.network?.prepare({ teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     try {
       const created = driver.create(templateSandboxSpec(id, info, net));
       await Promise.all([created, net?.ready]);
-      await templates.boot(id, info);
+      await bootSandbox(agents, id, info);
       agents.drop(id);
       // Paused first, so the capture only links the checkpoint instead of also restoring this throwaway sandbox.
       await driver.pause(id);

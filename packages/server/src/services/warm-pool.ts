@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
+import type { WarmPoolSettings } from '../config.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
-import type { AgentPool } from './agents.ts';
-import type { PreparedNetwork, SandboxNetworkHooks } from './network.ts';
-import { type TemplateInfo, type TemplateService, templateSandboxSpec } from './templates.ts';
-import { envInt } from '../config.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import { bootSandbox } from '../templates/boot.ts';
+import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { type TemplateInfo, templateSandboxSpec } from './template-info.ts';
 
 /** A started sandbox waiting to be taken: no store row, no team, not billed. */
 export interface WarmSandbox {
@@ -16,31 +18,15 @@ export interface WarmSandbox {
 
 const REFILL_DELAY_MS = 250;
 
-export interface WarmPoolConfig {
-  /** Pre-started platform/base sandboxes (SANDPIT_WARM_POOL). */
-  baseSize: number;
-  /** Below this much MemAvailable the pool stops refilling and gives sandboxes back. */
-  minAvailableMib: number;
-  intervalMs: number;
-}
-
-export function warmPoolConfig(env: NodeJS.ProcessEnv): WarmPoolConfig {
-  const int = (name: string, fallback: number) => envInt(env, name, fallback);
-  return {
-    baseSize: int('SANDPIT_WARM_POOL', 0),
-    minAvailableMib: int('SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB', 1024),
-    intervalMs: int('SANDPIT_WARM_POOL_INTERVAL_MS', 500),
-  };
-}
 
 export interface WarmPoolDeps {
   driver: RuntimeDriver;
   agents: AgentPool;
-  templates: TemplateService;
-  /** The network layer, once wired (pool sandboxes get a namespace like any other). */
-  network: () => SandboxNetworkHooks | undefined;
+  templates: TemplateCatalog;
+  /** The network layer (pool sandboxes get a namespace like any other). */
+  network?: SandboxNetworkHooks;
   log: Logger;
-  config: WarmPoolConfig;
+  config: WarmPoolSettings;
 }
 
 interface Pool {
@@ -164,18 +150,18 @@ export class WarmPool {
   }
 
   async #start(pool: Pool): Promise<WarmSandbox> {
-    const { driver, agents, templates } = this.deps;
+    const { driver, agents } = this.deps;
     const { info } = pool;
     const id = newId();
-    const net = await this.deps.network()?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
+    const net = await this.deps.network?.prepare({ teamId: pool.teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
     const entry: WarmSandbox = { id, versionKey: info.versionKey, ...(net ? { net } : {}) };
     try {
       const created = driver.create(templateSandboxSpec(id, info, net));
       await Promise.all([created, net?.ready]);
       // The agent connection is opened now, so the first exec after take does not pay for it.
       const client = await agents.get(id, 10_000);
-      await templates.boot(id, info);
-      // So does the shell: a fresh sandbox's first command loads it (about 10 ms more under gVisor).
+      await bootSandbox(agents, id, info);
+      // So does the shell: a fresh sandbox's first command loads it.
       await new Promise<void>((resolve) => {
         const p = client.spawn({ argv: ['/bin/sh', '-c', 'true'], user: 'user', cwd: '/', stdin: false, timeoutMs: 10_000 });
         p.once('exit', () => resolve());

@@ -7,6 +7,6 @@ export type DialectName = 'sqlite' | 'postgres';
  * write differently: serial keys in migrations and row locks. Kysely exposes the adapter only
  * through its executor.
  */
-export function dialectOf(db: Kysely<any>): DialectName {
+export function dialectOf<DB>(db: Kysely<DB>): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

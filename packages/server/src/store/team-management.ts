@@ -185,7 +185,7 @@ export class TeamManagementStore {
   async grant(a: NewAssignment): Promise<ChangeResult> {
     return this.db.transaction().execute(async (tx) => {
       const user = await tx.selectFrom('users').select('status').where('id', '=', a.userId).where('team_id', '=', a.teamId).executeTakeFirst();
-      if (!user || user.status !== 'active') return 'not_found';
+      if (user?.status !== 'active') return 'not_found';
       if ((await activeRoleNames(tx, a.userId)).includes(a.roleName)) return 'unchanged';
       await insertAssignment(tx, a);
       return 'done';

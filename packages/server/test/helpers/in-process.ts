@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { teardownEngine } from '../../src/runtime/teardown.ts';
+import { teardownEngine } from '../../src/teardown.ts';
 import { type Platform, startPlatform } from '../../src/server.ts';
 import { testDatabase } from './postgres.ts';
 import { Api, IMAGE_DIR } from './server-process.ts';
@@ -31,6 +31,7 @@ export class InProcess {
 
   config() {
     return loadConfig({
+      ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
       SANDPIT_PUBLIC_HOST: '127.0.0.1',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { teardownEngine } from '../../src/runtime/teardown.ts';
+import { teardownEngine } from '../../src/teardown.ts';
 import { testDatabase } from './postgres.ts';
 
 export const CLI = new URL('../../../cli/src/main.ts', import.meta.url).pathname;

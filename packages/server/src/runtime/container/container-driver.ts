@@ -1,17 +1,18 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import type { EngineState, EngineStats, RuntimeDriver, SandboxSpec } from '../driver.ts';
-import { CgroupV1 } from './cgroups.ts';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
+import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
-import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from './host-checks.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
-import { LayerStore, type Logger } from './layer-store.ts';
-import { unmountUnder } from './mounts.ts';
-import { ociConfig } from './oci-config.ts';
-import { lowerDirs, mountOverlay } from './overlay.ts';
-import { checkId, driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
-import { writeSandboxEtc } from './sandbox-files.ts';
+import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/host-checks.ts';
+import { KeyedLock } from '../host/keyed-lock.ts';
+import { LayerStore, type Logger } from '../host/layer-store.ts';
+import { unmountUnder } from '../host/mounts.ts';
+import { ociConfig } from '../host/oci-config.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
+import { writeSandboxEtc } from '../host/sandbox-files.ts';
+import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import { waitForSocket } from './wait-socket.ts';
-import { isAlive } from '../pids.ts';
+import { isAlive } from '../host/pids.ts';
 
 export interface ContainerDriverOptions {
   dataDir: string;
@@ -58,7 +59,7 @@ export class ContainerDriver implements RuntimeDriver {
   private readonly logger: Logger;
   private readonly crun: Crun;
   private readonly layers: LayerStore;
-  private readonly mutex = new KeyedMutex();
+  private readonly mutex = new KeyedLock();
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
 
@@ -211,7 +212,7 @@ export class ContainerDriver implements RuntimeDriver {
     await this.crun.deleteForce(id);
     await cg.remove(id);
     await unmountUnder(sp.dir);
-    const meta = await readMeta(sp.meta);
+    const meta = await readJson<SandboxMeta>(sp.meta);
     await this.layers.remove(id, meta?.subvolId);
     await rm(sp.dir, { recursive: true, force: true });
   }
@@ -237,7 +238,7 @@ export class ContainerDriver implements RuntimeDriver {
 
   async list(): Promise<string[]> {
     const [dirs, crunIds, layerIds] = await Promise.all([
-      readdirNames(this.paths.sandboxesDir),
+      subdirNames(this.paths.sandboxesDir),
       this.crun.list(),
       this.layers.list(),
     ]);
@@ -248,7 +249,7 @@ export class ContainerDriver implements RuntimeDriver {
     checkId(id);
     const cg = this.cg();
     const sp = sandboxPaths(this.paths, id);
-    const meta = await readMeta(sp.meta);
+    const meta = await readJson<SandboxMeta>(sp.meta);
     if (!meta && !(await exists(sp.dir))) throw new Error(`sandbox ${id} not found`);
     const [memoryBytes, cpuUsageNs, diskBytes] = await Promise.all([
       cg.readNumber('memory', id, 'memory.usage_in_bytes'),
@@ -264,22 +265,6 @@ export class ContainerDriver implements RuntimeDriver {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
-}
-
-async function readdirNames(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-}
-
-async function readMeta(path: string): Promise<SandboxMeta | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as SandboxMeta;
-  } catch {
-    return undefined;
-  }
-}
 
 async function waitEmpty(cg: CgroupV1, id: string, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;

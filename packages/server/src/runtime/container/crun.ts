@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { runCaptured, spawnToLog } from './posix-spawn.ts';
+import { runCaptured, spawnToLog } from '../host/posix-spawn.ts';
 
 export interface CrunState {
   id: string;

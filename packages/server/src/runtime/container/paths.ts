@@ -43,8 +43,3 @@ export function sandboxPaths(paths: DriverPaths, id: string): SandboxPaths {
     log: join(dir, 'agent.log'),
   };
 }
-
-/** Ids become path components and crun container names: allow only a safe alphabet. */
-export function checkId(id: string): void {
-  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(id)) throw new Error(`invalid sandbox id ${JSON.stringify(id)}`);
-}

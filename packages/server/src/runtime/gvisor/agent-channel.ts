@@ -3,8 +3,8 @@ import { chmod, readdir, readlink, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentClient } from '../agent-client.ts';
-import { runCaptured } from '../container/posix-spawn.ts';
-import { libc } from '../libc.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { libc } from '../host/libc.ts';
 
 const SIOCGSKNS = 0x894c;
 const ioctl = libc.func('int ioctl(int fd, unsigned long request, void *arg)');
@@ -15,7 +15,7 @@ const ioctl = libc.func('int ioctl(int fd, unsigned long request, void *arg)');
  * listening socket on a gofer mount is refused. The agent keeps one connection
  * and redials it after EOF; that one stays with the channel as its control
  * connection, through which the driver runs its own checks (an agent READ
- * costs about 1 ms, `runsc exec` about 100 ms) and asks the agent to DIAL
+ * is far cheaper than `runsc exec`; docs/host-timings.md) and asks the agent to DIAL
  * whenever `accept` has no connection to hand out. One spare is dialed as soon
  * as the agent is up, so the first command does not wait for it.
  *
@@ -133,7 +133,10 @@ export class AgentChannel {
       this.#live.delete(s);
       this.#idle = this.#idle.filter((i) => i !== s);
     });
-    if (!this.#control && !this.#claiming) return this.#claim(s);
+    if (!this.#control && !this.#claiming) {
+      this.#claim(s);
+      return;
+    }
     if (this.#dialing > 0) this.#dialing--;
     const waiter = this.#waiters.shift();
     if (waiter) waiter(s);

@@ -1,21 +1,21 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CgroupV1 } from '../container/cgroups.ts';
-import { hardNofileLimit } from '../container/host-checks.ts';
-import { KeyedMutex } from '../container/keyed-mutex.ts';
-import { LayerStore, type Logger } from '../container/layer-store.ts';
-import { isMountPoint, unmountUnder } from '../container/mounts.ts';
-import { ociConfig } from '../container/oci-config.ts';
-import { lowerDirs, mountOverlay } from '../container/overlay.ts';
-import { checkId } from '../container/paths.ts';
-import { runCaptured } from '../container/posix-spawn.ts';
-import { writeSandboxEtc } from '../container/sandbox-files.ts';
+import { CgroupV1 } from '../host/cgroups.ts';
+import { hardNofileLimit } from '../host/host-checks.ts';
+import { KeyedLock } from '../host/keyed-lock.ts';
+import { LayerStore, type Logger } from '../host/layer-store.ts';
+import { isMountPoint, unmountUnder } from '../host/mounts.ts';
+import { ociConfig } from '../host/oci-config.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import {
   type BindMount,
   CaptureRefused,
+  checkId,
   type EngineState,
   type EngineStats,
   type NetConfig,
@@ -29,7 +29,8 @@ import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts
 import { captureNet, openTcpEndpoints, provisionNet } from './netns.ts';
 import { type GvisorPaths, gvisorPaths, gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { probeRunsc, Runsc, type RunscState } from './runsc.ts';
-import { isAlive } from '../pids.ts';
+import { isAlive } from '../host/pids.ts';
+import { exists, readJson, subdirNames } from '../../optional-files.ts';
 
 export interface GvisorDriverOptions {
   dataDir: string;
@@ -60,7 +61,7 @@ interface SandboxMeta {
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init
-   * has reaped the exited sandbox, 1.5 s on this host).
+   * has reaped the exited sandbox, which takes seconds).
    */
   runscId: string;
   createdAt: string;
@@ -109,7 +110,7 @@ export class GvisorDriver implements RuntimeDriver {
   private readonly logger: Logger;
   private readonly runsc: Runsc;
   private readonly layers: LayerStore;
-  private readonly mutex = new KeyedMutex();
+  private readonly mutex = new KeyedLock();
   private readonly channels = new Map<string, AgentChannel>();
   /** Sandboxes being checkpointed: their channel must stay shut until the save is over. */
   private readonly capturing = new Set<string>();
@@ -140,7 +141,7 @@ export class GvisorDriver implements RuntimeDriver {
     };
   }
 
-  /** True when runsc can start a sandbox on this host (tried once, about 200 ms), else the reason. */
+  /** True when runsc can start a sandbox on this host (tried once), else the reason. */
   static async available(): Promise<true | string> {
     const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-probe-'));
     try {
@@ -174,12 +175,12 @@ export class GvisorDriver implements RuntimeDriver {
   /** Earlier versions kept checkpoint and snapshot images inside the layer store: move them out once. */
   private async moveLegacyImages(): Promise<void> {
     const legacy = this.paths.legacyCheckpointsDir;
-    for (const id of await dirNames(legacy)) {
+    for (const id of await subdirNames(legacy)) {
       const to = join(this.paths.checkpointsDir, id);
       if (!(await exists(to))) await runCaptured('mv', ['-T', '--', join(legacy, id), to]);
     }
     await rm(legacy, { recursive: true, force: true });
-    for (const name of await dirNames(this.paths.snapshotsDir)) {
+    for (const name of await subdirNames(this.paths.snapshotsDir)) {
       const snap = snapshotPaths(this.paths, name);
       if (await exists(snap.legacyImage)) await runCaptured('mv', ['-T', '--', snap.legacyImage, snap.image]);
     }
@@ -192,7 +193,7 @@ export class GvisorDriver implements RuntimeDriver {
    * (paused) or none (running, or failed if gVisor ended it).
    */
   private async settleInterruptedCaptures(): Promise<void> {
-    for (const id of await dirNames(this.paths.sandboxesDir)) {
+    for (const id of await subdirNames(this.paths.sandboxesDir)) {
       const sp = gvisorSandboxPaths(this.paths, id);
       const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
       if (pid) {
@@ -208,11 +209,11 @@ export class GvisorDriver implements RuntimeDriver {
       const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, sandboxOf(rid)).meta);
       if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(this.paths, sandboxOf(rid)).image))) this.forget(rid);
     }
-    for (const name of await dirNames(this.paths.snapshotsDir)) {
+    for (const name of await subdirNames(this.paths.snapshotsDir)) {
       if (name.endsWith('.partial')) await removeTree(join(this.paths.snapshotsDir, name));
     }
     // An image whose snapshot never completed (the crash came between the two renames).
-    for (const name of await dirNames(this.paths.snapshotImagesDir)) {
+    for (const name of await subdirNames(this.paths.snapshotImagesDir)) {
       const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(this.paths, name).meta));
       if (!complete) await rm(join(this.paths.snapshotImagesDir, name), { recursive: true, force: true });
     }
@@ -391,7 +392,7 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   /**
-   * What `runsc state` (about 25 ms) would say of a running sandbox, learnt
+   * What `runsc state` (a process start) would say of a running sandbox, learnt
    * faster while its agent's control connection is up: the agent answers, and
    * runsc's state file names the sandbox process, which is alive.
    */
@@ -406,8 +407,8 @@ export class GvisorDriver implements RuntimeDriver {
 
   /**
    * /proc/net/tcp{,6} of a running sandbox, read by the agent itself through
-   * its control connection (about 1 ms); `runsc exec` (about 100 ms under
-   * ptrace) only while the agent has not dialed in, e.g. just after a server restart.
+   * its control connection; `runsc exec` (two orders of magnitude dearer under
+   * ptrace, docs/host-timings.md) only while the agent has not dialed in, e.g. just after a server restart.
    */
   private async procNetTcp(id: string, runscId: string): Promise<string> {
     const control = this.channels.get(id)?.control;
@@ -479,7 +480,10 @@ export class GvisorDriver implements RuntimeDriver {
     const restart = (): Promise<boolean> =>
       this.restoreLocked(id, sp.image).then(
         () => true,
-        (err: Error) => (this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`), false),
+        (err: Error) => {
+          this.logger.warn(`gvisor: ${id} stays paused after its snapshot: ${err.message}`);
+          return false;
+        },
       );
     // Every process is back in memory (and the snapshot has its links): the image is spent.
     const continued = async (): Promise<boolean> => {
@@ -566,7 +570,7 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   private async listSnapshots(): Promise<string[]> {
-    const names = [...(await dirNames(this.paths.snapshotsDir)), ...(await dirNames(this.paths.snapshotImagesDir))];
+    const names = [...(await subdirNames(this.paths.snapshotsDir)), ...(await subdirNames(this.paths.snapshotImagesDir))];
     return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
   }
 
@@ -607,10 +611,10 @@ export class GvisorDriver implements RuntimeDriver {
 
   async list(): Promise<string[]> {
     const [dirs, runscIds, layerIds, checkpoints] = await Promise.all([
-      dirNames(this.paths.sandboxesDir),
+      subdirNames(this.paths.sandboxesDir),
       this.runsc.list().then((ids) => ids.map(sandboxOf)),
       this.layers.list(),
-      dirNames(this.paths.checkpointsDir),
+      subdirNames(this.paths.checkpointsDir),
     ]);
     return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
   }
@@ -677,20 +681,4 @@ async function snapshotBytes(snap: SnapshotPaths): Promise<number> {
   return dir + image;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
-}
-
-async function dirNames(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-}
-
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
 

@@ -1,6 +1,6 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCaptured } from '../container/posix-spawn.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
 
 /**
  * Copies of writable layers for snapshots and forks. On the btrfs layer store

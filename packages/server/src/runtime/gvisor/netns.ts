@@ -1,4 +1,4 @@
-import { runCaptured, runQuiet } from '../container/posix-spawn.ts';
+import { runCaptured, runQuiet } from '../host/posix-spawn.ts';
 import type { NetConfig } from '../driver.ts';
 
 interface IpAddr {

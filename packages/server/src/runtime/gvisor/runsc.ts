@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCaptured, spawnToLog } from '../container/posix-spawn.ts';
-import { runCommand } from '../container/run-command.ts';
+import { runCaptured, spawnToLog } from '../host/posix-spawn.ts';
+import { runCommand } from '../host/run-command.ts';
 
 export interface RunscState {
   id: string;
@@ -82,7 +82,7 @@ export class Runsc {
 
   /**
    * The sandbox process's pid from runsc's own state file (what `state`
-   * reports, without starting runsc: about 25 ms less). The file's layout is
+   * reports, without starting a runsc process). The file's layout is
    * this runsc build's; undefined when it does not match.
    */
   async sandboxPid(id: string): Promise<number | undefined> {
@@ -134,7 +134,7 @@ function lastError(text: string): string {
   return (lines.at(-1) ?? '').slice(0, 500);
 }
 
-/** Can runsc start a sandbox here? Runs `runsc do true` once (about 200 ms). */
+/** Can runsc start a sandbox here? Runs `runsc do true` once. */
 export async function probeRunsc(stateRoot: string): Promise<true | string> {
   if (process.getuid?.() !== 0) return 'runsc needs root';
   try {

@@ -1,6 +1,6 @@
-import { libc } from '../libc.ts';
+import { libc } from './libc.ts';
 
-// mount(2) straight from libc: spawning mount(8) costs about 3.5 ms of a sandbox start, the syscall 0.2 ms.
+// mount(2) straight from libc: spawning mount(8) costs a sandbox start many times the syscall (docs/host-timings.md).
 const mount = libc.func('int mount(const char *source, const char *target, const char *fstype, unsigned long flags, const char *data)');
 
 /** Resolves true when mounted; false when the syscall refused (the caller retries with mount(8) for its message). */

@@ -1,11 +1,11 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { libc } from '../libc.ts';
-import { isAlive } from '../pids.ts';
+import { libc } from './libc.ts';
+import { isAlive } from './pids.ts';
 
-// Node forks to spawn: with the server's heap that blocks the event loop about 6 ms per child,
-// several times per sandbox start. posix_spawn (vfork in glibc) costs about 0.5 ms.
+// Node forks to spawn: with the server's heap that blocks the event loop for each child, several
+// times per sandbox start. posix_spawn (vfork in glibc) does not copy the heap (docs/host-timings.md).
 const faInit = libc.func('int posix_spawn_file_actions_init(void *fa)');
 const faAddOpen = libc.func('int posix_spawn_file_actions_addopen(void *fa, int fd, const char *path, int oflag, int mode)');
 const faAddDup2 = libc.func('int posix_spawn_file_actions_adddup2(void *fa, int fd, int newfd)');
@@ -17,8 +17,8 @@ const spawnp = libc.func('int posix_spawnp(_Out_ int *pid, const char *file, voi
 const waitpid = libc.func('int waitpid(int pid, _Out_ int *status, int options)');
 
 // Each child is reaped by a blocking waitpid on a libuv pool thread. With the default 4 threads, a few
-// slow children (runsc delete waits about 1.3 s) starve the server's file I/O: gVisor resumes took up to
-// 1 s instead of 0.2. Read when the pool first starts, which is after every static import has run.
+// slow children (runsc delete waits seconds) starve the server's file I/O (docs/host-timings.md).
+// Read when the pool first starts, which is after every static import has run.
 process.env.UV_THREADPOOL_SIZE ??= '64';
 
 const O_WRONLY = 0o1;

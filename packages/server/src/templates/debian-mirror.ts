@@ -2,10 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 
 const DEFAULT_MIRROR = 'http://deb.debian.org/debian';
 
-/** The host's configured Debian mirror for `suite` (not the security archive); SANDPIT_DEBIAN_MIRROR overrides. */
+/** The host's configured Debian mirror for `suite` (not the security archive). */
 export async function debianMirror(suite: string): Promise<string> {
-  const override = process.env.SANDPIT_DEBIAN_MIRROR;
-  if (override) return override;
   const candidates: string[] = [];
   const dir = '/etc/apt/sources.list.d';
   const files = await readdir(dir).catch(() => [] as string[]);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { unmountUnder } from '../container/mounts.ts';
+import { unmountUnder } from '../runtime/host/mounts.ts';
 import { baseRecipe, recipeHash } from './base-recipe.ts';
 import { buildBase, type BuildProgress, type ProgressFn } from './build-base.ts';
 import { acquireLock } from './build-lock.ts';
@@ -22,7 +22,7 @@ const inFlight = new Map<string, SharedBuild>();
  * `<imageDir>/templates/platform-base/<recipe-hash>/rootfs` and is never
  * modified afterwards (sandboxes share it read-only).
  */
-export function ensureBaseTemplate(imageDir: string, onProgress?: ProgressFn): Promise<string> {
+export function ensureBaseTemplate(imageDir: string, opts: { mirror?: string; onProgress?: ProgressFn } = {}): Promise<string> {
   const recipe = baseRecipe();
   const hash = recipeHash(recipe);
   const baseDir = join(imageDir, 'templates', 'platform-base');
@@ -34,16 +34,16 @@ export function ensureBaseTemplate(imageDir: string, onProgress?: ProgressFn): P
   if (!shared) {
     const listeners = new Set<ProgressFn>();
     const emit = (p: BuildProgress): void => { for (const l of listeners) l(p); };
-    const done = buildLocked(baseDir, finalDir, hash, imageDir, emit)
+    const done = buildLocked(baseDir, finalDir, hash, imageDir, opts.mirror, emit)
       .finally(() => inFlight.delete(rootfs));
     shared = { done, listeners };
     inFlight.set(rootfs, shared);
   }
-  if (onProgress) shared.listeners.add(onProgress);
+  if (opts.onProgress) shared.listeners.add(opts.onProgress);
   return shared.done;
 }
 
-async function buildLocked(baseDir: string, finalDir: string, hash: string, imageDir: string, emit: ProgressFn): Promise<string> {
+async function buildLocked(baseDir: string, finalDir: string, hash: string, imageDir: string, mirror: string | undefined, emit: ProgressFn): Promise<string> {
   const rootfs = join(finalDir, 'rootfs');
   await mkdir(baseDir, { recursive: true });
   const release = await acquireLock(join(baseDir, '.lock'), () =>
@@ -60,7 +60,7 @@ async function buildLocked(baseDir: string, finalDir: string, hash: string, imag
     const tmp = join(baseDir, `.build-${hash}`);
     await mkdir(tmp);
     try {
-      await buildBase(join(tmp, 'rootfs'), recipe, join(imageDir, 'cache'), emit);
+      await buildBase(join(tmp, 'rootfs'), recipe, join(imageDir, 'cache'), mirror, emit);
       await writeFile(join(tmp, 'recipe.json'), `${JSON.stringify(recipe, null, 2)}\n`);
       await rm(finalDir, { recursive: true, force: true });
       await rename(tmp, finalDir);

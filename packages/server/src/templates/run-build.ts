@@ -5,13 +5,13 @@ import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
 import type { AgentClient, AgentProcess } from '../runtime/agent-client.ts';
 import type { RuntimeDriver, SandboxSpec } from '../runtime/driver.ts';
-import { BootError, startAndWaitReady } from '../runtime/templates/boot.ts';
-import { chainKey, type LayerCache, layerBytes } from '../runtime/templates/layer-cache.ts';
+import { BootError, startAndWaitReady } from './boot.ts';
+import { chainKey, type LayerCache, layerBytes } from './layer-cache.ts';
 import type { TemplateStep } from '../schemas/template.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { BuildStepResult, TemplateVersion } from '../store/templates.ts';
-import type { AgentPool } from './agents.ts';
-import type { SandboxNetworkHooks } from './network.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
+import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
 
 export type BuildFailureCode = 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
 
@@ -91,7 +91,7 @@ export interface BuildDeps {
   driver: RuntimeDriver;
   agents: AgentPool;
   /** Egress for build steps (apt, npm) where the network layer runs. */
-  network: () => SandboxNetworkHooks | undefined;
+  network?: SandboxNetworkHooks;
   log: Logger;
   /** A template's layers together may hold at most this many bytes (snapshot_failed: image_too_large). */
   maxTemplateBytes: number;
@@ -220,10 +220,9 @@ async function inSandbox<T>(
   fn: (client: AgentClient, upper: string) => Promise<T>,
 ): Promise<T> {
   const id = newId();
-  const network = deps.network();
-  let net: Awaited<ReturnType<SandboxNetworkHooks['prepare']>> | undefined;
+  let net: PreparedNetwork | undefined;
   try {
-    net = await network?.prepare({ teamId, sandboxId: id, templateRoot: partial.templateRoot, network: null, secrets: {} });
+    net = await deps.network?.prepare({ teamId, sandboxId: id, templateRoot: partial.templateRoot, network: null, secrets: {} });
     await deps.driver.create({ ...partial, id, env: { ...net?.baseEnv, ...partial.env }, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts });
   } catch (err) {
     await net?.abort().catch(() => undefined);

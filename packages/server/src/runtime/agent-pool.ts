@@ -1,5 +1,5 @@
-import { AgentClient } from '../runtime/agent-client.ts';
-import type { RuntimeDriver } from '../runtime/driver.ts';
+import { AgentClient } from './agent-client.ts';
+import type { RuntimeDriver } from './driver.ts';
 
 /** One multiplexed agent connection per sandbox, opened on demand and re-opened after a drop. */
 export class AgentPool {

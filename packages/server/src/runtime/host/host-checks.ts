@@ -15,7 +15,7 @@ export async function ensureHugetlbMounted(): Promise<void> {
 const DYNMODS_MOUNT = '/sys/fs/cgroup/favordynmods';
 
 /**
- * Moving a task into a v1 cgroup waits for an RCU grace period (about 16 ms here) unless
+ * Moving a task into a v1 cgroup waits for an RCU grace period unless
  * cgroups favor dynamic modifications, and every sandbox start moves one. The flag is
  * global, set by mounting any hierarchy with it, so an empty named hierarchy turns it on
  * (crun ignores named hierarchies it does not know). Forks and exits get slightly dearer.

@@ -1,6 +1,6 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCommand } from '../container/run-command.ts';
+import { runCommand } from '../runtime/host/run-command.ts';
 import type { BaseRecipe } from './base-recipe.ts';
 import { debianMirror } from './debian-mirror.ts';
 import { DebootstrapProgress } from './debootstrap-progress.ts';
@@ -19,7 +19,7 @@ const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 const CHROOT_ENV = { PATH: SYSTEM_PATH, HOME: '/root', LANG: 'C.UTF-8', DEBIAN_FRONTEND: 'noninteractive' };
 
 /** Builds the complete `platform/base` root filesystem into `root` (which must not exist yet). */
-export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: string, progress: ProgressFn): Promise<void> {
+export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: string, mirrorOverride: string | undefined, progress: ProgressFn): Promise<void> {
   const debCache = join(cacheDir, 'debootstrap');
   const npmCache = join(cacheDir, 'npm');
   await Promise.all([mkdir(debCache, { recursive: true }), mkdir(npmCache, { recursive: true })]);
@@ -30,7 +30,7 @@ export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: stri
   nodeTgz.catch(() => undefined);
   npmTgz.catch(() => undefined);
 
-  const mirror = await debianMirror(recipe.suite);
+  const mirror = mirrorOverride ?? (await debianMirror(recipe.suite));
   const counter = new DebootstrapProgress();
   progress({ phase: 'debootstrap', done: 0, total: counter.total, line: `mirror ${mirror}` });
   await runCommand('debootstrap', [

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { runCommand } from '../container/run-command.ts';
+import { runCommand } from '../runtime/host/run-command.ts';
 
 /** The npm that ships with the Node running us (the host's may be too old or absent). */
 function npmCommand(): { file: string; env: NodeJS.ProcessEnv } {

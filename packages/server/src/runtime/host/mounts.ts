@@ -9,7 +9,7 @@ export interface MountEntry {
 }
 
 /** Undoes the octal escapes (\040 etc.) that mountinfo uses for spaces and the like. */
-function unescape(s: string): string {
+function unescapeMountinfo(s: string): string {
   return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
 }
 
@@ -23,10 +23,10 @@ export async function listMounts(): Promise<MountEntry[]> {
     const l = left.split(' ');
     const r = right.split(' ');
     out.push({
-      mountPoint: unescape(l[4] ?? ''),
+      mountPoint: unescapeMountinfo(l[4] ?? ''),
       options: `${l[5] ?? ''},${r[2] ?? ''}`,
       fsType: r[0] ?? '',
-      source: unescape(r[1] ?? ''),
+      source: unescapeMountinfo(r[1] ?? ''),
     });
   }
   return out;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentClient, AgentProcess } from '../agent-client.ts';
+import type { AgentClient, AgentProcess } from '../runtime/agent-client.ts';
+import type { AgentPool } from '../runtime/agent-pool.ts';
 
 /** What a sandbox of a template runs once it is up. */
 export interface BootCommands {
@@ -80,4 +81,11 @@ function runOnce(client: AgentClient, command: string, cwd: string, timeoutMs: n
     p.once('exit', (info) => resolve({ exitCode: info.timedOut ? 124 : info.exitCode, output }));
     p.once('error', (err) => resolve({ exitCode: 127, output: err.message }));
   });
+}
+
+/** Starts start_cmd and waits for ready_cmd in a freshly created sandbox; a create returns only after this. */
+export async function bootSandbox(agents: AgentPool, sandboxId: string, t: BootCommands): Promise<void> {
+  if (!t.startCmd && !t.readyCmd) return;
+  const client = await agents.get(sandboxId, 10_000);
+  await startAndWaitReady(client, t);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCommand } from '../container/run-command.ts';
+import { runCommand } from '../runtime/host/run-command.ts';
 
 /**
  * Step layers of built templates, content-addressed: `<dir>/<key>/root` holds

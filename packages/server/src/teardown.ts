@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
-import { AddressPool } from '../network/addr.ts';
-import { purgeInstallation, unregisterInstallation } from '../network/slots.ts';
-import { networkConfig } from '../services/network.ts';
-import { ContainerDriver } from './container/container-driver.ts';
-import type { RuntimeDriver } from './driver.ts';
-import { GvisorDriver } from './gvisor/gvisor-driver.ts';
+import type { Config } from './config.ts';
+import { AddressPool } from './network/addr.ts';
+import { purgeInstallation, unregisterInstallation } from './network/slots.ts';
+import { networkConfig } from './network/network-config.ts';
+import { ContainerDriver } from './runtime/container/container-driver.ts';
+import type { RuntimeDriver } from './runtime/driver.ts';
+import { GvisorDriver } from './runtime/gvisor/gvisor-driver.ts';
 
 /**
  * Destroys every sandbox any engine holds for a data directory and releases host-wide
@@ -24,7 +24,7 @@ export async function teardownEngine(config: Config): Promise<void> {
   }
   // A server killed before its shutdown leaves its spare namespaces and nft table behind.
   if (existsSync(config.dataDir)) {
-    const net = await networkConfig(process.env, config.dataDir);
+    const net = await networkConfig(config.network, config.dataDir);
     await purgeInstallation(new AddressPool(net.pool), net.installation);
     await unregisterInstallation(net.installation);
   }

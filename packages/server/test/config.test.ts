@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REPO as ROOT, SERVER_SRC as SRC, sourceFiles } from './helpers/source-files.ts';
+import { loadConfig, SETTINGS } from '../src/config.ts';
+
+test('every SANDPIT_* name the server mentions is a setting, and only config.ts reads the environment', async () => {
+  for (const file of await sourceFiles(SRC)) {
+    const text = await readFile(file, 'utf8');
+    for (const [name] of text.matchAll(/\bSANDPIT_[A-Z0-9_]+/g)) {
+      assert.ok(name in SETTINGS, `${file.slice(SRC.length + 1)} mentions ${name}, which is not in SETTINGS`);
+    }
+    if (!file.endsWith('/config.ts')) assert.doesNotMatch(text, /process\.env\.SANDPIT|env\.SANDPIT_|env\[['"]SANDPIT/, `${file} reads a setting itself`);
+  }
+});
+
+test("every setting is in the README's configuration table", async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'));
+  const table = section.slice(0, section.indexOf('\n## '));
+  for (const name of Object.keys(SETTINGS)) assert.ok(table.includes(`\`${name}\``), `${name} is missing from the README's configuration table`);
+});
+
+test('defaults apply when unset or empty; a bad number or driver is refused with its name', () => {
+  const c = loadConfig({ SANDPIT_DATA_DIR: '/srv/sp', SANDPIT_RATE_LIMIT: '' });
+  assert.equal(c.port, 3000);
+  assert.equal(c.imageDir, '/srv/sp/images');
+  assert.equal(c.rateLimitMax, 2000);
+  assert.equal(c.templates.maxTemplateBytes, 8192 * 1024 * 1024);
+  assert.equal(c.templates.capture, true);
+  assert.equal(c.network.warm, 2);
+  assert.equal(c.bootstrapApiKey, undefined);
+  assert.equal(loadConfig({ SANDPIT_TEMPLATE_CAPTURE: '0' }).templates.capture, false);
+  assert.throws(() => loadConfig({ SANDPIT_MAX_SNAPSHOTS: '-1' }), /SANDPIT_MAX_SNAPSHOTS must be a non-negative integer/);
+  assert.throws(() => loadConfig({ SANDPIT_NET_WARM: '65' }), /SANDPIT_NET_WARM must be an integer from 0 to 64/);
+  assert.throws(() => loadConfig({ SANDPIT_DRIVER: 'vm' }), /SANDPIT_DRIVER must be auto, container or gvisor/);
+});
