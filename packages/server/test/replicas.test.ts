@@ -123,7 +123,7 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
     try {
       for (const api of apis) {
         const res = await api.get('/sandboxes');
-        assert.equal(res.status, 503, JSON.stringify(res.body));
+        assert.equal(res.status, 503, `${JSON.stringify(res.body)}\n${servers.map((s) => s.output).join('\n')}`);
         assert.equal(res.body.error.code, 'unavailable');
       }
     } finally {
@@ -133,7 +133,7 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
       // The first request after the restart may still meet a connection the restart cut.
       let res = await api.get('/sandboxes');
       for (let i = 0; i < 20 && res.status === 503; i++) res = await api.get('/sandboxes');
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.status, 200, `${JSON.stringify(res.body)}\n${servers.map((s) => s.output).join('\n')}`);
       assert.equal(res.body.sandboxes.length, made.length);
     }
   });

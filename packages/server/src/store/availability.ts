@@ -10,6 +10,6 @@ export function storeUnavailable(err: unknown): boolean {
   const { code, syscall } = err as { code?: unknown; syscall?: unknown };
   if (syscall === 'connect' && (code === 'ECONNREFUSED' || code === 'ENOENT')) return true;
   if (typeof code === 'string' && SQLSTATES.has(code)) return true;
-  // pg reports a connection cut mid-query without a code.
-  return /^Connection terminated/.test(err.message);
+  // pg reports a cut connection, a client that lost it, or no connection to be had without a code.
+  return /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/.test(err.message);
 }
