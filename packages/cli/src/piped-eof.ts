@@ -1,4 +1,4 @@
-import type { TerminalConnection } from '@sandpit/sdk';
+import type { TerminalConnection } from './sdk.ts';
 
 /** Ctrl-D: at the start of a line the remote shell reads it as end of input. */
 const EOT = '\x04';

@@ -1,5 +1,5 @@
 import type { DataPlane } from './data-plane.ts';
-import { ApiError, ConnectionError, NotFoundError, SandpitError, TimeoutError } from './errors.ts';
+import { ApiError, ConfigurationError, ConnectionError, NotFoundError, SandpitError, TimeoutError } from './errors.ts';
 import type { RequestOptions } from './http.ts';
 import type { CreateTerminalParams, TerminalInfo } from './types.ts';
 
@@ -152,6 +152,8 @@ export class Terminals {
 
   /** Attaches a WebSocket to a session; resolves once it is open. The kept output (up to 256 KiB) arrives first. */
   async connect(id: string, opts: RequestOptions = {}): Promise<TerminalConnection> {
+    // Node 20 has no global WebSocket (Node 22 and later, Bun, Deno and browsers do).
+    if (typeof WebSocket === 'undefined') throw new ConfigurationError('terminals need a global WebSocket: Node.js 22 or later, Bun, Deno or a browser');
     const target = await this.#plane.target(opts);
     const url = new URL(`${target.baseUrl}/terminals/${encodeURIComponent(id)}/connect`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';

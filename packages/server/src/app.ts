@@ -2,6 +2,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
@@ -84,6 +85,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
 
   // Preview hosts are routed before everything else, the rate limit included.
   await previewGateway(app, s);
+  await allowBrowsers(app, s.config.corsOrigins);
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` } });

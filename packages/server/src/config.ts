@@ -36,6 +36,7 @@ export const SETTINGS = {
   SANDPIT_DNS_UPSTREAM: { meaning: 'DNS servers (ip[:port], comma-separated) sandboxes resolve through (default: /etc/resolv.conf)' },
   SANDPIT_EGRESS_UPSTREAM_CA: { meaning: "PEM of CAs the egress proxy and sandboxes trust (default: the host's bundle)" },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
+  SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
 interface Setting {
@@ -75,6 +76,8 @@ export interface Config {
   network: NetworkSettings;
   /** The secrets key as given (hex or base64); unset: a key file in the data dir. */
   secretsKey?: string;
+  /** Browser origins allowed to call the API (CORS); empty: none, `*`: any. */
+  corsOrigins: string[];
 }
 
 export interface TemplateSettings {
@@ -170,5 +173,9 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamCaFile: str(env, 'SANDPIT_EGRESS_UPSTREAM_CA'),
     },
     secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
+    corsOrigins: (str(env, 'SANDPIT_CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== ''),
   };
 }

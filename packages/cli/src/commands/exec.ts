@@ -1,4 +1,4 @@
-import type { CommandOptions } from '@sandpit/sdk';
+import type { CommandOptions } from '../sdk.ts';
 import type { Command } from 'commander';
 import { type ApiOptions, apiCommand, CLI_FAILURE, connect, exitStatus, integer, keyValue, printJson, run } from '../api.ts';
 

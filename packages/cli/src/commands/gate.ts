@@ -1,10 +1,11 @@
 import type { GateService } from '@sandpit/server';
 import { Command } from 'commander';
+import { loadServer } from '../server-module.ts';
 
 /** Opens the store, finds the team by name or id, and runs `fn` with the gate service. */
 async function withTeam(team: string, fn: (gates: GateService, teamId: string) => Promise<void>): Promise<void> {
   // Loaded on use so that client commands start without the server's dependencies.
-  const { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } = await import('@sandpit/server');
+  const { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } = await loadServer();
   const db = await openDb(loadConfig());
   try {
     const teams = new TeamStore(db);

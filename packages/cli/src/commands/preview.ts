@@ -1,4 +1,4 @@
-import { PreviewPorts } from '@sandpit/sdk';
+import { PreviewPorts } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, connect, integer, printJson, printTable, run } from '../api.ts';
 

@@ -1,4 +1,4 @@
-import type { ProcessInfo } from '@sandpit/sdk';
+import type { ProcessInfo } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, keyValue, printJson, printTable, run, sandboxOf } from '../api.ts';
 

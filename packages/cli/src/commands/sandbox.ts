@@ -1,4 +1,4 @@
-import type { SandboxInfo, SandboxStatus } from '@sandpit/sdk';
+import type { SandboxInfo, SandboxStatus } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, printTable, run, spin } from '../api.ts';
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildProgress } from '@sandpit/server';
 import { Command } from 'commander';
+import { loadServer } from '../server-module.ts';
 import { ProgressReporter } from '../progress.ts';
 
 /** Starts the whole platform on its embedded defaults and says how to reach it. */
@@ -11,7 +12,7 @@ export function serveCommand(): Command {
     .option('-p, --port <port>', 'control-plane port (default: $PORT or 3000)')
     .action(async (opts: { port?: string }) => {
       // Loaded on use so that client commands start without the server's dependencies.
-      const { FIRST_KEY_FILE, loadConfig, startPlatform } = await import('@sandpit/server');
+      const { FIRST_KEY_FILE, loadConfig, startPlatform } = await loadServer();
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
       // Quiet logs on the terminal unless asked; the progress bar and summary are what a person reads.

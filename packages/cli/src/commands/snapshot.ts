@@ -1,4 +1,4 @@
-import type { Snapshot } from '@sandpit/sdk';
+import type { Snapshot } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, bytes, connect, integer, printJson, printTable, run, spin } from '../api.ts';
 

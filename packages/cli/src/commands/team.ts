@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { loadServer } from '../server-module.ts';
 
 /** Operator commands that act on the store directly (the server may be running). */
 export function teamCommand(): Command {
@@ -9,7 +10,7 @@ export function teamCommand(): Command {
     .option('--email <email>', 'owner e-mail')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { email?: string; json?: boolean }) => {
-      const { AuthService, loadConfig, openDb, systemClock, TeamStore } = await import('@sandpit/server');
+      const { AuthService, loadConfig, openDb, systemClock, TeamStore } = await loadServer();
       const db = await openDb(loadConfig());
       try {
         const auth = new AuthService(new TeamStore(db), systemClock);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CreateTemplateParams, SandpitClient, Template } from '@sandpit/sdk';
+import type { CreateTemplateParams, SandpitClient, Template } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, connect, printJson, printTable, run } from '../api.ts';
 

@@ -6,6 +6,8 @@ export const KEEPALIVE_MS = 15_000;
 export function openEventStream(reply: FastifyReply) {
   reply.hijack();
   const res = reply.raw;
+  // Headers hooks already set on the reply (CORS, rate limit) would be lost once it is hijacked.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-store',

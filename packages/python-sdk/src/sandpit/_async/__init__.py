@@ -1,0 +1,1 @@
+"""The asyncio client; ``_sync`` is generated from it by scripts/unasync.py."""

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional, cast
+from urllib.parse import quote
+
+from ..types import JsonObject
+
+if TYPE_CHECKING:
+    from .client import AsyncSandpitClient
+
+
+class AsyncBilling:
+    """The calling key's team's usage and charges (needs billing:read)."""
+
+    def __init__(self, client: AsyncSandpitClient) -> None:
+        self._client = client
+
+    async def summary(self, *, timeout: Optional[float] = None) -> JsonObject:
+        """Charges, credits and usage of the current period."""
+        return cast(JsonObject, await self._client.http.json("GET", "/billing/summary", timeout=timeout))
+
+    async def usage(self, *, period_id: Optional[str] = None, timeout: Optional[float] = None) -> JsonObject:
+        """Usage of one period (``period_id`` from ``periods()``; default the current one)."""
+        return cast(JsonObject, await self._get("/billing/usage", period_id, timeout))
+
+    async def sandbox_usage(self, *, period_id: Optional[str] = None, timeout: Optional[float] = None) -> JsonObject:
+        """Usage and charge of each sandbox in one period."""
+        return cast(JsonObject, await self._get("/billing/usage/sandboxes", period_id, timeout))
+
+    async def periods(self, *, timeout: Optional[float] = None) -> List[JsonObject]:
+        """Every period since the billing account was opened, newest first."""
+        return cast(List[JsonObject], (await self._get("/billing/periods", None, timeout))["periods"])
+
+    async def _get(self, tail: str, period_id: Optional[str], timeout: Optional[float]) -> Any:
+        query = None if period_id is None else {"period_id": period_id}
+        path = f"/teams/{quote(await self._client.team_id(timeout=timeout), safe='')}{tail}"
+        return await self._client.http.json("GET", path, query=query, timeout=timeout)

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from typing import AsyncIterator, Dict, List, Optional, Sequence, Union, cast
+from urllib.parse import quote
+
+from .._options import DEFAULT_IDLE_TIMEOUT, LIFECYCLE_TIMEOUT
+from ..errors import NotFoundError
+from ..types import CommandResult, JsonObject, SandboxInfo, SandboxStatus, SandboxWithToken, StreamResult
+from .exec import OnOutput, exec_body, follow_output, run_deadline
+from .http import AsyncHttp
+
+
+def _at(sandbox_id: str) -> str:
+    return f"/sandboxes/{quote(sandbox_id, safe='')}"
+
+
+class AsyncSandboxes:
+    """The sandbox endpoints of the control plane, by id; ``AsyncSandbox`` builds on these."""
+
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def create(self, params: Optional[JsonObject] = None, *, timeout: Optional[float] = None) -> SandboxWithToken:
+        """Creates a sandbox, ready to use when this returns (deadline 5 minutes unless ``timeout`` is given)."""
+        return cast(SandboxWithToken, await self._http.json("POST", "/sandboxes", body=params or {}, timeout=timeout or LIFECYCLE_TIMEOUT))
+
+    async def get(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxInfo:
+        return cast(SandboxInfo, await self._http.json("GET", _at(sandbox_id), timeout=timeout))
+
+    async def list(
+        self,
+        *,
+        status: Union[SandboxStatus, Sequence[SandboxStatus], None] = None,
+        metadata: Optional[Dict[str, str]] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> AsyncIterator[List[SandboxInfo]]:
+        """The team's sandboxes, newest first, one page at a time; ``metadata`` matches values exactly."""
+        while True:
+            query: Dict[str, str] = {}
+            if status is not None:
+                query["status"] = status if isinstance(status, str) else ",".join(status)
+            for key, value in (metadata or {}).items():
+                query[f"metadata.{key}"] = value
+            if limit is not None:
+                query["limit"] = str(limit)
+            if cursor is not None:
+                query["cursor"] = cursor
+            page = await self._http.json("GET", "/sandboxes", query=query, timeout=timeout)
+            yield page["sandboxes"]
+            cursor = page.get("next_cursor")
+            if cursor is None:
+                return
+
+    async def update(self, sandbox_id: str, params: JsonObject, *, timeout: Optional[float] = None) -> SandboxInfo:
+        """Changes name, metadata (replaced whole), timers (None disables), network rules or preview access."""
+        return cast(SandboxInfo, await self._http.json("PATCH", _at(sandbox_id), body=params, timeout=timeout))
+
+    async def pause(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxInfo:
+        """Pauses an active sandbox (ConflictError when already paused)."""
+        return cast(SandboxInfo, await self._lifecycle("pause", sandbox_id, timeout))
+
+    async def resume(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
+        """Resumes a paused sandbox (ConflictError when active)."""
+        return cast(SandboxWithToken, await self._lifecycle("resume", sandbox_id, timeout))
+
+    async def activate(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
+        """Resumes when paused, does nothing when active; either way returns the access token."""
+        return cast(SandboxWithToken, await self._lifecycle("activate", sandbox_id, timeout))
+
+    async def kill(self, sandbox_id: str, *, timeout: Optional[float] = None) -> bool:
+        """Deletes a sandbox; False when it was already gone (404 is swallowed, as the contract says of kill helpers)."""
+        try:
+            await self._http.json("DELETE", _at(sandbox_id), timeout=timeout)
+            return True
+        except NotFoundError:
+            return False
+
+    async def exec(
+        self,
+        sandbox_id: str,
+        command: str,
+        *,
+        args: Optional[List[str]] = None,
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[str] = None,
+        timeout_s: Optional[float] = None,
+        timeout: Optional[float] = None,
+    ) -> CommandResult:
+        """Runs a command to completion over the control plane (auto-resumes a paused sandbox)."""
+        answer = await self._http.json(
+            "POST", f"{_at(sandbox_id)}/exec", body=exec_body(command, args, env, cwd, timeout_s), timeout=run_deadline(timeout, timeout_s)
+        )
+        return CommandResult(stdout=answer["stdout"], stderr=answer["stderr"], exit_code=answer["exit_code"])
+
+    async def exec_stream(
+        self,
+        sandbox_id: str,
+        command: str,
+        *,
+        args: Optional[List[str]] = None,
+        env: Optional[Dict[str, str]] = None,
+        cwd: Optional[str] = None,
+        timeout_s: Optional[float] = None,
+        on_stdout: OnOutput = None,
+        on_stderr: OnOutput = None,
+        idle_timeout: Optional[float] = None,
+        timeout: Optional[float] = None,
+    ) -> StreamResult:
+        """Runs a command over the control plane, handing its output to the callbacks as it arrives."""
+        path = f"{_at(sandbox_id)}/exec/stream"
+        stream = await self._http.stream(
+            "POST", path, body=exec_body(command, args, env, cwd, timeout_s), timeout=timeout, idle_timeout=idle_timeout or DEFAULT_IDLE_TIMEOUT
+        )
+        return await follow_output(stream, on_stdout, on_stderr, f"POST {path}")
+
+    async def _lifecycle(self, verb: str, sandbox_id: str, timeout: Optional[float]) -> JsonObject:
+        return cast(JsonObject, await self._http.json("POST", f"{_at(sandbox_id)}/{verb}", timeout=timeout or LIFECYCLE_TIMEOUT))

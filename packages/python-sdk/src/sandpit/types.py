@@ -1,0 +1,241 @@
+"""The API's records as the server returns them (plain dicts, typed for checkers), and the SDK's own results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Literal, Optional, TypedDict
+
+
+JsonObject = Dict[str, Any]
+
+SandboxStatus = Literal["active", "pausing", "paused", "resuming", "migrating", "failed"]
+
+
+class Resources(TypedDict):
+    vcpu_count: int
+    memory_mib: int
+    disk_mib: int
+
+
+class NetworkRules(TypedDict, total=False):
+    allow_out: List[str]
+    deny_out: List[str]
+
+
+class BoundSecret(TypedDict):
+    env: str
+    secret: str
+    revoked: bool
+
+
+class _SandboxRequired(TypedDict):
+    id: str
+    template_id: str
+    status: SandboxStatus
+    driver: str
+    metadata: Dict[str, str]
+    preview_access: Literal["legacy_public", "public", "private"]
+    secrets: List[BoundSecret]
+    resources: Resources
+    region: str
+    created_at: str
+    updated_at: str
+
+
+class SandboxInfo(_SandboxRequired, total=False):
+    """A sandbox as get, list, update and pause return it."""
+
+    name: str
+    network: NetworkRules
+    auto_pause_seconds: int
+    auto_delete_seconds: int
+    auto_delete_at: str
+    latest_snapshot_id: str
+
+
+class SandboxWithToken(SandboxInfo):
+    """A sandbox as create, resume and activate return it: with the data-plane access token."""
+
+    access_token: str
+
+
+class Info(TypedDict):
+    version: str
+    region: str
+    driver: str
+    data_plane_url: str
+    sandbox_url: str
+    preview_url: str
+    warm_pool: Dict[str, int]
+
+
+class _FileEntryRequired(TypedDict):
+    name: str
+    path: str
+    type: Literal["file", "dir", "symlink", "other"]
+    size: int
+    mode: int
+    permissions: str
+    modified_at: str
+
+
+class FileEntry(_FileEntryRequired, total=False):
+    symlink_target: str
+
+
+class FileWatchEvent(TypedDict, total=False):
+    """One change under a watched directory; the last event of a watch has ``finished``."""
+
+    type: str
+    path: str
+    is_dir: bool
+    timestamp: str
+    finished: bool
+
+
+class _ProcessRequired(TypedDict):
+    id: str
+    pid: int
+    command: str
+    args: List[str]
+    working_dir: str
+    running: bool
+    started_at: str
+
+
+class ProcessInfo(_ProcessRequired, total=False):
+    exit_code: int
+    signal: int
+
+
+class ProcessOutput(TypedDict, total=False):
+    stdout: str
+    stderr: str
+    dropped_bytes: int
+    running: bool
+    exit_code: int
+
+
+class _TerminalRequired(TypedDict):
+    id: str
+    pid: int
+    command: str
+    args: List[str]
+    cols: int
+    rows: int
+    running: bool
+    created_at: str
+
+
+class TerminalInfo(_TerminalRequired, total=False):
+    exit_code: int
+
+
+class Snapshot(TypedDict):
+    id: str
+    sandbox_id: str
+    template_id: Optional[str]
+    name: Optional[str]
+    kind: str
+    status: Literal["creating", "ready", "failed", "deleting"]
+    size_bytes: int
+    resources: Resources
+    created_at: str
+    ready_at: Optional[str]
+
+
+class _TemplateRequired(TypedDict):
+    id: str
+    name: str
+    base: str
+    status: Literal["building", "ready", "failed", "pending"]
+    steps: List[JsonObject]
+    curated: bool
+    captured: bool
+    usable: bool
+    warm_pool: int
+    warm_pool_ready: int
+    ready_timeout_s: int
+    resources: Resources
+    created_at: str
+    updated_at: str
+
+
+class Template(_TemplateRequired, total=False):
+    error: str
+    latest_build_id: str
+    start_cmd: str
+    ready_cmd: str
+
+
+class TemplateWithBuild(Template):
+    build_id: str
+
+
+class Secret(TypedDict):
+    """A stored secret; its value is never returned."""
+
+    name: str
+    allowed_hosts: List[str]
+    created_at: str
+
+
+class _PreviewPortRequired(TypedDict):
+    port: int
+    url: str
+    access: Literal["public", "private"]
+    created_at: str
+
+
+class PreviewPort(_PreviewPortRequired, total=False):
+    #: For a private port: send it as the X-Preview-Token header (or ?preview_token=).
+    preview_token: str
+
+
+class ApiKeyInfo(TypedDict):
+    id: str
+    name: str
+    prefix: str
+    permissions: List[str]
+    created_at: str
+
+
+class CreatedApiKey(ApiKeyInfo):
+    #: The key itself, shown only in this answer.
+    key: str
+
+
+@dataclass
+class CommandResult:
+    """A command run to completion. A non-zero exit code is a result, not an error."""
+
+    stdout: str
+    stderr: str
+    exit_code: int
+    #: True when stdout and stderr together passed 8 MiB and the tail was dropped (stream for unbounded output).
+    truncated: bool = False
+    #: Why the command itself failed, when it did (its time limit, say); streamed runs only.
+    error: Optional[str] = None
+
+
+@dataclass
+class StreamResult:
+    """How a streamed command or a followed process ended."""
+
+    exit_code: int
+    error: Optional[str] = None
+
+
+@dataclass
+class TerminalExit:
+    exit_code: int
+    #: The signal that ended the process, when one did.
+    signal: Optional[int] = None
+
+
+@dataclass
+class BuildResult:
+    """How a template build ended; ``error`` is ``<code>: <detail>`` when it failed."""
+
+    status: Literal["ready", "failed"]
+    error: Optional[str] = None
