@@ -154,17 +154,10 @@ export class SandboxStore {
   async list(f: ListFilter): Promise<SandboxRecord[]> {
     let q = this.db.selectFrom('sandboxes').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null);
     if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+    // `id IN (matches)` rather than a correlated EXISTS: with statistics, SQLite ran the EXISTS once per
+    // team row through the (key, value) index, 20 s over 100,000 rows; this reads the matches once.
     for (const [key, value] of f.metadata ?? []) {
-      q = q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('sandbox_metadata')
-            .select('sandbox_metadata.key')
-            .whereRef('sandbox_metadata.sandbox_id', '=', 'sandboxes.id')
-            .where('sandbox_metadata.key', '=', key)
-            .where('sandbox_metadata.value', '=', value),
-        ),
-      );
+      q = q.where('id', 'in', (eb) => eb.selectFrom('sandbox_metadata').select('sandbox_metadata.sandbox_id').where('sandbox_metadata.key', '=', key).where('sandbox_metadata.value', '=', value));
     }
     if (f.after) {
       const { createdAt, id } = f.after;
