@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "oom-guard.h"
 #include "proto.h"
 #include "user.h"
 
@@ -1476,12 +1477,12 @@ static void dispatch(struct watch *w, uint32_t ev) {
 }
 
 static void usage(void) {
-  fputs("usage: sandpit-agent --listen PATH | --connect PATH\n", stderr);
+  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard]\n", stderr);
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) usage();
+  if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "--oom-guard"))) usage();
   if (!strcmp(argv[1], "--listen")) connect_mode = 0;
   else if (!strcmp(argv[1], "--connect")) connect_mode = 1;
   else usage();
@@ -1516,6 +1517,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   watch_update(&signal_w, EPOLLIN);
+  if (argc == 4) {
+    int err = oom_guard_start();
+    if (err) logmsg("oom guard: %s", strerror(err));
+  }
   if (connect_mode) {
     dial();
   } else {

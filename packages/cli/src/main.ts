@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { cpCommand } from './commands/cp.ts';
+import { downCommand } from './commands/down.ts';
 import { execCommand } from './commands/exec.ts';
 import { gateCommand } from './commands/gate.ts';
 import { keyCommand } from './commands/key.ts';
@@ -17,6 +18,7 @@ import { templateCommand } from './commands/template.ts';
 
 const program = new Command('sandpit').description('Sandpit: self-hosted sandboxes for AI agents').version('0.1.0');
 program.addCommand(serveCommand());
+program.addCommand(downCommand());
 program.addCommand(teamCommand());
 program.addCommand(gateCommand());
 program.addCommand(sandboxCommand());

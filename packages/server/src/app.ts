@@ -4,6 +4,8 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
+import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
+import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
 import type { Services } from './routes/context.ts';
@@ -25,20 +27,6 @@ import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
 
-const STATUS_CODES: Record<number, string> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  410: 'gone',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  503: 'unavailable',
-};
-
 /** Builds the HTTP server: control plane and data plane on one listener. */
 export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({
@@ -49,7 +37,11 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     // Names and values are validated exactly as sent: no coercion, no silent stripping.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // What the router and Node's HTTP parser reject answers in the envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   });
+  app.addHook('onRoute', acceptMissingOptionalBody);
 
   // Bodiless POSTs (pause, resume) often still carry a JSON content type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -71,9 +63,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
     }
     const status = err.statusCode ?? 500;
-    if (status < 500 && STATUS_CODES[status]) {
-      return reply.code(status).send({ error: { code: STATUS_CODES[status], message: err.message } });
-    }
+    if (status >= 400 && status < 500) return reply.code(status).send(envelope(codeForStatus(status), err.message));
     req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });

@@ -1,6 +1,7 @@
 export { loadConfig, type Config } from './config.ts';
 export { startPlatform, FIRST_KEY_FILE, type Platform, type StartOptions } from './server.ts';
 export { openDb } from './store/db.ts';
+export { teardownEngine } from './teardown.ts';
 export { TeamStore } from './store/teams.ts';
 export { AuthService } from './services/auth.ts';
 export { GateService } from './services/gates.ts';

@@ -23,6 +23,7 @@ import { GateService } from './services/gates.ts';
 import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
+import { EngineWatch } from './services/engine-watch.ts';
 import { SandboxService } from './services/sandboxes.ts';
 import { SnapshotService } from './services/snapshots.ts';
 import { TemplateCaptures } from './services/template-captures.ts';
@@ -198,6 +199,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
     timer.unref();
+    const engineWatch = new EngineWatch({ store, driver, agents, lock: sandboxes.lock, clock, log });
+    engineWatch.start();
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
       if (billingRun) return;
@@ -220,6 +223,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
+        await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
         await app.close();

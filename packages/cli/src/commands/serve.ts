@@ -4,6 +4,7 @@ import type { BuildProgress } from '@sandpit/server';
 import { Command } from 'commander';
 import { loadServer } from '../server-module.ts';
 import { ProgressReporter } from '../progress.ts';
+import { removeServerPid, writeServerPid } from '../server-pid.ts';
 
 /** Starts the whole platform on its embedded defaults and says how to reach it. */
 export function serveCommand(): Command {
@@ -20,8 +21,10 @@ export function serveCommand(): Command {
       const config = loadConfig(env);
       const progress = new ProgressReporter();
       const platform = await startPlatform(config, { createFirstTeam: true, onProgress: (p: BuildProgress) => progress.update(p) });
+      await writeServerPid(config.dataDir);
       const stop = async () => {
         await platform.close();
+        await removeServerPid(config.dataDir);
         process.exit(0);
       };
       process.once('SIGINT', stop);

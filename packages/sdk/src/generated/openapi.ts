@@ -5546,6 +5546,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
@@ -5590,6 +5592,8 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */

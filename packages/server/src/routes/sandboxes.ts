@@ -20,10 +20,6 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     '/sandboxes',
     {
       onRequest,
-      // Every field is optional, so no body at all means the defaults.
-      preValidation: async (req) => {
-        if (req.body === undefined || req.body === null) req.body = {};
-      },
       schema: {
         summary: 'Create a sandbox; it is ready to use when this returns',
         tags,

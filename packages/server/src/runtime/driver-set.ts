@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { EngineHealth } from './engine-health.ts';
 import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine } from './driver.ts';
 
 /**
@@ -65,6 +66,10 @@ export class DriverSet implements RuntimeDriver {
   }
   stats(id: string): Promise<EngineStats> {
     return this.#for(id).stats(id);
+  }
+  async health(id: string): Promise<EngineHealth> {
+    const d = this.#for(id);
+    return d.health ? d.health(id) : 'unknown';
   }
   agentSocket(id: string): string {
     return this.#for(id).agentSocket(id);

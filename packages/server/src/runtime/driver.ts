@@ -1,5 +1,6 @@
 /** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
+import type { EngineHealth } from './engine-health.ts';
 
 export type DriverName = 'container' | 'gvisor';
 
@@ -63,6 +64,8 @@ export interface RuntimeDriver {
   /** Ids the engine holds any state for, so a restart can reconcile against the store. */
   list(): Promise<string[]>;
   stats(id: string): Promise<EngineStats>;
+  /** Present when the engine can tell cheaply (no engine CLI call) whether a running sandbox's engine still lives. */
+  health?(id: string): Promise<EngineHealth>;
   /** Unix socket path on the host where the sandbox's agent listens. */
   agentSocket(id: string): string;
   /** Host directory holding the sandbox's own writes (its overlay upper dir); template builds copy it into a layer. */

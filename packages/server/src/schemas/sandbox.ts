@@ -85,6 +85,12 @@ const sandboxFields = {
         'After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource.',
     }),
   ),
+  failure_reason: Type.Optional(
+    Type.String({
+      description:
+        'With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed.',
+    }),
+  ),
   auto_pause_seconds: Type.Optional(Type.Integer()),
   auto_delete_seconds: Type.Optional(Type.Integer()),
   auto_delete_at: Type.Optional(DateTime),

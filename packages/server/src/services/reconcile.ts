@@ -41,6 +41,7 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
     } else if ((state === 'stopped' || state === 'missing') && rec.status !== 'failed') {
       await settle('failed', (r) => {
         r.status = 'failed';
+        r.failureReason = 'engine_lost';
         r.activeSince = null;
         r.autoPauseAt = null;
         r.autoDeleteAt = null;

@@ -20,6 +20,7 @@ export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string
   };
   if (s.name !== null) v.name = s.name;
   if (s.latestSnapshotId !== null) v.latest_snapshot_id = s.latestSnapshotId;
+  if (s.status === 'failed' && s.failureReason) v.failure_reason = s.failureReason;
   if (s.autoPauseSeconds !== null) v.auto_pause_seconds = s.autoPauseSeconds;
   if (s.autoDeleteSeconds !== null) v.auto_delete_seconds = s.autoDeleteSeconds;
   if (s.autoDeleteAt !== null && s.status === 'paused') v.auto_delete_at = iso(s.autoDeleteAt);

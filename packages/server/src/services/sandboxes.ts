@@ -270,6 +270,7 @@ export class SandboxService {
       }
       if (state !== 'paused') {
         rec.status = 'failed';
+        rec.failureReason = 'pause_failed';
         rec.activeSince = null;
         rec.autoPauseAt = null;
         await store.save(rec, { type: 'failed', at: now, data: { during: 'pause' } });
@@ -315,7 +316,9 @@ export class SandboxService {
       const cur = await this.deps.store.get(rec.id);
       if (!cur) throw notFound('sandbox not found');
       if (cur.status === 'paused') await this.#resume(cur);
-      else if (cur.status !== 'active') throw conflict(`the sandbox is ${cur.status}; commands cannot run in it`);
+      else if (cur.status !== 'active') {
+        throw conflict(`the sandbox is ${cur.status}${cur.failureReason ? ` (${cur.failureReason})` : ''}; commands cannot run in it`);
+      }
       return cur;
     });
   }

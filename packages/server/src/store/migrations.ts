@@ -5,6 +5,7 @@ import { network } from './migrations/0003-network.ts';
 import { snapshots } from './migrations/0004-snapshots.ts';
 import { templates } from './migrations/0005-templates.ts';
 import { templateCaptures } from './migrations/0006-template-captures.ts';
+import { failureReason } from './migrations/0007-failure-reason.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0004_snapshots': snapshots,
   '0005_templates': templates,
   '0006_template_captures': templateCaptures,
+  '0007_failure_reason': failureReason,
 };
 
 export const migrationProvider: MigrationProvider = {

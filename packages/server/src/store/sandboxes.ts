@@ -39,6 +39,8 @@ export interface SandboxRecord {
   activeSince: number | null;
   pausedAt: number | null;
   latestSnapshotId: string | null;
+  /** Set with status failed: why, as a stable code. */
+  failureReason?: string | null;
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
@@ -67,6 +69,7 @@ function fromRow(r: Selectable<SandboxTable>): SandboxRecord {
     activeSince: r.active_since === null ? null : Number(r.active_since),
     pausedAt: r.paused_at === null ? null : Number(r.paused_at),
     latestSnapshotId: r.latest_snapshot_id,
+    failureReason: r.failure_reason,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     deletedAt: r.deleted_at === null ? null : Number(r.deleted_at),
@@ -96,6 +99,7 @@ function toRow(s: SandboxRecord): SandboxTable {
     active_since: s.activeSince,
     paused_at: s.pausedAt,
     latest_snapshot_id: s.latestSnapshotId,
+    failure_reason: s.failureReason ?? null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     deleted_at: s.deletedAt,
@@ -172,6 +176,12 @@ export class SandboxStore {
   }
 
   /** Every sandbox that is not deleted, across teams: for reconciliation and timers. */
+  /** Ids of the sandboxes recorded active: what the engine health watch looks at every few seconds. */
+  async activeIds(): Promise<string[]> {
+    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'active').execute();
+    return rows.map((r) => r.id);
+  }
+
   async listLive(): Promise<SandboxRecord[]> {
     const rows = await this.db.selectFrom('sandboxes').selectAll().where('deleted_at', 'is', null).execute();
     return rows.map(fromRow);

@@ -55,6 +55,7 @@ export interface SandboxTable {
   active_since: number | null;
   paused_at: number | null;
   latest_snapshot_id: string | null;
+  failure_reason: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;

@@ -6,6 +6,8 @@ import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/h
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
+import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
+import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
@@ -152,8 +154,11 @@ export class ContainerDriver implements RuntimeDriver {
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
         mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile });
-      const configured = writeFile(sp.config, JSON.stringify(config));
+      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as { mounts: object[] };
+      const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
+        config.mounts.push(...m);
+        return writeFile(sp.config, JSON.stringify(config));
+      });
       const started = settleAll([mounted, configured]).then(() =>
         this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
       const [subvolId] = await settleAll([limited, started] as const);
@@ -234,6 +239,11 @@ export class ContainerDriver implements RuntimeDriver {
       return cs.status === 'running' ? 'running' : 'stopped';
     }
     return onDisk || inLayers ? 'stopped' : 'missing';
+  }
+
+  async health(id: string): Promise<EngineHealth> {
+    const pid = Number((await readFile(sandboxPaths(this.paths, id).pidFile, 'utf8').catch(() => '')).trim());
+    return pidHealth(pid > 0 ? pid : undefined, this.cg().dir('memory', id));
   }
 
   async list(): Promise<string[]> {

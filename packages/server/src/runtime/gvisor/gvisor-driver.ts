@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CgroupV1 } from '../host/cgroups.ts';
+import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
+import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { hardNofileLimit } from '../host/host-checks.ts';
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
@@ -293,6 +295,7 @@ export class GvisorDriver implements RuntimeDriver {
     const ch = this.channel(id);
     await ch.open();
     await launch();
+    await Promise.all([raiseEngineMemory(this.cg(), runscId), unpinEngine(this.cg(), runscId)]);
     await ch.ready(this.opts.readyTimeoutMs ?? 15_000, async () => (await this.runsc.state(runscId))?.status === 'running');
   }
 
@@ -303,7 +306,8 @@ export class GvisorDriver implements RuntimeDriver {
       mounts: object[];
     };
     // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
-    config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX];
+    // gVisor has no OOM killer of its own: the agent's guard kills inside before the host kills the sentry.
+    config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX, '--oom-guard'];
     if (shim) {
       if (!this.shim) throw new Error(`the sandbox was started with the statx shim, which is missing (make -C packages/agent)`);
       const ro = ['bind', 'ro', 'nosuid', 'nodev'];
@@ -617,6 +621,12 @@ export class GvisorDriver implements RuntimeDriver {
       subdirNames(this.paths.checkpointsDir),
     ]);
     return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
+  }
+
+  async health(id: string): Promise<EngineHealth> {
+    const meta = await readJson<SandboxMeta>(gvisorSandboxPaths(this.paths, id).meta);
+    if (!meta || this.capturing.has(id)) return 'unknown';
+    return pidHealth(await this.runsc.sandboxPid(meta.runscId), this.cg().dir('memory', meta.runscId));
   }
 
   async stats(id: string): Promise<EngineStats> {

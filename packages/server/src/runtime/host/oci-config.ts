@@ -1,5 +1,6 @@
 import type { SandboxSpec } from '../driver.ts';
 import { CGROUP_PARENT } from './cgroups.ts';
+import { pinnedCpus } from './cpu-view.ts';
 
 export const AGENT_PATH = '/.sandpit/agent';
 export const AGENT_SOCKET = '/run/sandpit/agent.sock';
@@ -32,6 +33,7 @@ export interface ConfigInput {
 export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigInput): object {
   const env = { ...DEFAULT_ENV, HOSTNAME: spec.hostname, ...spec.env };
   const memoryBytes = spec.resources.memoryMib * 1024 * 1024;
+  const cpus = pinnedCpus(spec.id, spec.resources.vcpuCount);
   const shmMib = Math.max(64, Math.floor(spec.resources.memoryMib / 2));
   const noexec = ['nosuid', 'noexec', 'nodev'];
   return {
@@ -66,7 +68,7 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigI
       resources: {
         devices: [{ allow: false, access: 'rwm' }],
         memory: { limit: memoryBytes },
-        cpu: { quota: Math.round(spec.resources.vcpuCount * CPU_PERIOD_US), period: CPU_PERIOD_US },
+        cpu: { quota: Math.round(spec.resources.vcpuCount * CPU_PERIOD_US), period: CPU_PERIOD_US, ...(cpus ? { cpus: cpus.join(',') } : {}) },
         pids: { limit: PIDS_LIMIT },
       },
       namespaces: [

@@ -1,0 +1,98 @@
+/**
+ * Issue 11 item 8: Debian 12's runsc (the one on PATH) against a candidate build, raw, on the base
+ * template's root, in the same run: start, exec, a process start inside, syscall-heavy work, checkpoint
+ * and restore, and whether the statx shim is still needed. Prints medians; asserts nothing.
+ *
+ *   RUNSC_CANDIDATE=/path/to/runsc node bench/runsc-versions.bench.ts      (BENCH_RUNS, default 10)
+ *
+ * Debian 13's build, without installing it: `scripts/fetch-trixie-runsc.sh DIR` (apt-get download against a
+ * private trixie source list) puts it at DIR/usr/bin/runsc.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
+import { IMAGE_DIR } from '../packages/server/test/helpers/server-process.ts';
+import { median, report, sample, timeIt } from './stats.ts';
+
+const run = promisify(execFile);
+const N = Number(process.env.BENCH_RUNS ?? 10);
+const CANDIDATE = process.env.RUNSC_CANDIDATE;
+const STATS = "python3 -c \"import os\nfor _ in range(100000): os.stat('/')\"";
+const FORKS = 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done';
+
+interface Engine {
+  label: string;
+  bin: string;
+  platform: string;
+}
+
+async function bundle(dir: string, rootfs: string, args: string[]): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await run('runsc', ['spec', '--bundle', dir]);
+  const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+  spec.process.terminal = false;
+  spec.process.args = args;
+  spec.root = { path: rootfs, readonly: true };
+  await writeFile(join(dir, 'config.json'), JSON.stringify(spec));
+}
+
+function detached(bin: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(bin, args, { stdio: 'ignore', detached: true });
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${bin} ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
+  const state = ['--root', join(root, `state-${e.label}`), `--platform=${e.platform}`, '--network=none'];
+  const once = join(root, e.label, 'true');
+  const idle = join(root, e.label, 'idle');
+  await bundle(once, rootfs, ['/bin/true']);
+  await bundle(idle, rootfs, ['/bin/sleep', 'infinity']);
+  console.log(`\n== ${e.label}: ${(await run(e.bin, ['--version'])).stdout.split('\n')[0]}, platform ${e.platform}`);
+  let i = 0;
+  report('start: runsc run /bin/true', await sample(N, () => run(e.bin, [...state, 'run', '--bundle', once, `b${process.pid}-${i++}`])));
+
+  const id = `b${process.pid}-idle`;
+  await detached(e.bin, [...state, 'run', '--detach', '--bundle', idle, id]);
+  try {
+    const exec = await sample(N, () => run(e.bin, [...state, 'exec', id, '/bin/true']));
+    report('exec: runsc exec /bin/true', exec);
+    const forks = await sample(Math.max(3, N / 2), () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', FORKS]));
+    console.log(`${'process start inside (100 /bin/true, per process)'.padEnd(44)} median ${((median(forks) - median(exec)) / 100).toFixed(2).padStart(8)} ms`);
+    report('syscalls: 100,000 stat() in python3', await sample(3, () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', STATS])));
+    const statx = await run(e.bin, [...state, 'exec', id, 'stat', '/']).then(() => 'works', (err: Error) => `fails (${err.message.split('\n').at(-2)?.trim()})`);
+    console.log(`${'coreutils stat without the statx shim'.padEnd(44)} ${statx}`);
+  } finally {
+    await run(e.bin, [...state, 'delete', '--force', id]).catch(() => undefined);
+  }
+
+  const ckpt: number[] = [];
+  const restore: number[] = [];
+  for (let k = 0; k < N; k++) {
+    const cid = `b${process.pid}-c${k}`;
+    const image = join(root, `img-${e.label}-${k}`);
+    await detached(e.bin, [...state, 'run', '--detach', '--bundle', idle, cid]);
+    ckpt.push(await timeIt(() => run(e.bin, [...state, 'checkpoint', '--image-path', image, cid])));
+    await run(e.bin, [...state, 'delete', '--force', cid]).catch(() => undefined);
+    restore.push(await timeIt(() => detached(e.bin, [...state, 'restore', '--detach', '--image-path', image, '--bundle', idle, `${cid}-r`])));
+    await run(e.bin, [...state, 'delete', '--force', `${cid}-r`]).catch(() => undefined);
+    await rm(image, { recursive: true, force: true });
+  }
+  report('pause: runsc checkpoint (idle)', ckpt);
+  report('resume: runsc restore (idle)', restore);
+}
+
+const rootfs = await ensureBaseTemplate(IMAGE_DIR);
+const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-bench-'));
+try {
+  const engines: Engine[] = [{ label: 'current', bin: 'runsc', platform: 'ptrace' }];
+  if (CANDIDATE) engines.push({ label: 'candidate', bin: CANDIDATE, platform: 'ptrace' }, { label: 'candidate-systrap', bin: CANDIDATE, platform: 'systrap' });
+  else console.log('RUNSC_CANDIDATE not set: measuring the current runsc only');
+  for (const e of engines) await measure(e, root, rootfs);
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+/**
+ * The host cgroup (cpuacct) of a sandbox: named after it (crun), or after its runsc container,
+ * found from the runsc processes that name the data dir.
+ */
+async function hostCgroup(dataDir: string, sandboxId: string): Promise<string> {
+  const base = '/sys/fs/cgroup/cpuacct/sandpit';
+  const own = join(base, sandboxId.replace(/^sb-[a-z0-9]+-/, ''));
+  if (await readFile(join(own, 'cpuacct.usage'), 'utf8').then(() => true, () => false)) return own;
+  for (const name of await readdir(base)) {
+    const procs = (await readFile(join(base, name, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    for (const pid of procs) {
+      const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmd.includes(dataDir)) return join(base, name);
+    }
+  }
+  throw new Error(`no cgroup of ${dataDir}`);
+}
+
+/** The host PID of the sandbox's engine: runsc's sentry (its bundle path names data dir and sandbox) or crun's container init. */
+async function enginePid(dataDir: string, sandboxId: string): Promise<number> {
+  const uuid = sandboxId.replace(/^sb-[a-z0-9]+-/, '');
+  const crunPid = await readFile(join(dataDir, 'sandboxes', uuid, 'init.pid'), 'utf8').catch(() => '');
+  if (crunPid.trim()) return Number(crunPid.trim());
+  for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+    const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (cmd[0] === 'runsc-sandbox' && cmd.includes('boot') && cmd.some((a) => a.includes(dataDir) && a.includes(uuid))) return Number(pid);
+  }
+  throw new Error(`no engine process for ${sandboxId}`);
+}
+
+for (const driver of ['container', 'gvisor']) {
+  describe(`engine limits on ${driver}`, () => {
+    let server: ServerProcess;
+    let api: Api;
+    let id: string;
+    const exec = async (command: string) => (await api.post(`/sandboxes/${id}/exec`, { command, timeout_s: 60 })).body;
+
+    before(async () => {
+      server = await ServerProcess.start({ SANDPIT_DRIVER: driver, SANDPIT_RATE_LIMIT: '0' });
+      api = new Api(server.url, server.key);
+      const res = await api.post('/sandboxes', {});
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.resources.vcpu_count, 1);
+      assert.equal(res.body.resources.memory_mib, 1024);
+      id = res.body.id;
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    test('a process that outgrows the memory is killed (137); the sandbox and its agent live on', async () => {
+      const oom = await exec('python3 -c "b = bytearray(1280 * 1024**2); b[::4096] = b\'x\' * (len(b) // 4096)"');
+      assert.equal(oom.exit_code, 137, JSON.stringify(oom));
+      const after = await exec('echo alive');
+      assert.deepEqual([after.exit_code, after.stdout], [0, 'alive\n'], JSON.stringify(after));
+      assert.equal((await api.get(`/sandboxes/${id}`)).body.status, 'active');
+      // Memory freed by the kill is usable again.
+      const again = await exec('python3 -c "b = bytearray(512 * 1024**2); b[::4096] = b\'x\' * (len(b) // 4096); print(len(b))"');
+      assert.deepEqual([again.exit_code, again.stdout], [0, `${512 * 1024 ** 2}\n`], JSON.stringify(again));
+    });
+
+    test('the CPU count seen inside agrees with vcpu_count', async () => {
+      const res = await exec('nproc; python3 -c "import os; print(os.cpu_count())"; getconf _NPROCESSORS_ONLN');
+      assert.deepEqual([res.exit_code, res.stdout], [0, '1\n1\n1\n'], JSON.stringify(res));
+    });
+
+    test('two busy loops use at most one CPU, engine processes included', async () => {
+      const cg = await hostCgroup(server.dataDir, id);
+      const usage = async () => Number(await readFile(join(cg, 'cpuacct.usage'), 'utf8'));
+      const before = await usage();
+      const t0 = performance.now();
+      const res = await exec('timeout 3 sh -c "while :; do :; done" & timeout 3 sh -c "while :; do :; done"; r=$?; wait; exit $r');
+      const wallNs = (performance.now() - t0) * 1e6;
+      const usedNs = (await usage()) - before;
+      assert.equal(res.exit_code, 124, JSON.stringify(res));
+      assert.ok(usedNs <= wallNs * 1.1, `used ${(usedNs / 1e9).toFixed(2)} s of CPU in ${(wallNs / 1e9).toFixed(2)} s`);
+    });
+
+    test('an engine that dies under a live sandbox is noticed within seconds: failed with a reason, operations answer 409', async () => {
+      const sb = (await api.post('/sandboxes', {})).body;
+      assert.equal((await api.post(`/sandboxes/${sb.id}/exec`, { command: 'true' })).body.exit_code, 0);
+      process.kill(await enginePid(server.dataDir, sb.id), 'SIGKILL');
+
+      let view: any;
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        view = (await api.get(`/sandboxes/${sb.id}`)).body;
+        if (view.status !== 'active') break;
+      }
+      assert.equal(view.status, 'failed', JSON.stringify(view));
+      assert.equal(view.failure_reason, 'engine_exited');
+
+      const exec = await api.post(`/sandboxes/${sb.id}/exec`, { command: 'true' });
+      assert.equal(exec.status, 409, JSON.stringify(exec.body));
+      assert.equal(exec.body.error.code, 'conflict');
+      assert.match(exec.body.error.message, /failed/);
+      assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+    });
+  });
+}
