@@ -8,6 +8,7 @@ import { join } from 'node:path';
 export const SETTINGS = {
   HOST: { default: '0.0.0.0', meaning: 'address the API listens on' },
   PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
+  SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
   SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
   SANDPIT_PUBLIC_HOST: { default: 'localhost', meaning: 'host name clients use; sandbox and preview hosts are built under it' },
@@ -68,6 +69,8 @@ export interface Config {
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
   agentBinary: string;
+  /** Port of the E2B-compatible API (control plane and envd); 0 turns it off. */
+  e2bPort: number;
   templates: TemplateSettings;
   warmPool: WarmPoolSettings;
   network: NetworkSettings;
@@ -167,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamCaFile: str(env, 'SANDPIT_EGRESS_UPSTREAM_CA'),
     },
     secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
+    e2bPort: int(env, 'SANDPIT_E2B_PORT', 65535),
     corsOrigins: (str(env, 'SANDPIT_CORS_ORIGINS') ?? '')
       .split(',')
       .map((o) => o.trim())

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { buildE2bApp } from './e2b/app.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
@@ -188,6 +189,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
+    const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
+    await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -226,6 +229,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
+        e2b?.close();
+        await e2b?.app.close();
         await app.close();
         await warmPool.close();
         await captures.close();

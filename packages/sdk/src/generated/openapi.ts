@@ -70,6 +70,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Key shape: 'sandpit' (sp_..., the default) or 'e2b' (e2b_ and 40 hex digits, for E2B SDKs that check it) */
+                        format?: "sandpit" | "e2b";
                         name: string;
                         /** @description Default: every permission of the calling key */
                         permissions?: string[];
@@ -1304,6 +1306,8 @@ export interface paths {
                             data_plane_url: string;
                             /** @description Runtime driver this host runs sandboxes on */
                             driver: string;
+                            /** @description E2B-compatible API (set E2B_API_URL and E2B_SANDBOX_URL to it); absent when SANDPIT_E2B_PORT is 0 */
+                            e2b_api_url?: string;
                             /** @description Template with {port} and {sandbox_id} */
                             preview_url: string;
                             region: string;

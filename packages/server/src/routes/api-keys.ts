@@ -4,6 +4,7 @@ import { iso } from '../clock.ts';
 import { notFound } from '../errors.ts';
 import { parseUuid } from '../ids.ts';
 import { errors } from '../schemas/common.ts';
+import type { KeyFormat } from '../services/auth.ts';
 import type { ApiKeyRecord } from '../store/teams.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
@@ -30,6 +31,9 @@ export async function apiKeyRoutes(app: FastifyInstance, s: Services) {
           {
             name: Type.String({ minLength: 1, maxLength: 64 }),
             permissions: Type.Optional(Type.Array(Type.String(), { maxItems: 64, description: 'Default: every permission of the calling key' })),
+            format: Type.Optional(
+              Type.Union([Type.Literal('sandpit'), Type.Literal('e2b')], { description: "Key shape: 'sandpit' (sp_..., the default) or 'e2b' (e2b_ and 40 hex digits, for E2B SDKs that check it)" }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -37,8 +41,8 @@ export async function apiKeyRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const body = req.body as { name: string; permissions?: string[] };
-      const { record, key } = await s.auth.createKey(principal(req), body.name, body.permissions);
+      const body = req.body as { name: string; permissions?: string[]; format?: KeyFormat };
+      const { record, key } = await s.auth.createKey(principal(req), body.name, body.permissions, body.format);
       reply.code(201).header('cache-control', 'no-store');
       return { ...view(record), key };
     },

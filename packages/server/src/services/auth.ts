@@ -15,7 +15,9 @@ export interface Principal {
 }
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
-export const newKeySecret = () => `sp_${randomBytes(24).toString('base64url')}`;
+/** `e2b` keys look like E2B's own (`e2b_` and 40 hex digits), for SDK versions that check the shape. */
+export type KeyFormat = 'sandpit' | 'e2b';
+export const newKeySecret = (format: KeyFormat = 'sandpit') => (format === 'e2b' ? `e2b_${randomBytes(20).toString('hex')}` : `sp_${randomBytes(24).toString('base64url')}`);
 
 export class AuthService {
   readonly teams: TeamStore;
@@ -59,14 +61,14 @@ export class AuthService {
   }
 
   /** A new key for the caller's user with a subset of the caller's own permissions. */
-  async createKey(p: Principal, name: string, permissions: string[] | undefined) {
+  async createKey(p: Principal, name: string, permissions: string[] | undefined, format: KeyFormat = 'sandpit') {
     this.require(p, 'keys:manage');
     const wanted = permissions ?? [...p.permissions];
     for (const perm of wanted) {
       if (!isPermission(perm)) throw badRequest(`unknown permission '${perm}'; known: ${PERMISSIONS.join(', ')}`);
       if (!p.permissions.includes(perm)) throw forbidden(`cannot grant '${perm}': the calling key does not hold it`);
     }
-    const key = newKeySecret();
+    const key = newKeySecret(format);
     const rec: ApiKeyRecord = {
       id: newId(),
       teamId: p.teamId,

@@ -32,6 +32,9 @@ export interface FileEntry {
   permissions: string;
   modified_at: string;
   symlink_target?: string;
+  /** Owner ids (not in the API's file entry; the E2B layer names them). */
+  uid?: number;
+  gid?: number;
 }
 
 export interface WatchEvent {
@@ -110,6 +113,10 @@ function decodeEntry(value: Buffer, path: string, clock: Clock): FileEntry {
   };
   const target = t.get(EntryTag.target);
   if (target) entry.symlink_target = target.toString('utf8');
+  const uid = t.get(EntryTag.uid);
+  const gid = t.get(EntryTag.gid);
+  if (uid?.length === 4) entry.uid = uid.readUInt32LE(0);
+  if (gid?.length === 4) entry.gid = gid.readUInt32LE(0);
   return entry;
 }
 
@@ -169,10 +176,10 @@ export class FileService {
     }
   }
 
-  async stat(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry> {
+  async stat(rec: SandboxRecord, raw: string | undefined, user = USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'stat', path, user: USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'stat', path, user }).catch((err) => {
       throw fileError(err, path);
     });
     const rec0 = decodeTlvList(out).find((r) => r.tag === RecordTag.entry);
@@ -180,10 +187,10 @@ export class FileService {
     return decodeEntry(rec0.value, path, this.clock);
   }
 
-  async list(rec: SandboxRecord, raw: string | undefined): Promise<FileEntry[]> {
+  async list(rec: SandboxRecord, raw: string | undefined, user = USER): Promise<FileEntry[]> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const out = await client.fileResult({ op: 'list', path, user: USER }).catch((err) => {
+    const out = await client.fileResult({ op: 'list', path, user }).catch((err) => {
       throw fileError(err, path);
     });
     const entries = decodeTlvList(out)
@@ -195,31 +202,31 @@ export class FileService {
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async mkdir(rec: SandboxRecord, raw: string, parents: boolean): Promise<FileEntry> {
+  async mkdir(rec: SandboxRecord, raw: string, parents: boolean, user = USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'mkdir', path, parents, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'mkdir', path, parents, user }).catch((err) => {
       throw fileError(err, path);
     });
-    return this.stat(rec, path);
+    return this.stat(rec, path, user);
   }
 
-  async remove(rec: SandboxRecord, raw: string, recursive: boolean): Promise<void> {
+  async remove(rec: SandboxRecord, raw: string, recursive: boolean, user = USER): Promise<void> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'remove', path, recursive, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'remove', path, recursive, user }).catch((err) => {
       throw fileError(err, path);
     });
   }
 
-  async rename(rec: SandboxRecord, rawFrom: string, rawTo: string, overwrite: boolean): Promise<FileEntry> {
+  async rename(rec: SandboxRecord, rawFrom: string, rawTo: string, overwrite: boolean, user = USER): Promise<FileEntry> {
     const from = sandboxPath(rawFrom, 'from');
     const to = sandboxPath(rawTo, 'to');
     const client = await this.#shared(rec);
-    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user: USER }).catch((err) => {
+    await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user }).catch((err) => {
       throw fileError(err, (err as AgentError).code === 'EEXIST' ? to : from);
     });
-    return this.stat(rec, to);
+    return this.stat(rec, to, user);
   }
 
   /**
@@ -227,10 +234,10 @@ export class FileService {
    * The stream pauses the agent connection when the HTTP client reads slowly; it fails (so the
    * response is cut short, never silently truncated) if the file changed size while being read.
    */
-  async download(rec: SandboxRecord, raw: string | undefined): Promise<{ path: string; size: number; stream: Readable }> {
+  async download(rec: SandboxRecord, raw: string | undefined, user = USER): Promise<{ path: string; size: number; stream: Readable }> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
-    const proc = client.file({ op: 'read', path, user: USER, direct: true });
+    const proc = client.file({ op: 'read', path, user, direct: true });
     const spawned = started(proc);
     // Listeners go on before any await: output can arrive in the same read as SPAWNED.
     let got = 0;
@@ -270,11 +277,11 @@ export class FileService {
    * target directory that gets its name only when complete; on any failure (disk quota, client
    * gone) nothing is left behind. Missing parent directories are created.
    */
-  async upload(rec: SandboxRecord, raw: string | undefined, body: Readable): Promise<FileEntry> {
+  async upload(rec: SandboxRecord, raw: string | undefined, body: Readable, user = USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
     const client = await this.#dedicated(rec);
     try {
-      const proc = client.file({ op: 'write', path, parents: true, user: USER, direct: true });
+      const proc = client.file({ op: 'write', path, parents: true, user, direct: true });
       const errs: Buffer[] = [];
       proc.on('stderr', (b: Buffer) => errs.push(b));
       const ended = new Promise<Error | undefined>((resolve) => {
@@ -351,14 +358,14 @@ export class FileService {
     } finally {
       client.close();
     }
-    return this.stat(rec, path);
+    return this.stat(rec, path, user);
   }
 
   /** Starts watching; fails with an envelope before the stream opens (missing, not a directory). */
-  async openWatch(rec: SandboxRecord, raw: string | undefined, recursive: boolean): Promise<Watch> {
+  async openWatch(rec: SandboxRecord, raw: string | undefined, recursive: boolean, user = USER): Promise<Watch> {
     const path = sandboxPath(raw);
     const client = await this.#shared(rec);
-    const proc = client.file({ op: 'watch', path, recursive, user: USER });
+    const proc = client.file({ op: 'watch', path, recursive, user });
     // Events may arrive right behind SPAWNED, before streamWatch listens: keep them.
     const early: Buffer[] = [];
     const keep = (b: Buffer) => early.push(b);

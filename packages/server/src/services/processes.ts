@@ -144,6 +144,8 @@ export interface StartSpec {
   cwd?: string;
   pty?: { cols: number; rows: number };
   outputBytes: number;
+  /** Default "user". */
+  user?: string;
 }
 
 /**
@@ -221,7 +223,7 @@ export class SessionRegistry {
       argv: spec.argv,
       env: spec.env,
       cwd: meta.cwd,
-      user: 'user',
+      user: spec.user ?? 'user',
       pty: spec.pty,
       background: true,
       name: NAME_PREFIX + JSON.stringify(meta),

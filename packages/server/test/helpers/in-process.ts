@@ -37,6 +37,7 @@ export class InProcess {
       SANDPIT_BOOTSTRAP_API_KEY: this.key,
       SANDPIT_LOG_LEVEL: 'warn',
       SANDPIT_RATE_LIMIT: '0',
+      SANDPIT_E2B_PORT: '0',
       // The engine under test follows the caller's choice (auto by default).
       SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });

@@ -60,6 +60,8 @@ export class ServerProcess {
         SANDPIT_IMAGE_DIR: IMAGE_DIR,
         SANDPIT_BOOTSTRAP_API_KEY: this.key,
         SANDPIT_LOG_LEVEL: 'warn',
+        // Test servers run side by side: the E2B port stays off unless a test asks for one.
+        SANDPIT_E2B_PORT: '0',
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

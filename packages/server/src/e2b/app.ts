@@ -1,0 +1,90 @@
+import fastifyRateLimit from '@fastify/rate-limit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AuthService } from '../services/auth.ts';
+import type { FileService } from '../services/files.ts';
+import type { SessionRegistry } from '../services/processes.ts';
+import type { SandboxService } from '../services/sandboxes.ts';
+import { serverStream, unary } from './connect.ts';
+import { controlPlaneRoutes } from './control-plane.ts';
+import { toE2bError } from './errors.ts';
+import { FilesystemRpc } from './envd/filesystem-rpc.ts';
+import { envdHttpRoutes } from './envd/http-routes.ts';
+import { ProcessRpc } from './envd/process-rpc.ts';
+import { envdTarget } from './envd/target.ts';
+
+export interface E2bDeps {
+  /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
+  rateLimit: { max: number; windowMs: number };
+  auth: AuthService;
+  sandboxes: SandboxService;
+  files: FileService;
+  sessions: SessionRegistry;
+}
+
+/** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
+const ENVD_PREFIX = '/__envd';
+/** Keep-alive messages: a oneof is a field of the response itself in proto3 JSON, nested in `event` for processes. */
+const PROCESS_KEEPALIVE = { event: { keepalive: {} } };
+const WATCH_KEEPALIVE = { keepalive: {} };
+
+/**
+ * The E2B-compatible API on its own port: the control plane (X-API-KEY) and, for requests that name a
+ * sandbox (E2b-Sandbox-Id header or a `{port}-{id}.{domain}` host), envd's HTTP and Connect routes.
+ */
+export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promise<{ app: FastifyInstance; close(): void }> {
+  const app = Fastify({
+    loggerInstance: log.child({ api: 'e2b' }),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 16 * 1024 * 1024,
+    // Command and watch streams can be open for hours: closing the server ends them.
+    forceCloseConnections: true,
+    rewriteUrl: (req) => (envdTarget(req.headers) ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
+  });
+  // Uploads and Connect envelopes are read by their routes as streams.
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+  app.setErrorHandler((err, req, reply) => {
+    const { status, body } = toE2bError(err);
+    if (status >= 500) req.log.error({ err: { message: (err as Error).message } }, 'e2b request failed');
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 404, message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+
+  if (deps.rateLimit.max > 0) {
+    await app.register(fastifyRateLimit, {
+      max: deps.rateLimit.max,
+      timeWindow: deps.rateLimit.windowMs,
+      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, code: 429, message: `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s` }),
+    });
+  }
+  await app.register((a) => controlPlaneRoutes(a, deps));
+
+  const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
+  const filesystem = new FilesystemRpc(deps.sandboxes, deps.files);
+  await app.register(
+    async (a) => {
+      await envdHttpRoutes(a, deps);
+      const rpc = {
+        '/process.Process/Start': serverStream(processes.start, PROCESS_KEEPALIVE),
+        '/process.Process/Connect': serverStream(processes.connect, PROCESS_KEEPALIVE),
+        '/process.Process/List': unary(processes.list),
+        '/process.Process/SendInput': unary(processes.sendInput),
+        '/process.Process/SendSignal': unary(processes.sendSignal),
+        '/process.Process/CloseStdin': unary(processes.closeStdin),
+        '/process.Process/Update': unary(processes.update),
+        '/filesystem.Filesystem/Stat': unary(filesystem.stat),
+        '/filesystem.Filesystem/ListDir': unary(filesystem.listDir),
+        '/filesystem.Filesystem/MakeDir': unary(filesystem.makeDir),
+        '/filesystem.Filesystem/Move': unary(filesystem.move),
+        '/filesystem.Filesystem/Remove': unary(filesystem.remove),
+        '/filesystem.Filesystem/WatchDir': serverStream(filesystem.watchDir, WATCH_KEEPALIVE),
+        '/filesystem.Filesystem/CreateWatcher': unary(filesystem.createWatcher),
+        '/filesystem.Filesystem/GetWatcherEvents': unary(filesystem.getWatcherEvents),
+        '/filesystem.Filesystem/RemoveWatcher': unary(filesystem.removeWatcher),
+      };
+      for (const [path, handler] of Object.entries(rpc)) a.post(path, handler);
+    },
+    { prefix: ENVD_PREFIX },
+  );
+  return { app, close: () => filesystem.close() };
+}

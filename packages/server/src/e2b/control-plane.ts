@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { conflict, notFound } from '../errors.ts';
+import type { AuthService, Principal } from '../services/auth.ts';
+import type { SandboxService } from '../services/sandboxes.ts';
+import type { SandboxRecord } from '../store/sandboxes.ts';
+import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';
+import { detailView, listedView, sandboxView, templateRef } from './sandbox-view.ts';
+
+interface NewSandbox {
+  templateID?: string;
+  timeout?: number;
+  autoPause?: boolean;
+  metadata?: Record<string, string>;
+  envVars?: Record<string, string>;
+}
+
+interface ListQuery {
+  state?: string;
+  metadata?: string;
+  limit?: string;
+  nextToken?: string;
+}
+
+type IdRequest = FastifyRequest<{ Params: { sandboxID: string } }>;
+
+const STATES: Record<string, string[]> = { running: ['active', 'pausing'], paused: ['paused', 'resuming'] };
+
+/** E2B's metadata filter: a query string of pairs whose keys and values are URL-encoded once more. */
+function metadataFilter(raw: string | undefined): [string, string][] {
+  if (!raw) return [];
+  return [...new URLSearchParams(raw)].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)]);
+}
+
+/** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
+export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService }) {
+  const { auth, sandboxes } = deps;
+  const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
+    const raw = req.headers['x-api-key'];
+    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
+    auth.require(p, perm);
+    return p;
+  };
+
+  app.get('/health', async (_req, reply) => reply.code(200).send({ status: 'ok' }));
+
+  const create = async (req: FastifyRequest, reply: { code(n: number): unknown }) => {
+    const p = await caller(req, 'sandboxes:write');
+    const body = (req.body ?? {}) as NewSandbox;
+    const timeout = checkTimeout(body.timeout);
+    const rec = await sandboxes.create(p, {
+      from_template: templateRef(body.templateID ?? 'base'),
+      metadata: body.metadata,
+      env: body.envVars,
+      ...createTimers(timeout, body.autoPause === true),
+    });
+    reply.code(201);
+    return sandboxView(rec);
+  };
+  app.post('/sandboxes', create);
+  app.post('/v2/sandboxes', create);
+
+  const list = async (req: FastifyRequest<{ Querystring: ListQuery }>, statesDefault: string, paged: boolean) => {
+    const p = await caller(req, 'sandboxes:read');
+    const q = req.query;
+    const states = (q.state ?? statesDefault).split(',').filter(Boolean);
+    const status = states.flatMap((s) => STATES[s] ?? [s]).join(',');
+    const page = await sandboxes.list(p, { status, metadata: metadataFilter(q.metadata), limit: paged ? q.limit : undefined, cursor: paged ? q.nextToken : undefined });
+    return { items: page.items.map(listedView), next: page.nextCursor };
+  };
+  app.get('/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>) => (await list(req, 'running', false)).items);
+  app.get('/v2/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>, reply) => {
+    const { items, next } = await list(req, 'running,paused', true);
+    if (next) reply.header('x-next-token', next);
+    return items;
+  });
+
+  app.get('/sandboxes/:sandboxID', async (req: IdRequest) => {
+    const p = await caller(req, 'sandboxes:read');
+    return detailView(await sandboxes.get(p, req.params.sandboxID));
+  });
+
+  app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {
+    const p = await caller(req, 'sandboxes:write');
+    await sandboxes.delete(p, req.params.sandboxID);
+    return reply.code(204).send();
+  });
+
+  /**
+   * Sandboxes that die at their deadline (auto_delete_seconds 0) and were paused by hand: Sandpit would
+   * delete them on pause, E2B keeps them, so the deletion is lifted while paused and put back on connect.
+   * Kept in memory: after a restart such a sandbox resumes with E2B's default, kill at timeout.
+   */
+  const pausedKillers = new Set<string>();
+  app.post('/sandboxes/:sandboxID/pause', async (req: IdRequest, reply) => {
+    const p = await caller(req, 'sandboxes:write');
+    let rec = await sandboxes.get(p, req.params.sandboxID);
+    if (rec.status === 'active' && rec.autoDeleteSeconds === 0) {
+      rec = await sandboxes.patch(p, rec.id, { auto_delete_seconds: null });
+      pausedKillers.add(rec.id);
+    }
+    try {
+      await sandboxes.pause(p, rec.id);
+    } catch (err) {
+      const now = await sandboxes.get(p, rec.id).catch(() => undefined);
+      if (now?.status === 'active' && pausedKillers.delete(rec.id)) await sandboxes.patch(p, rec.id, { auto_delete_seconds: 0 });
+      throw err;
+    }
+    return reply.code(204).send();
+  });
+  /** The timers of a resumed sandbox: E2B's deadline from now, and how it ends then. */
+  const resumedTimers = (rec: SandboxRecord, timeoutS: number, autoPause?: boolean) => {
+    const kill = pausedKillers.delete(rec.id) || rec.autoDeleteSeconds === 0;
+    return createTimers(timeoutS, autoPause ?? !kill);
+  };
+
+  /** E2B 404s the timeout of a paused sandbox; older SDKs' connect relies on it to resume instead. */
+  app.post('/sandboxes/:sandboxID/timeout', async (req: IdRequest, reply) => {
+    const p = await caller(req, 'sandboxes:write');
+    const timeout = checkTimeout((req.body as { timeout?: number } | undefined)?.timeout, undefined);
+    const rec = await sandboxes.get(p, req.params.sandboxID);
+    if (rec.status !== 'active') throw notFound(`sandbox '${req.params.sandboxID}' is not running`);
+    await setDeadline(sandboxes, p, rec, timeout);
+    return reply.code(204).send();
+  });
+
+  /** Pre-v2 resume: 409 when running, 201 when resumed. */
+  app.post('/sandboxes/:sandboxID/resume', async (req: IdRequest, reply) => {
+    const p = await caller(req, 'sandboxes:write');
+    const body = (req.body ?? {}) as { timeout?: number; autoPause?: boolean };
+    const timeout = checkTimeout(body.timeout);
+    const resumed = await sandboxes.resume(p, req.params.sandboxID);
+    const rec = await sandboxes.patch(p, resumed.id, resumedTimers(resumed, timeout, body.autoPause));
+    reply.code(201);
+    return sandboxView(rec);
+  });
+
+  /** Connect: 200 when it was running (its deadline only ever extended), 201 when it was resumed. */
+  const connect = async (req: IdRequest, reply: { code(n: number): unknown }) => {
+    const p = await caller(req, 'sandboxes:write');
+    const timeout = checkTimeout((req.body as { timeout?: number } | undefined)?.timeout);
+    const before = await sandboxes.get(p, req.params.sandboxID);
+    if (before.status !== 'active' && before.status !== 'paused') throw conflict(`the sandbox is ${before.status}; retry shortly`);
+    let rec: SandboxRecord = await sandboxes.activate(p, before.id);
+    const resumed = before.status === 'paused';
+    rec = resumed ? await sandboxes.patch(p, rec.id, resumedTimers(rec, timeout)) : await setDeadline(sandboxes, p, rec, timeout, true);
+    reply.code(resumed ? 201 : 200);
+    return sandboxView(rec);
+  };
+  app.post('/sandboxes/:sandboxID/connect', connect);
+  app.post('/v2/sandboxes/:sandboxID/connect', connect);
+}

@@ -1,0 +1,35 @@
+import { posix } from 'node:path';
+import type { FileEntry } from '../../services/files.ts';
+
+const FILE_TYPE: Record<FileEntry['type'], string> = {
+  file: 'FILE_TYPE_FILE',
+  dir: 'FILE_TYPE_DIRECTORY',
+  symlink: 'FILE_TYPE_SYMLINK',
+  other: 'FILE_TYPE_UNSPECIFIED',
+};
+const MODE_CHAR: Record<FileEntry['type'], string> = { file: '-', dir: 'd', symlink: 'L', other: '?' };
+
+/** The base template's accounts (templates/base-user.sh); other ids are reported as numbers. */
+const ACCOUNT: Record<number, string> = { 0: 'root', 1000: 'user' };
+const account = (id: number | undefined) => (id === undefined ? '' : (ACCOUNT[id] ?? String(id)));
+
+/** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string). */
+export function entryInfo(e: FileEntry): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    name: e.name,
+    type: FILE_TYPE[e.type],
+    path: e.path,
+    size: String(e.size),
+    mode: e.mode,
+    permissions: MODE_CHAR[e.type] + e.permissions,
+    owner: account(e.uid),
+    group: account(e.gid),
+    modifiedTime: e.modified_at,
+  };
+  // envd reports where a link points as an absolute path.
+  if (e.symlink_target !== undefined) out.symlinkTarget = posix.resolve(posix.dirname(e.path), e.symlink_target);
+  return out;
+}
+
+/** The entry shape envd's HTTP /files upload answers with. */
+export const writtenInfo = (e: FileEntry) => ({ name: e.name, type: e.type === 'dir' ? 'directory' : 'file', path: e.path });

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.ts';
+import type { FileService, WatchEvent } from '../../services/files.ts';
+import type { SandboxService } from '../../services/sandboxes.ts';
+import type { SandboxRecord } from '../../store/sandboxes.ts';
+import type { Message, StreamContext } from '../connect.ts';
+import { ConnectError } from '../errors.ts';
+import { entryInfo } from './entry.ts';
+import { envdSandbox, envdUser, userPath } from './target.ts';
+
+/**
+ * Sandpit's watch events as envd's. A name moved into place (how Sandpit's own uploads land: written
+ * aside, then renamed) is a new name with new content: fsnotify-based envd reports a write there.
+ */
+const EVENT_TYPES: Record<string, string[]> = {
+  create: ['EVENT_TYPE_CREATE'],
+  write: ['EVENT_TYPE_WRITE'],
+  remove: ['EVENT_TYPE_REMOVE'],
+  rename_from: ['EVENT_TYPE_RENAME'],
+  rename_to: ['EVENT_TYPE_CREATE', 'EVENT_TYPE_WRITE'],
+  chmod: ['EVENT_TYPE_CHMOD'],
+};
+/** Events a polling watcher keeps between GetWatcherEvents calls; older ones are dropped. */
+const WATCHER_BACKLOG = 10_000;
+/** Deepest ListDir accepted: each level is one agent round trip per directory. */
+const MAX_DEPTH = 32;
+
+interface PollingWatcher {
+  sandboxId: string;
+  events: Message[];
+  stop: AbortController;
+  error?: string;
+}
+
+function fsEvents(root: string, ev: WatchEvent): Message[] {
+  const types = ev.type ? EVENT_TYPES[ev.type] : undefined;
+  if (!types || ev.path === undefined) return [];
+  const name = posix.relative(root, ev.path);
+  return types.map((type) => ({ name, type }));
+}
+
+/** envd's `filesystem.Filesystem` service over Sandpit's file service. */
+export class FilesystemRpc {
+  readonly sandboxes: SandboxService;
+  readonly files: FileService;
+  readonly #watchers = new Map<string, PollingWatcher>();
+
+  constructor(sandboxes: SandboxService, files: FileService) {
+    this.sandboxes = sandboxes;
+    this.files = files;
+  }
+
+  async #call(req: FastifyRequest): Promise<{ rec: SandboxRecord; user: string }> {
+    return { rec: await envdSandbox(this.sandboxes, req), user: envdUser(req) };
+  }
+
+  stat = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    return { entry: entryInfo(await this.files.stat(rec, userPath(msg.path, user), user)) };
+  };
+
+  listDir = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    const depth = msg.depth === undefined ? 1 : Number(msg.depth);
+    if (!Number.isInteger(depth) || depth < 0 || depth > MAX_DEPTH) throw new ConnectError('invalid_argument', `depth must be an integer from 1 to ${MAX_DEPTH}`);
+    const root = userPath(msg.path, user);
+    const top = await this.files.stat(rec, root, user);
+    if (top.type !== 'dir') throw new ConnectError('invalid_argument', `${root} is not a directory`);
+    // Depth first, names in order within a directory: the order envd's directory walk gives.
+    const entries: Message[] = [];
+    const walk = async (dir: string, level: number): Promise<void> => {
+      for (const e of await this.files.list(rec, dir, user)) {
+        entries.push(entryInfo(e));
+        if (e.type === 'dir' && level < Math.max(depth, 1)) await walk(e.path, level + 1);
+      }
+    };
+    await walk(root, 1);
+    return { entries };
+  };
+
+  makeDir = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    const path = userPath(msg.path, user);
+    const existing = await this.files.stat(rec, path, user).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    });
+    if (existing) throw new ConnectError('already_exists', `${path} already exists`);
+    return { entry: entryInfo(await this.files.mkdir(rec, path, true, user)) };
+  };
+
+  move = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    return { entry: entryInfo(await this.files.rename(rec, userPath(msg.source, user), userPath(msg.destination, user), true, user)) };
+  };
+
+  remove = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    // envd removes as os.RemoveAll does: a path that is already gone is no error.
+    await this.files.remove(rec, userPath(msg.path, user), true, user).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    });
+    return {};
+  };
+
+  /** Streams changes until the client leaves or the deadline passes; the first message says the watch is set. */
+  watchDir = async (req: FastifyRequest, msg: Message, ctx: StreamContext): Promise<void> => {
+    const { rec, user } = await this.#call(req);
+    const root = userPath(msg.path, user);
+    const watch = await this.files.openWatch(rec, root, msg.recursive === true, user);
+    ctx.send({ start: {} });
+    let error: string | undefined;
+    await this.files.streamWatch(
+      watch,
+      (ev) => {
+        if (ev.finished) error = ev.error;
+        for (const fs of fsEvents(root, ev)) ctx.send({ filesystem: fs });
+      },
+      ctx.signal,
+    );
+    if (error) throw new ConnectError('internal', error);
+  };
+
+  /** The polling watcher (the Python SDK's): events are gathered here until fetched. */
+  createWatcher = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec, user } = await this.#call(req);
+    const root = userPath(msg.path, user);
+    const watch = await this.files.openWatch(rec, root, msg.recursive === true, user);
+    const id = randomUUID();
+    const w: PollingWatcher = { sandboxId: rec.id, events: [], stop: new AbortController() };
+    this.#watchers.set(id, w);
+    void this.files
+      .streamWatch(
+        watch,
+        (ev) => {
+          if (ev.finished && ev.error) w.error = ev.error;
+          w.events.push(...fsEvents(root, ev));
+          if (w.events.length > WATCHER_BACKLOG) w.events.splice(0, w.events.length - WATCHER_BACKLOG);
+        },
+        w.stop.signal,
+      )
+      .catch((err: unknown) => (w.error = String(err)));
+    return { watcherId: id };
+  };
+
+  getWatcherEvents = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec } = await this.#call(req);
+    const w = this.#watcher(rec, msg.watcherId);
+    const events = w.events;
+    w.events = [];
+    if (events.length === 0 && w.error) throw new ConnectError('internal', w.error);
+    return { events };
+  };
+
+  removeWatcher = async (req: FastifyRequest, msg: Message): Promise<Message> => {
+    const { rec } = await this.#call(req);
+    const w = this.#watcher(rec, msg.watcherId);
+    w.stop.abort();
+    this.#watchers.delete(String(msg.watcherId));
+    return {};
+  };
+
+  #watcher(rec: SandboxRecord, id: unknown): PollingWatcher {
+    const w = typeof id === 'string' ? this.#watchers.get(id) : undefined;
+    if (!w || w.sandboxId !== rec.id) throw new ConnectError('not_found', `watcher '${String(id).slice(0, 64)}' not found`);
+    return w;
+  }
+
+  /** Stops every polling watcher (server shutdown). */
+  close(): void {
+    for (const w of this.#watchers.values()) w.stop.abort();
+    this.#watchers.clear();
+  }
+}

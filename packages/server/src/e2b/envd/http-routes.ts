@@ -1,0 +1,77 @@
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, badRequest } from '../../errors.ts';
+import type { FileEntry, FileService } from '../../services/files.ts';
+import type { SandboxService } from '../../services/sandboxes.ts';
+import { toE2bError } from '../errors.ts';
+import { writtenInfo } from './entry.ts';
+import { envdSandbox, envdUser, userPath } from './target.ts';
+
+interface FilesQuery {
+  path?: string;
+  username?: string;
+}
+
+const fail = (reply: FastifyReply, err: unknown) => {
+  const { status, body } = toE2bError(err);
+  return reply.code(status).send(body);
+};
+
+/** envd's plain HTTP routes: health, and file download/upload (raw, multipart, octet-stream, gzip). */
+export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: SandboxService; files: FileService }) {
+  const { sandboxes, files } = deps;
+
+  app.get('/health', async (req, reply) => {
+    try {
+      await envdSandbox(sandboxes, req);
+      return reply.code(204).send();
+    } catch (err) {
+      return fail(reply, err);
+    }
+  });
+
+  app.get('/files', async (req: FastifyRequest<{ Querystring: FilesQuery }>, reply) => {
+    try {
+      const rec = await envdSandbox(sandboxes, req);
+      const user = envdUser(req, req.query.username);
+      const { path, size, stream } = await files.download(rec, userPath(req.query.path, user), user);
+      const name = path.split('/').pop() ?? 'file';
+      return reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-length', size)
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .send(stream);
+    } catch (err) {
+      return fail(reply, err);
+    }
+  });
+
+  app.post('/files', async (req: FastifyRequest<{ Querystring: FilesQuery }>, reply) => {
+    try {
+      const rec = await envdSandbox(sandboxes, req);
+      const user = envdUser(req, req.query.username);
+      const type = String(req.headers['content-type'] ?? '');
+      const body = req.body as Readable;
+      const written: FileEntry[] = [];
+      if (type.startsWith('multipart/form-data')) {
+        // Whole parts are buffered by the platform's form parser: multipart is the SDK's path for small writes.
+        const form = await new Response(Readable.toWeb(body) as ReadableStream, { headers: { 'content-type': type } }).formData();
+        for (const [field, value] of form) {
+          if (field !== 'file' || typeof value === 'string') continue;
+          const target = req.query.path ?? value.name;
+          written.push(await files.upload(rec, userPath(target, user), Readable.fromWeb(value.stream() as never), user));
+        }
+        if (written.length === 0) throw badRequest('the multipart body has no "file" part');
+      } else {
+        if (!req.query.path) throw badRequest('path is required for an octet-stream upload');
+        const gzip = String(req.headers['content-encoding'] ?? '').toLowerCase() === 'gzip';
+        written.push(await files.upload(rec, userPath(req.query.path, user), gzip ? body.pipe(createGunzip()) : body, user));
+      }
+      return reply.code(200).send(written.map(writtenInfo));
+    } catch (err) {
+      if (!(err instanceof ApiError)) req.log.error({ err: String(err) }, 'e2b upload failed');
+      return fail(reply, err);
+    }
+  });
+}

@@ -1,0 +1,60 @@
+import { iso } from '../clock.ts';
+import type { SandboxRecord } from '../store/sandboxes.ts';
+import { ENVD_VERSION, envdAccessToken } from './envd/target.ts';
+
+/** E2B's name for Sandpit's base template, both ways. */
+export const E2B_BASE = 'base';
+const PLATFORM_BASE = 'platform/base';
+/** What `endAt` says of a sandbox without a deadline (one made through Sandpit's own API). */
+const NO_END = '9999-12-31T23:59:59.000Z';
+
+export const templateRef = (templateID: string) => (templateID === E2B_BASE ? PLATFORM_BASE : templateID);
+const templateName = (id: string | null) => (id === null || id === PLATFORM_BASE ? E2B_BASE : id);
+
+export type E2bState = 'running' | 'paused';
+/** Transitions in progress are shown as where they come from, as E2B has only these two. */
+export const stateOf = (rec: SandboxRecord): E2bState => (rec.status === 'paused' || rec.status === 'resuming' ? 'paused' : 'running');
+
+/** `Sandbox` of E2B's API: what create, resume and connect answer with. */
+export function sandboxView(rec: SandboxRecord) {
+  const out: Record<string, unknown> = {
+    templateID: templateName(rec.templateId),
+    sandboxID: rec.id,
+    clientID: rec.region,
+    envdVersion: ENVD_VERSION,
+    envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
+    domain: null,
+  };
+  if (rec.name) out.alias = rec.name;
+  return out;
+}
+
+/** `ListedSandbox` of E2B's API. */
+export function listedView(rec: SandboxRecord) {
+  const out: Record<string, unknown> = {
+    templateID: templateName(rec.templateId),
+    sandboxID: rec.id,
+    clientID: rec.region,
+    startedAt: iso(rec.createdAt),
+    endAt: rec.autoPauseAt === null ? NO_END : iso(rec.autoPauseAt),
+    cpuCount: rec.resources.vcpu_count,
+    memoryMB: rec.resources.memory_mib,
+    diskSizeMB: rec.resources.disk_mib,
+    metadata: rec.metadata,
+    state: stateOf(rec),
+    envdVersion: ENVD_VERSION,
+    volumeMounts: [],
+  };
+  if (rec.name) out.alias = rec.name;
+  return out;
+}
+
+/** `SandboxDetail` of E2B's API. */
+export function detailView(rec: SandboxRecord) {
+  return {
+    ...listedView(rec),
+    envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
+    domain: null,
+    lifecycle: { onTimeout: rec.autoDeleteSeconds === 0 ? 'kill' : 'pause', autoResume: false },
+  };
+}
