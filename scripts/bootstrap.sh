@@ -47,6 +47,19 @@ ensure_packages() {
   fi
 }
 
+ensure_postgres() {
+  # PostgreSQL as the store (SANDPIT_DATABASE_URL); the tests and benches start throwaway clusters
+  # from these binaries. The package must not create or start a system cluster of its own.
+  [ -x /usr/lib/postgresql/15/bin/initdb ] && return
+  command -v apt-get >/dev/null || die "missing postgresql-15 and no apt-get to install it"
+  say "installing postgresql-15 (binaries only: no system cluster is created)"
+  mkdir -p /etc/postgresql-common
+  [ -e /etc/postgresql-common/createcluster.conf ] || echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive UCF_FORCE_CONFFOLD=1 apt-get install -y -qq -o Dpkg::Options::=--force-confold postgresql-15 >/dev/null \
+    || die "apt-get could not install postgresql-15"
+}
+
 ensure_localhost_names() {
   # Per-sandbox and preview hosts (<id>.sandbox.localhost) must resolve to loopback for every client.
   [ -e /usr/lib/x86_64-linux-gnu/libnss_myhostname.so.2 ] || {
@@ -117,6 +130,7 @@ ensure_test_tools() {
 }
 
 ensure_packages
+ensure_postgres
 ensure_localhost_names
 ensure_cgroups
 ensure_node

@@ -10,6 +10,7 @@ export const SETTINGS = {
   PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
   SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
+  SANDPIT_DATABASE_URL: { meaning: '`postgres://user:pass@host:5432/db` (or `?host=/socket/dir`): PostgreSQL as the store (default: SQLite in the data dir)' },
   SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
   SANDPIT_PUBLIC_HOST: { default: 'localhost', meaning: 'host name clients use; sandbox and preview hosts are built under it' },
   SANDPIT_REGION: { default: 'local', meaning: 'region tag in sandbox ids ([a-z0-9]+)' },
@@ -57,6 +58,8 @@ export interface Config {
   publicHost: string;
   region: string;
   dataDir: string;
+  /** postgres://... selects PostgreSQL as the store; unset keeps SQLite in the data directory. */
+  databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
   bootstrapApiKey?: string;
@@ -140,12 +143,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
     throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
   }
+  const databaseUrl = str(env, 'SANDPIT_DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
     host: str(env, 'HOST')!,
     port: int(env, 'PORT'),
     publicHost: str(env, 'SANDPIT_PUBLIC_HOST')!,
     region,
     dataDir,
+    databaseUrl,
     imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),

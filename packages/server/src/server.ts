@@ -40,6 +40,9 @@ import { SnapshotForks } from './services/snapshot-forks.ts';
 import type { BuildProgress } from './templates/build-base.ts';
 import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
+import { ActiveSlotStore } from './store/active-slots.ts';
+import { LeaseStore } from './store/leases.ts';
+import { Lease } from './services/lease.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { SandboxStore } from './store/sandboxes.ts';
@@ -77,12 +80,14 @@ const TIMER_INTERVAL_MS = 250;
 /** Billing job: meters new lifecycle events and rolls periods over; disks are sampled every DISK_SAMPLE_MS of clock time. */
 const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
+/** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
+const JOB_LEASE_TTL_MS = 10_000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel);
-  const db = await openDb(config.dataDir);
+  const db = await openDb(config);
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db);
@@ -148,6 +153,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       log,
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
+      slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
       forks: new SnapshotForks(snapshotStore, driver),
       warmPool,
@@ -194,7 +200,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       teams: teamManagement,
       clock,
     });
-    await billing.runJob();
+    // Timers and the billing job fire once across API replicas: only the lease holder runs them.
+    const replicaId = newId();
+    const leases = new LeaseStore(db);
+    const timerLease = new Lease(leases, 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
+    const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
+    if (await billingLease.held()) await billing.runJob();
 
     const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
     await app.listen({ host: config.host, port: config.port });
@@ -206,8 +217,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const timer = setInterval(() => {
       if (ticking) return;
       ticking = true;
-      sandboxes
-        .runTimers()
+      timerLease
+        .held()
+        .then((held) => (held ? sandboxes.runTimers() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'timer run failed'))
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
@@ -217,8 +229,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
       if (billingRun) return;
-      billingRun = billing
-        .runJob()
+      billingRun = billingLease
+        .held()
+        .then((held) => (held ? billing.runJob() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'billing job failed'))
         .finally(() => (billingRun = undefined));
     }, BILLING_INTERVAL_MS);
@@ -239,6 +252,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
+        await Promise.all([timerLease.release(), billingLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await app.close();
