@@ -30,6 +30,7 @@ import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
+import { storeUnavailable } from './store/availability.ts';
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
 export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
@@ -65,6 +66,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     if (err.validation) {
       const where = err.validationContext ?? 'request';
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
+    }
+    if (storeUnavailable(err)) {
+      req.log.warn({ err: { message: err.message } }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').send({ error: { code: 'unavailable', message: 'the store is not reachable; retry shortly' } });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send(envelope(codeForStatus(status), err.message));

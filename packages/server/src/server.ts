@@ -36,10 +36,16 @@ import { TeamManagementService } from './services/team-management.ts';
 import { CuratedTemplates } from './services/curated-templates.ts';
 import { TemplateCatalog } from './services/template-catalog.ts';
 import { TeamTemplates } from './services/team-templates.ts';
+import type { ImageTemplateDeps } from './services/image-templates.ts';
+import { ImageStore } from './templates/images/image-store.ts';
+import { LayerCache } from './templates/layer-cache.ts';
 import { SnapshotForks } from './services/snapshot-forks.ts';
 import type { BuildProgress } from './templates/build-base.ts';
 import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
+import { ActiveSlotStore } from './store/active-slots.ts';
+import { LeaseStore } from './store/leases.ts';
+import { Lease } from './services/lease.ts';
 import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
@@ -78,12 +84,14 @@ const TIMER_INTERVAL_MS = 250;
 /** Billing job: meters new lifecycle events and rolls periods over; disks are sampled every DISK_SAMPLE_MS of clock time. */
 const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
+/** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
+const JOB_LEASE_TTL_MS = 10_000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel);
-  const db = await openDb(config.dataDir);
+  const db = await openDb(config);
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db);
@@ -128,7 +136,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await curated.init();
     const catalog = new TemplateCatalog(templateStore, curated);
     const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
-    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, captures });
+    const images: ImageTemplateDeps = {
+      images: new ImageStore(join(config.dataDir, 'templates', 'images')),
+      layers: new LayerCache(join(config.dataDir, 'templates', 'layers')),
+      insecureRegistries: config.templates.insecureRegistries,
+      maxBytes: config.templates.imageMaxBytes,
+      secretValue: (teamId, name) => secrets.valueOf(teamId, name),
+    };
+    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures });
     await templates.init();
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
@@ -143,6 +158,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       log,
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
+      slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
       forks: new SnapshotForks(snapshotStore, driver),
       warmPool,
@@ -189,7 +205,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       teams: teamManagement,
       clock,
     });
-    await billing.runJob();
+    // Timers and the billing job fire once across API replicas: only the lease holder runs them.
+    const replicaId = newId();
+    const leases = new LeaseStore(db);
+    const timerLease = new Lease(leases, 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
+    const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
+    if (await billingLease.held()) await billing.runJob();
 
     const consoleSessions = new ConsoleSessions(consoleSessionStore, auth, clock, config.consoleSessionTtlMs);
     const sandboxMetrics = new SandboxMetrics({
@@ -216,8 +237,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const timer = setInterval(() => {
       if (ticking) return;
       ticking = true;
-      sandboxes
-        .runTimers()
+      timerLease
+        .held()
+        .then((held) => (held ? sandboxes.runTimers() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'timer run failed'))
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
@@ -227,8 +249,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
       if (billingRun) return;
-      billingRun = billing
-        .runJob()
+      billingRun = billingLease
+        .held()
+        .then((held) => (held ? billing.runJob() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'billing job failed'))
         .finally(() => (billingRun = undefined));
     }, BILLING_INTERVAL_MS);
@@ -250,6 +273,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
+        await Promise.all([timerLease.release(), billingLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await sandboxMetrics.close();

@@ -239,6 +239,8 @@ export interface Database {
   snapshots: SnapshotTable;
   templates: TemplateTable;
   template_builds: TemplateBuildTable;
+  leases: LeaseTable;
+  active_slot_claims: ActiveSlotClaimTable;
 }
 
 export interface TemplateTable {
@@ -271,4 +273,18 @@ export interface TemplateBuildTable {
   steps: string;
   created_at: number;
   finished_at: number | null;
+}
+
+/** One named job that only one API replica runs at a time; the holder renews it before `expires_at`. */
+export interface LeaseTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
+/** A team's active-sandbox slot held by a create or resume in flight (expires if its replica dies). */
+export interface ActiveSlotClaimTable {
+  id: string;
+  team_id: string;
+  expires_at: number;
 }
