@@ -27,6 +27,14 @@ ensure_packages() {
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)
+  # Templates from container images: registry protocol and verified blob copies, then OCI unpacking.
+  command -v skopeo >/dev/null || missing+=(skopeo)
+  command -v umoci >/dev/null || missing+=(umoci)
+  # Tests only: a registry on loopback, its htpasswd file and token certificate, a static busybox for tiny images.
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v htpasswd >/dev/null || missing+=(apache2-utils)
+  command -v openssl >/dev/null || missing+=(openssl)
+  dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
   # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
   /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
     || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
@@ -37,6 +45,19 @@ ensure_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
       || die "apt-get could not install: ${missing[*]}"
   fi
+}
+
+ensure_postgres() {
+  # PostgreSQL as the store (SANDPIT_DATABASE_URL); the tests and benches start throwaway clusters
+  # from these binaries. The package must not create or start a system cluster of its own.
+  [ -x /usr/lib/postgresql/15/bin/initdb ] && return
+  command -v apt-get >/dev/null || die "missing postgresql-15 and no apt-get to install it"
+  say "installing postgresql-15 (binaries only: no system cluster is created)"
+  mkdir -p /etc/postgresql-common
+  [ -e /etc/postgresql-common/createcluster.conf ] || echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive UCF_FORCE_CONFFOLD=1 apt-get install -y -qq -o Dpkg::Options::=--force-confold postgresql-15 >/dev/null \
+    || die "apt-get could not install postgresql-15"
 }
 
 ensure_localhost_names() {
@@ -94,6 +115,11 @@ ensure_agent() {
   make -s -C "$SANDPIT_ROOT/packages/agent" >/dev/null || die "building the in-sandbox agent failed"
 }
 
+ensure_console() {
+  # The web console is built from source (nothing built is committed); rebuilt only when a source changed.
+  node "$SANDPIT_ROOT/packages/console/scripts/build-if-stale.ts" || die "building the web console failed"
+}
+
 # What only the tests need (called by `./sandpit test`): the installed SDK and CLI are proven on
 # Node 20, 22 and 24 from the tools directory (whatever Node the host has), and in Debian's
 # Chromium (headless; never a downloaded browser).
@@ -109,8 +135,10 @@ ensure_test_tools() {
 }
 
 ensure_packages
+ensure_postgres
 ensure_localhost_names
 ensure_cgroups
 ensure_node
 ensure_deps
 ensure_agent
+ensure_console

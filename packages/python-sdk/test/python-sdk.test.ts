@@ -34,23 +34,39 @@ describe('Python SDK: installed with pip into a fresh venv, tested against a liv
   let scratch: string;
   let venvPython: string;
   let installed: Ran;
-  let mypy: Promise<Ran>;
+  let mypy: Promise<Ran & { ms: number }>;
+  let serverMs = 0;
+  let installMs = 0;
+
+  /** Copies the package outside the repository and pip installs it into a fresh venv there. */
+  async function install(): Promise<Ran> {
+    const source = join(scratch, 'python-sdk');
+    await cp(PACKAGE, source, { recursive: true, filter: (path) => !LEFTOVERS.has(basename(path)) && !path.endsWith('.egg-info') });
+    // Without a pip of its own (seeding one costs more than the rest of the install): Debian's pip installs into it.
+    const created = await run(PYTHON, ['-m', 'venv', '--without-pip', '--system-site-packages', join(scratch, 'venv')], { cwd: scratch });
+    if (created.code !== 0) return created;
+    // Offline: the build backend (setuptools, wheel) comes from Debian through --system-site-packages.
+    return run(PYTHON, ['-m', 'pip', '--python', venvPython, 'install', '--no-index', '--no-build-isolation', '--disable-pip-version-check', source], { cwd: scratch });
+  }
 
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'sandpit-python-sdk-'));
-    // Type checking needs no server: it runs alongside the rest.
-    mypy = run(PYTHON, ['-m', 'mypy', '--cache-dir', join(scratch, 'mypy-cache')], { cwd: PACKAGE });
-    server = await ServerProcess.start({ SANDPIT_DRIVER: 'container' });
-    const source = join(scratch, 'python-sdk');
-    await cp(PACKAGE, source, { recursive: true, filter: (path) => !LEFTOVERS.has(basename(path)) && !path.endsWith('.egg-info') });
-    const venv = join(scratch, 'venv');
-    // Without a pip of its own (seeding one costs more than the rest of the install): Debian's pip installs into it.
-    const created = await run(PYTHON, ['-m', 'venv', '--without-pip', '--system-site-packages', venv], { cwd: scratch });
-    assert.equal(created.code, 0, created.output);
-    venvPython = join(venv, 'bin', 'python');
-    // Offline: the build backend (setuptools, wheel) comes from Debian through --system-site-packages.
-    const pip = ['-m', 'pip', '--python', venvPython, 'install', '--no-index', '--no-build-isolation', '--disable-pip-version-check', source];
-    installed = await run(PYTHON, pip, { cwd: scratch });
+    venvPython = join(scratch, 'venv', 'bin', 'python');
+    const started = Date.now();
+    // Type checking, the server and the install do not depend on each other: they run at once.
+    mypy = run(PYTHON, ['-m', 'mypy', '--cache-dir', join(scratch, 'mypy-cache')], { cwd: PACKAGE }).then((ran) => ({ ...ran, ms: Date.now() - started }));
+    const [up, pip] = await Promise.allSettled([
+      ServerProcess.start({ SANDPIT_DRIVER: 'container' }).then((s) => {
+        server = s;
+        serverMs = Date.now() - started;
+      }),
+      install().then((ran) => {
+        installed = ran;
+        installMs = Date.now() - started;
+      }),
+    ]);
+    // Both settle before either failure is reported, so a started server is always there for after() to stop.
+    for (const result of [up, pip]) if (result.status === 'rejected') throw result.reason;
   });
 
   after(async () => {
@@ -58,7 +74,8 @@ describe('Python SDK: installed with pip into a fresh venv, tested against a liv
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
-  it('pip installs the package offline, outside the repository', async () => {
+  it('pip installs the package offline, outside the repository', async (t) => {
+    t.diagnostic(`since the start: server ready after ${serverMs} ms, venv and pip install done after ${installMs} ms`);
     assert.equal(installed.code, 0, installed.output);
     const where = await run(venvPython, ['-c', 'import sandpit; print(sandpit.__file__)'], { cwd: scratch });
     assert.equal(where.code, 0, where.output);
@@ -76,8 +93,9 @@ describe('Python SDK: installed with pip into a fresh venv, tested against a liv
     assert.match(summary, /^\d+ passed in /, tests.output);
   });
 
-  it('type checks clean under mypy --strict', async () => {
+  it('type checks clean under mypy --strict', async (t) => {
     const checked = await mypy;
+    t.diagnostic(`mypy took ${checked.ms} ms (alongside the rest)`);
     assert.equal(checked.code, 0, checked.output);
     assert.match(checked.output, /^Success: no issues found/m);
   });

@@ -9,7 +9,7 @@ import { Processes } from './processes.ts';
 import type { ListSandboxesFilters } from './sandboxes.ts';
 import type { CreateSnapshotOptions } from './snapshots.ts';
 import { Terminals } from './terminals.ts';
-import type { CreateSandboxParams, SandboxInfo, SandboxWithToken, Snapshot, UpdateSandboxParams } from './types.ts';
+import type { CreateSandboxParams, SandboxEvent, SandboxInfo, SandboxMetrics, SandboxWithToken, Snapshot, UpdateSandboxParams } from './types.ts';
 
 /** How the static helpers reach the server: an existing client, or options for a new one. */
 export interface ConnectionOptions extends ClientOptions {
@@ -127,6 +127,16 @@ export class Sandbox {
     this.#info = info;
     this.#accessToken = access_token;
     return info;
+  }
+
+  /** Sampled CPU, memory, disk and network use (see Sandboxes.metrics). */
+  metrics(params: { since?: Date | string } = {}, opts: RequestOptions = {}): Promise<SandboxMetrics> {
+    return this.client.sandboxes.metrics(this.id, params, opts);
+  }
+
+  /** Lifecycle events with reasons, oldest first. */
+  events(params: { after?: number; limit?: number } = {}, opts: RequestOptions = {}): Promise<SandboxEvent[]> {
+    return this.client.sandboxes.events(this.id, params, opts);
   }
 
   /** Deletes the sandbox; false when it was already gone. */

@@ -1,7 +1,7 @@
 import { NotFoundError } from './errors.ts';
 import { type CommandOptions, type ExecResult, type ExecTarget, runCommand, type StreamOptions, type StreamResult, streamCommand } from './exec.ts';
 import type { HttpClient, RequestOptions } from './http.ts';
-import type { CreateSandboxParams, SandboxInfo, SandboxPage, SandboxStatus, SandboxWithToken, UpdateSandboxParams } from './types.ts';
+import type { CreateSandboxParams, SandboxEvent, SandboxInfo, SandboxMetrics, SandboxPage, SandboxStatus, SandboxWithToken, UpdateSandboxParams } from './types.ts';
 
 export interface ListSandboxesFilters {
   /** One status or several. */
@@ -80,6 +80,21 @@ export class Sandboxes {
       if (err instanceof NotFoundError) return false;
       throw err;
     }
+  }
+
+  /** CPU, memory, disk and network samples of the server's window; `since` keeps only newer points. */
+  metrics(id: string, params: { since?: Date | string } = {}, opts: RequestOptions = {}): Promise<SandboxMetrics> {
+    const query = new URLSearchParams();
+    if (params.since !== undefined) query.set('since', params.since instanceof Date ? params.since.toISOString() : params.since);
+    return this.#http.json({ method: 'GET', path: `${at(id)}/metrics`, query, ...opts });
+  }
+
+  /** Lifecycle events with reasons, oldest first; `after` (a seq) and `limit` page through them. */
+  async events(id: string, params: { after?: number; limit?: number } = {}, opts: RequestOptions = {}): Promise<SandboxEvent[]> {
+    const query = new URLSearchParams();
+    if (params.after !== undefined) query.set('after', String(params.after));
+    if (params.limit !== undefined) query.set('limit', String(params.limit));
+    return (await this.#http.json<{ events: SandboxEvent[] }>({ method: 'GET', path: `${at(id)}/events`, query, ...opts })).events;
   }
 
   /** Runs a command to completion over the control plane (auto-resumes a paused sandbox). */

@@ -16,6 +16,10 @@ export type SandboxStatus = SandboxInfo['status'];
 export type CreateSandboxParams = BodyOf<paths['/sandboxes']['post']>;
 export type UpdateSandboxParams = BodyOf<paths['/sandboxes/{sandbox_id}']['patch']>;
 export type SandboxPage = AnswerOf<paths['/sandboxes']['get'], 200>;
+/** A sandbox's sampled CPU, memory, disk and network series. */
+export type SandboxMetrics = AnswerOf<paths['/sandboxes/{sandbox_id}/metrics']['get'], 200>;
+export type MetricPoint = SandboxMetrics['points'][number];
+export type SandboxEvent = AnswerOf<paths['/sandboxes/{sandbox_id}/events']['get'], 200>['events'][number];
 
 export type ExecParams = BodyOf<paths['/exec']['post']>;
 export type ControlExecAnswer = AnswerOf<paths['/sandboxes/{sandbox_id}/exec']['post'], 200>;

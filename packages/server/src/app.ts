@@ -8,6 +8,8 @@ import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { consoleAssetRoutes } from './routes/console-assets.ts';
+import { consoleSessionRoutes } from './routes/console-session.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
 import { fileRoutes, fileSchemas } from './routes/files.ts';
@@ -16,6 +18,8 @@ import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
+import { sessionCookieOf } from './routes/session-cookie.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
@@ -26,6 +30,7 @@ import { ErrorEnvelope } from './schemas/common.ts';
 import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
+import { storeUnavailable } from './store/availability.ts';
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
 export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
@@ -62,6 +67,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
       const where = err.validationContext ?? 'request';
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
     }
+    if (storeUnavailable(err)) {
+      req.log.warn({ err: { message: err.message } }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').send({ error: { code: 'unavailable', message: 'the store is not reachable; retry shortly' } });
+    }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send(envelope(codeForStatus(status), err.message));
     req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
@@ -80,7 +89,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     await app.register(fastifyRateLimit, {
       max: s.config.rateLimitMax,
       timeWindow: s.config.rateLimitWindowMs,
-      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
+      keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? sessionCookieOf(req.headers.cookie) ?? req.ip),
       errorResponseBuilder: (_req, ctx) => tooMany('rate_limited', `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s`, Math.ceil(ctx.ttl / 1000)),
     });
   }
@@ -114,9 +123,13 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await metricsRoutes(app, s);
+  // First: its cookie parser must run before every route's API key hook.
+  await consoleSessionRoutes(app, s);
+  await consoleAssetRoutes(app, s.config.consoleDir);
   await infoRoutes(app, s);
   await apiKeyRoutes(app, s);
   await sandboxRoutes(app, s);
+  await sandboxObservabilityRoutes(app, s);
   await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
   await dataPlaneExecRoutes(app, s);

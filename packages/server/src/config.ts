@@ -10,6 +10,7 @@ export const SETTINGS = {
   PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
   SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
+  SANDPIT_DATABASE_URL: { meaning: '`postgres://user:pass@host:5432/db` (or `?host=/socket/dir`): PostgreSQL as the store (default: SQLite in the data dir)' },
   SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
   SANDPIT_PUBLIC_HOST: { default: 'localhost', meaning: 'host name clients use; sandbox and preview hosts are built under it' },
   SANDPIT_REGION: { default: 'local', meaning: 'region tag in sandbox ids ([a-z0-9]+)' },
@@ -27,6 +28,8 @@ export const SETTINGS = {
   SANDPIT_MAX_TEMPLATES: { default: '50', meaning: 'per-team live templates' },
   SANDPIT_TEMPLATE_MAX_MIB: { default: '8192', meaning: 'largest template (all its layers)' },
   SANDPIT_TEMPLATE_CAPTURE: { default: '1', meaning: '0: no template captures (gvisor), every sandbox boots' },
+  SANDPIT_INSECURE_REGISTRIES: { meaning: "image registries (`host:port`, comma-separated) reached over plain HTTP; all others over HTTPS with the host's CA bundle" },
+  SANDPIT_IMAGE_MAX_MIB: { default: '8192', meaning: 'largest image a template is built from, compressed and unpacked (`image_pull_failed: image_too_large`)' },
   SANDPIT_DEBIAN_MIRROR: { meaning: "Debian mirror for the base template (default: the host's apt mirror)" },
   SANDPIT_WARM_POOL: { default: '0', meaning: 'pre-started `platform/base` sandboxes' },
   SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB: { default: '1024', meaning: 'below this MemAvailable the warm pool stops refilling and shrinks' },
@@ -35,6 +38,10 @@ export const SETTINGS = {
   SANDPIT_NET_WARM: { default: '2', meaning: 'network namespaces kept ready (0-64)' },
   SANDPIT_DNS_UPSTREAM: { meaning: 'DNS servers (ip[:port], comma-separated) sandboxes resolve through (default: /etc/resolv.conf)' },
   SANDPIT_EGRESS_UPSTREAM_CA: { meaning: "PEM of CAs the egress proxy and sandboxes trust (default: the host's bundle)" },
+  SANDPIT_METRICS_INTERVAL_MS: { default: '10000', meaning: 'per-sandbox metrics: time between samples of every active sandbox (at least 100)' },
+  SANDPIT_METRICS_WINDOW_MS: { default: '3600000', meaning: 'per-sandbox metrics: how long points are kept (in memory)' },
+  SANDPIT_CONSOLE_SESSION_TTL_S: { default: '43200', meaning: 'lifetime of a web console sign-in (session cookie)' },
+  SANDPIT_CONSOLE_DIR: { meaning: 'built console assets served at /console (default `packages/console/dist`)' },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
   SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
@@ -55,6 +62,8 @@ export interface Config {
   publicHost: string;
   region: string;
   dataDir: string;
+  /** postgres://... selects PostgreSQL as the store; unset keeps SQLite in the data directory. */
+  databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
   bootstrapApiKey?: string;
@@ -78,6 +87,12 @@ export interface Config {
   secretsKey?: string;
   /** Browser origins allowed to call the API (CORS); empty: none, `*`: any. */
   corsOrigins: string[];
+  /** Built console assets served at /console. */
+  consoleDir: string;
+  consoleSessionTtlMs: number;
+  /** Per-sandbox metrics: time between samples and how long points are kept. */
+  metricsIntervalMs: number;
+  metricsWindowMs: number;
 }
 
 export interface TemplateSettings {
@@ -90,6 +105,10 @@ export interface TemplateSettings {
   capture: boolean;
   /** Unset: the host's configured mirror. */
   debianMirror?: string;
+  /** Registries (`host:port`) reached over plain HTTP instead of HTTPS, as Docker's insecure-registries. */
+  insecureRegistries: string[];
+  /** Largest image a template may be built from (compressed as declared, and unpacked). */
+  imageMaxBytes: number;
 }
 
 export interface WarmPoolSettings {
@@ -134,12 +153,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
     throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
   }
+  const databaseUrl = str(env, 'SANDPIT_DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
     host: str(env, 'HOST')!,
     port: int(env, 'PORT'),
     publicHost: str(env, 'SANDPIT_PUBLIC_HOST')!,
     region,
     dataDir,
+    databaseUrl,
     imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
@@ -157,6 +179,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxTemplateBytes: int(env, 'SANDPIT_TEMPLATE_MAX_MIB') * 1024 * 1024,
       capture: str(env, 'SANDPIT_TEMPLATE_CAPTURE') !== '0',
       debianMirror: str(env, 'SANDPIT_DEBIAN_MIRROR'),
+      insecureRegistries: (str(env, 'SANDPIT_INSECURE_REGISTRIES') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+      imageMaxBytes: int(env, 'SANDPIT_IMAGE_MAX_MIB') * 1024 * 1024,
     },
     warmPool: {
       baseSize: int(env, 'SANDPIT_WARM_POOL'),
@@ -175,5 +199,9 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((o) => o.trim())
       .filter((o) => o !== ''),
+    consoleDir: str(env, 'SANDPIT_CONSOLE_DIR') ?? new URL('../../console/dist', import.meta.url).pathname,
+    consoleSessionTtlMs: int(env, 'SANDPIT_CONSOLE_SESSION_TTL_S') * 1000,
+    metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
+    metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
   };
 }

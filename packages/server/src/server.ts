@@ -11,6 +11,7 @@ import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/auth.ts';
+import { ConsoleSessions } from './services/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
@@ -26,6 +27,8 @@ import { MeteringService } from './services/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
 import { reconcile } from './services/reconcile.ts';
 import { EngineWatch } from './services/engine-watch.ts';
+import { SandboxEvents } from './services/sandbox-events.ts';
+import { SandboxMetrics } from './services/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes.ts';
 import { SnapshotService } from './services/snapshots.ts';
 import { TemplateCaptures } from './services/template-captures.ts';
@@ -34,10 +37,17 @@ import { TeamManagementService } from './services/team-management.ts';
 import { CuratedTemplates } from './services/curated-templates.ts';
 import { TemplateCatalog } from './services/template-catalog.ts';
 import { TeamTemplates } from './services/team-templates.ts';
+import type { ImageTemplateDeps } from './services/image-templates.ts';
+import { ImageStore } from './templates/images/image-store.ts';
+import { LayerCache } from './templates/layer-cache.ts';
 import { SnapshotForks } from './services/snapshot-forks.ts';
 import type { BuildProgress } from './templates/build-base.ts';
 import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
+import { ActiveSlotStore } from './store/active-slots.ts';
+import { LeaseStore } from './store/leases.ts';
+import { Lease } from './services/lease.ts';
+import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { SandboxStore } from './store/sandboxes.ts';
@@ -80,16 +90,19 @@ const TIMER_INTERVAL_MS = 250;
 /** Billing job: meters new lifecycle events and rolls periods over; disks are sampled every DISK_SAMPLE_MS of clock time. */
 const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
+/** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
+const JOB_LEASE_TTL_MS = 10_000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel);
-  const db = await openDb(config.dataDir);
+  const db = await openDb(config);
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db);
-    const auth = new AuthService(teams, clock);
+    const consoleSessionStore = new ConsoleSessionStore(db);
+    const auth = new AuthService(teams, clock, consoleSessionStore);
 
     let createdKey: string | undefined;
     if ((await teams.countTeams()) === 0) {
@@ -129,7 +142,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await curated.init();
     const catalog = new TemplateCatalog(templateStore, curated);
     const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
-    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, captures });
+    const images: ImageTemplateDeps = {
+      images: new ImageStore(join(config.dataDir, 'templates', 'images')),
+      layers: new LayerCache(join(config.dataDir, 'templates', 'layers')),
+      insecureRegistries: config.templates.insecureRegistries,
+      maxBytes: config.templates.imageMaxBytes,
+      secretValue: (teamId, name) => secrets.valueOf(teamId, name),
+    };
+    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures });
     await templates.init();
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
@@ -144,6 +164,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       log,
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
+      slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
       forks: new SnapshotForks(snapshotStore, driver),
       warmPool,
@@ -190,9 +211,29 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       teams: teamManagement,
       clock,
     });
-    await billing.runJob();
+    // Timers and the billing job fire once across API replicas: only the lease holder runs them.
+    const replicaId = newId();
+    const leases = new LeaseStore(db);
+    const timerLease = new Lease(leases, 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
+    const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
+    if (await billingLease.held()) await billing.runJob();
 
-    const app = await buildApp({ config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, driverName: driver.name }, log);
+    const consoleSessions = new ConsoleSessions(consoleSessionStore, auth, clock, config.consoleSessionTtlMs);
+    const sandboxMetrics = new SandboxMetrics({
+      liveSandboxes: () => store.listLive(),
+      driver,
+      traffic: async (id) => network?.traffic(id),
+      clock,
+      log,
+      intervalMs: config.metricsIntervalMs,
+      windowMs: config.metricsWindowMs,
+    });
+    const sandboxEvents = new SandboxEvents(db);
+
+    const app = await buildApp(
+      { config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, consoleSessions, sandboxMetrics, sandboxEvents, driverName: driver.name },
+      log,
+    );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
     const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
@@ -202,8 +243,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const timer = setInterval(() => {
       if (ticking) return;
       ticking = true;
-      sandboxes
-        .runTimers()
+      timerLease
+        .held()
+        .then((held) => (held ? sandboxes.runTimers() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'timer run failed'))
         .finally(() => (ticking = false));
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
@@ -213,12 +255,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
       if (billingRun) return;
-      billingRun = billing
-        .runJob()
+      billingRun = billingLease
+        .held()
+        .then((held) => (held ? billing.runJob() : undefined))
         .catch((err) => log.error({ err: String(err) }, 'billing job failed'))
         .finally(() => (billingRun = undefined));
     }, BILLING_INTERVAL_MS);
     billingTimer.unref();
+    sandboxMetrics.start();
 
     return {
       app,
@@ -235,8 +279,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
+        await Promise.all([timerLease.release(), billingLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
+        await sandboxMetrics.close();
         await app.close();
         await warmPool.close();
         await captures.close();

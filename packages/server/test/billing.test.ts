@@ -261,7 +261,7 @@ test('metering, pricing and periods from a scripted sandbox lifecycle', async (t
 
     // The operator's CLI acts on the store while the server runs; the next request sees it.
     const gate = (verb: string) => {
-      const r = spawnSync(process.execPath, [CLI, 'gate', verb, 'default', 'tenant_usage_dashboard'], { env: { ...process.env, SANDPIT_DATA_DIR: env.dataDir }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, 'gate', verb, 'default', 'tenant_usage_dashboard'], { env: { ...process.env, SANDPIT_DATA_DIR: env.dataDir, SANDPIT_DATABASE_URL: env.database?.url ?? '' }, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
     };
     gate('disable');

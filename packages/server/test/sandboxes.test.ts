@@ -200,7 +200,7 @@ describe('get, list, ids', () => {
   test('another team (made with the CLI) never sees the sandbox: 404', async () => {
     const sb = await create();
     const made = spawnSync(process.execPath, [CLI, 'team', 'create', 'other-team', '--json'], {
-      env: { ...process.env, SANDPIT_DATA_DIR: server.dataDir },
+      env: { ...process.env, SANDPIT_DATA_DIR: server.dataDir, SANDPIT_DATABASE_URL: server.env.SANDPIT_DATABASE_URL ?? '' },
       encoding: 'utf8',
     });
     assert.equal(made.status, 0, made.stderr);

@@ -6,7 +6,7 @@ import { loadServer } from '../server-module.ts';
 async function withTeam(team: string, fn: (gates: GateService, teamId: string) => Promise<void>): Promise<void> {
   // Loaded on use so that client commands start without the server's dependencies.
   const { GateService, loadConfig, openDb, systemClock, TeamManagementStore, TeamStore } = await loadServer();
-  const db = await openDb(loadConfig().dataDir);
+  const db = await openDb(loadConfig());
   try {
     const teams = new TeamStore(db);
     const rec = (await teams.getTeamByName(team)) ?? (await teams.getTeam(team));

@@ -1,6 +1,7 @@
 import type { SandboxInfo, SandboxStatus } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, printTable, run, spin } from '../api.ts';
+import { eventsCommand, metricsCommand } from './sandbox-observe.ts';
 
 interface CreateOptions extends ApiOptions {
   name?: string;
@@ -146,5 +147,7 @@ export function sandboxCommand(): Command {
       ),
   );
 
+  sandbox.addCommand(metricsCommand());
+  sandbox.addCommand(eventsCommand());
   return sandbox;
 }

@@ -38,6 +38,7 @@ export function serveCommand(): Command {
           : `API key: ${await readFile(keyFile, 'utf8').then(() => `in ${keyFile}`, () => 'create one with ./sandpit team create <name>')}`;
       console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
       console.log(keyLine);
+      console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
       console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
       console.log('Preparing the base template platform/base (first use builds it; later starts reuse the cache)...');
       try {

@@ -11,7 +11,7 @@ export function teamCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { email?: string; json?: boolean }) => {
       const { AuthService, loadConfig, openDb, systemClock, TeamStore } = await loadServer();
-      const db = await openDb(loadConfig().dataDir);
+      const db = await openDb(loadConfig());
       try {
         const auth = new AuthService(new TeamStore(db), systemClock);
         if (await auth.teams.getTeamByName(name)) throw new Error(`team '${name}' exists already`);

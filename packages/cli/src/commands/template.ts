@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { CreateTemplateParams, SandpitClient, Template } from '../sdk.ts';
 import { Command } from 'commander';
 import { type ApiOptions, apiCommand, connect, printJson, printTable, run } from '../api.ts';
@@ -7,6 +8,26 @@ interface CreateOptions extends ApiOptions {
   file: string;
   name?: string;
   follow: boolean;
+}
+
+interface BuildOptions extends ApiOptions {
+  image?: string;
+  dockerfile?: string;
+  name?: string;
+  registryUser?: string;
+  registrySecret?: string;
+  useImageCmd?: boolean;
+  startCmd?: string;
+  readyCmd?: string;
+  follow: boolean;
+}
+
+/** A template name from an image reference or a Dockerfile's directory: `ghcr.io/acme/web-app:1.2` -> `web-app`. */
+function defaultName(opts: BuildOptions): string {
+  const raw = opts.image ? opts.image.split('@')[0]!.split('/').at(-1)!.split(':')[0]! : basename(dirname(resolve(opts.dockerfile!)));
+  const name = raw.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+  if (!name) throw new Error('cannot derive a template name: pass --name');
+  return name;
 }
 
 interface LogsOptions extends ApiOptions {
@@ -29,6 +50,7 @@ function describe(t: Template): void {
     ['status', t.status],
     ['error', t.error],
     ['base', t.base],
+    ['image', t.from_image],
     ['steps', t.steps.map((s) => s.type).join(', ') || undefined],
     ['start cmd', t.start_cmd],
     ['ready cmd', t.ready_cmd],
@@ -54,6 +76,40 @@ export function templateCommand(): Command {
           if (opts.name) recipe.name = opts.name;
           const client = connect(opts);
           const started = await client.templates.create(recipe);
+          if (!opts.json) console.error(`building ${started.name} (${started.id}), build ${started.build_id}`);
+          if (opts.follow) await follow(client, started.id, started.build_id);
+          const now = opts.follow ? { ...(await client.templates.get(started.id)), build_id: started.build_id } : started;
+          if (opts.json) return printJson(now);
+          console.log(`${now.name} ${now.status}`);
+        }),
+      ),
+  );
+
+  template.addCommand(
+    apiCommand('build', 'build a template from a container image or a Dockerfile and follow the pull and build')
+      .option('--image <ref>', 'image reference, e.g. registry.example:5000/team/app:1.2 (Docker Hub when no registry is named)')
+      .option('--dockerfile <path>', 'Dockerfile (FROM, RUN, COPY of inline heredocs, ENV, WORKDIR, USER, ARG, CMD, ENTRYPOINT)')
+      .option('--name <name>', 'template name (default: from the image repository or the Dockerfile directory)')
+      .option('--registry-user <user>', 'user name for a private registry')
+      .option('--registry-secret <secret>', 'name of the team secret holding the registry password or token')
+      .option('--use-image-cmd', "run the image's ENTRYPOINT/CMD as start_cmd")
+      .option('--start-cmd <cmd>', 'start_cmd')
+      .option('--ready-cmd <cmd>', 'ready_cmd')
+      .option('--no-follow', 'return once the build has started')
+      .action(
+        run(async (opts: BuildOptions) => {
+          if (!opts.image === !opts.dockerfile) throw new Error('give one of --image or --dockerfile');
+          if (!opts.registryUser !== !opts.registrySecret) throw new Error('--registry-user and --registry-secret go together');
+          const params: CreateTemplateParams = {
+            name: opts.name ?? defaultName(opts),
+            ...(opts.image ? { from_image: opts.image } : { dockerfile: await readFile(opts.dockerfile!, 'utf8') }),
+            ...(opts.registryUser ? { registry_auth: { username: opts.registryUser, password_secret: opts.registrySecret! } } : {}),
+            ...(opts.useImageCmd ? { use_image_cmd: true } : {}),
+            ...(opts.startCmd ? { start_cmd: opts.startCmd } : {}),
+            ...(opts.readyCmd ? { ready_cmd: opts.readyCmd } : {}),
+          };
+          const client = connect(opts);
+          const started = await client.templates.create(params);
           if (!opts.json) console.error(`building ${started.name} (${started.id}), build ${started.build_id}`);
           if (opts.follow) await follow(client, started.id, started.build_id);
           const now = opts.follow ? { ...(await client.templates.get(started.id)), build_id: started.build_id } : started;

@@ -2539,6 +2539,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lifecycle events with reasons (created, paused by auto-pause or request, resumed, snapshot, failed and why), oldest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only events with a larger seq (for polling) */
+                    after?: string;
+                    /** @description 1 to 1000, default 200 */
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                /** Format: date-time */
+                                at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description Why it happened, in words */
+                                reason: string;
+                                /** @description Increasing across the installation */
+                                seq: number;
+                                /** @description created, updated, paused, auto_paused, resumed, snapshot, failed, reconciled_active, reconciled_paused, deleted, auto_deleted */
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/exec": {
         parameters: {
             query?: never;
@@ -2764,6 +2858,108 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** CPU, memory, disk and network use over time, sampled from the engine cgroups and the sandbox veth */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only points at or after this time (for polling) */
+                    since?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Time between samples; a paused sandbox is not sampled, so the series has gaps */
+                            interval_ms: number;
+                            points: {
+                                /** Format: date-time */
+                                at: string;
+                                cpu_percent: number | null;
+                                /** @description Bytes written to the sandbox disk layer */
+                                disk_bytes: number;
+                                /** @description Memory charged to the sandbox cgroup */
+                                memory_bytes: number;
+                                net_rx_bytes: number | null;
+                                net_rx_rate: number | null;
+                                net_tx_bytes: number | null;
+                                net_tx_rate: number | null;
+                            }[];
+                            resources: {
+                                disk_mib: number;
+                                memory_mib: number;
+                                vcpu_count: number;
+                            };
+                            sandbox_id: string;
+                            /** @description How far back points are kept (in memory: a server restart starts afresh) */
+                            window_ms: number;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3534,6 +3730,122 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["Error"];
                     };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the console session cookie is signed in, and as what (200 either way, so a signed-out page load is not an error) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session?: {
+                                key_id: string;
+                                permissions: string[];
+                                team_id: string;
+                                user_id: string;
+                            };
+                            signed_in: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Exchange an API key for a console session cookie (HttpOnly, SameSite=Strict)
+         * @description Requests with the cookie and no X-API-Key act with the key's permissions; mutations must also send the x-sandpit-console header.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        api_key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expires_at: string;
+                            key_id: string;
+                            permissions: string[];
+                            team_id: string;
+                            user_id: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Sign out: ends the console session and clears its cookie */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
             };
         };
@@ -4575,7 +4887,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Build a template (or rebuild one of the same name) from a base template and steps
+         * Build a template (or rebuild one of the same name) from a base template, a container image or a Dockerfile, and steps
          * @description Answers 202 at once with the template (status building, or the previous status on a rebuild) and build_id; the build runs in sandboxes of its own. Follow it with GET /templates/{id}/builds/{build_id}/logs (SSE) or poll GET /templates/{id}. It ends ready, or failed with error `<code>: <detail>`. Inline files (copy steps) are at most 4 MiB each, and the request at most 8 MiB. 429 too_many_builds / too_many_templates at the team's limits.
          */
         post: {
@@ -4590,12 +4902,22 @@ export interface paths {
                     "application/json": {
                         /** @description Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team */
                         base?: string;
+                        /** @description Dockerfile text: one FROM (an image, or a template name) then RUN, COPY of inline heredocs, ENV, WORKDIR, USER, ARG, CMD, ENTRYPOINT; anything else is a bad_request naming the line. RUN and COPY run as root until a USER names another account (which runs as `user`); CMD/ENTRYPOINT become start_cmd unless start_cmd is given. body steps run after the Dockerfile's. Exclusive with base and from_image. */
+                        dockerfile?: string;
+                        /** @description Build on a container image instead (`[registry/]repository[:tag][@sha256:...]`, Docker Hub when no registry is named; linux/amd64 out of a multi-arch index). Its ENV and WORKDIR carry over; a `user` account is added unless the image has one (the image's non-root USER account becomes `user`). Steps, start_cmd and ready_cmd need /bin/sh in the image; exec with args does not. Exclusive with base and dockerfile. */
+                        from_image?: string;
                         /** @description Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved. */
                         name: string;
                         /** @description Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes) */
                         ready_cmd?: string;
                         /** @description Bound on the ready wait, default 60 */
                         ready_timeout_s?: number;
+                        /** @description Credentials for from_image (or a Dockerfile FROM image) at a private registry */
+                        registry_auth?: {
+                            /** @description Name of a team secret holding the password or token */
+                            password_secret: string;
+                            username: string;
+                        };
                         /** @description Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed) */
                         start_cmd?: string;
                         /** @description Run in order; every run/copy step's filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it */
@@ -4631,6 +4953,8 @@ export interface paths {
                             /** @enum {string} */
                             type: "workdir";
                         })[];
+                        /** @description With from_image (or a Dockerfile FROM image) and no start_cmd: the image's ENTRYPOINT and CMD (shell-quoted) become start_cmd */
+                        use_image_cmd?: boolean;
                         /** @description Pre-started sandboxes kept ready for instant create (default 0) */
                         warm_pool?: number;
                     };
@@ -4644,6 +4968,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The template built on, or the image reference for image templates */
                             base: string;
                             /** @description The build this request started; follow it at /templates/{id}/builds/{build_id}/logs */
                             build_id: string;
@@ -4653,8 +4978,10 @@ export interface paths {
                             created_at: string;
                             /** @description A platform/* template: visible to every team, read-only */
                             curated: boolean;
-                            /** @description Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
+                            /** @description Set when status is failed: `<code>: <detail>` with code image_pull_failed, step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
                             error?: string;
+                            /** @description Set when the template is built from an image (from_image or a Dockerfile FROM image) */
+                            from_image?: string;
                             /** @description UUID, or the name of a curated platform/* template */
                             id: string;
                             latest_build_id?: string;
@@ -5709,6 +6036,7 @@ export interface components {
         };
         /** @description Curated templates (platform/*) report status pending until first used, when they are built (and cached by recipe hash). */
         Template: {
+            /** @description The template built on, or the image reference for image templates */
             base: string;
             /** @description gvisor: the current version was captured with start_cmd running, so sandboxes are restored from it instead of booting (set shortly after a build) */
             captured: boolean;
@@ -5716,8 +6044,10 @@ export interface components {
             created_at: string;
             /** @description A platform/* template: visible to every team, read-only */
             curated: boolean;
-            /** @description Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
+            /** @description Set when status is failed: `<code>: <detail>` with code image_pull_failed, step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed */
             error?: string;
+            /** @description Set when the template is built from an image (from_image or a Dockerfile FROM image) */
+            from_image?: string;
             /** @description UUID, or the name of a curated platform/* template */
             id: string;
             latest_build_id?: string;

@@ -2,17 +2,21 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthService, Principal } from '../services/auth.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
+import type { ConsoleSessions } from '../services/console-sessions.ts';
 import type { ExecService } from '../services/exec.ts';
 import type { FileService } from '../services/files.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/processes.ts';
+import type { SandboxEvents } from '../services/sandbox-events.ts';
+import type { SandboxMetrics } from '../services/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
 import type { SecretsService } from '../services/secrets.ts';
 import type { SnapshotService } from '../services/snapshots.ts';
 import type { TeamManagementService } from '../services/team-management.ts';
 import type { TeamTemplates } from '../services/team-templates.ts';
 import type { WarmPool } from '../services/warm-pool.ts';
+import { sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/terminals.ts';
 
 declare module 'fastify' {
@@ -38,14 +42,18 @@ export interface Services {
   metrics: PlatformMetrics;
   templates: TeamTemplates;
   warmPool: WarmPool;
+  consoleSessions: ConsoleSessions;
+  sandboxMetrics: SandboxMetrics;
+  sandboxEvents: SandboxEvents;
   driverName: string;
 }
 
-/** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. */
+/** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */
 export function apiKeyHook(auth: AuthService) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const raw = req.headers['x-api-key'];
-    req.principal = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    req.principal = (key === undefined ? await sessionPrincipal(req, auth) : undefined) ?? (await auth.authenticate(key));
   };
 }
 

@@ -23,7 +23,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
       onRequest,
       bodyLimit: TEMPLATE_BODY_LIMIT,
       schema: {
-        summary: 'Build a template (or rebuild one of the same name) from a base template and steps',
+        summary: 'Build a template (or rebuild one of the same name) from a base template, a container image or a Dockerfile, and steps',
         description:
           'Answers 202 at once with the template (status building, or the previous status on a rebuild) and build_id; the build runs in sandboxes of its own. ' +
           'Follow it with GET /templates/{id}/builds/{build_id}/logs (SSE) or poll GET /templates/{id}. It ends ready, or failed with error `<code>: <detail>`. ' +
@@ -137,6 +137,7 @@ export function templateView(t: TemplateRecord, poolReady: number) {
     ...(t.status === 'failed' && t.error ? { error: t.error } : {}),
     usable: t.version !== null || t.status === 'pending',
     base: d.base,
+    ...(d.fromImage ? { from_image: d.fromImage } : {}),
     steps: d.steps,
     ...(d.startCmd ? { start_cmd: d.startCmd } : {}),
     ...(d.readyCmd ? { ready_cmd: d.readyCmd } : {}),

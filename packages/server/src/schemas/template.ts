@@ -54,6 +54,34 @@ export const CreateTemplateBody = Type.Object(
       description: 'Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved.',
     }),
     base: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team' })),
+    from_image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'Build on a container image instead (`[registry/]repository[:tag][@sha256:...]`, Docker Hub when no registry is named; linux/amd64 out of a multi-arch index). Its ENV and WORKDIR carry over; a `user` account is added unless the image has one (the image\'s non-root USER account becomes `user`). Steps, start_cmd and ready_cmd need /bin/sh in the image; exec with args does not. Exclusive with base and dockerfile.',
+      }),
+    ),
+    registry_auth: Type.Optional(
+      Type.Object(
+        {
+          username: Type.String({ minLength: 1, maxLength: 256 }),
+          password_secret: Type.String({ minLength: 1, maxLength: 64, description: 'Name of a team secret holding the password or token' }),
+        },
+        { additionalProperties: false, description: 'Credentials for from_image (or a Dockerfile FROM image) at a private registry' },
+      ),
+    ),
+    use_image_cmd: Type.Optional(
+      Type.Boolean({ description: "With from_image (or a Dockerfile FROM image) and no start_cmd: the image's ENTRYPOINT and CMD (shell-quoted) become start_cmd" }),
+    ),
+    dockerfile: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024 * 1024,
+        description:
+          'Dockerfile text: one FROM (an image, or a template name) then RUN, COPY of inline heredocs, ENV, WORKDIR, USER, ARG, CMD, ENTRYPOINT; anything else is a bad_request naming the line. RUN and COPY run as root until a USER names another account (which runs as `user`); CMD/ENTRYPOINT become start_cmd unless start_cmd is given. body steps run after the Dockerfile\'s. Exclusive with base and from_image.',
+      }),
+    ),
     steps: Type.Optional(Type.Array(TemplateStep, { maxItems: MAX_STEPS, description: 'Run in order; every run/copy step\'s filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it' })),
     start_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed)' })),
     ready_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes)' })),
@@ -72,9 +100,10 @@ export const Template = Type.Object(
     name: Type.String(),
     curated: Type.Boolean({ description: 'A platform/* template: visible to every team, read-only' }),
     status: TemplateStatus,
-    error: Type.Optional(Type.String({ description: 'Set when status is failed: `<code>: <detail>` with code step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed' })),
+    error: Type.Optional(Type.String({ description: 'Set when status is failed: `<code>: <detail>` with code image_pull_failed, step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed' })),
     usable: Type.Boolean({ description: 'Sandboxes can be created from it: a version is built (a rebuild that fails keeps the previous version)' }),
-    base: Type.String(),
+    base: Type.String({ description: 'The template built on, or the image reference for image templates' }),
+    from_image: Type.Optional(Type.String({ description: 'Set when the template is built from an image (from_image or a Dockerfile FROM image)' })),
     steps: Type.Array(TemplateStep),
     start_cmd: Type.Optional(Type.String()),
     ready_cmd: Type.Optional(Type.String()),

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { activeRoleNames, insertAssignment, OWNER } from '../store/team-management.ts';
+import type { ConsoleSessionStore } from '../store/console-sessions.ts';
 import type { ApiKeyRecord, TeamStore } from '../store/teams.ts';
 import { isPermission, PERMISSIONS, type Permission, permissionsOfRoles } from './permissions.ts';
 
@@ -22,15 +23,30 @@ export const newKeySecret = (format: KeyFormat = 'sandpit') => (format === 'e2b'
 export class AuthService {
   readonly teams: TeamStore;
   readonly clock: Clock;
-  constructor(teams: TeamStore, clock: Clock) {
+  /** Console sessions: the API accepts their cookie as it accepts the key they were opened with. */
+  readonly sessions: ConsoleSessionStore | undefined;
+  constructor(teams: TeamStore, clock: Clock, sessions?: ConsoleSessionStore) {
     this.teams = teams;
     this.clock = clock;
+    this.sessions = sessions;
   }
 
   async authenticate(key: string | undefined): Promise<Principal> {
     if (!key) throw unauthorized('missing X-API-Key header');
     const rec = await this.teams.findKeyByHash(hashKey(key));
     if (!rec) throw unauthorized('invalid API key');
+    return this.principalOf(rec);
+  }
+
+  /** The principal of a live console session token (the cookie's value). */
+  async authenticateSession(token: string): Promise<Principal> {
+    const rec = await this.sessions?.findKey(hashKey(token), this.clock.now());
+    if (!rec) throw unauthorized('the console session has ended; sign in again');
+    return this.principalOf(rec);
+  }
+
+  /** What a live key may do now; console sessions act through the key they were opened with. */
+  async principalOf(rec: ApiKeyRecord): Promise<Principal> {
     // A key acts with its own permissions narrowed to its user's current roles, so a role change applies at once.
     const allowed = permissionsOfRoles(await activeRoleNames(this.teams.db, rec.userId));
     const permissions = rec.permissions.filter((perm) => allowed.has(perm as Permission));

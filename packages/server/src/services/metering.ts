@@ -64,7 +64,7 @@ export class MeteringService {
       if (events.length === 0) return;
       const changes: LedgerChange[] = [];
       for (const e of events) changes.push(...(await this.#changesFor(e)));
-      await this.deps.store.apply(changes, events[events.length - 1]!.seq);
+      await this.deps.store.apply(changes, events[0]!.seq, events[events.length - 1]!.seq);
     }
   }
 

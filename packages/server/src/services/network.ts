@@ -7,7 +7,8 @@ import { AddressPool, ALWAYS_BLOCKED, NEVER_ROUTED } from '../network/addr.ts';
 import { EgressCa } from '../network/ca.ts';
 import { DnsForwarder, upstreamsFrom } from '../network/dns.ts';
 import { EgressProxy, type EgressSandbox } from '../network/egress-proxy.ts';
-import { addIfText, attachText, baseTableText, chainText, delIfText, detachText, nftApply } from '../network/nft.ts';
+import { addIfText, attachText, baseTableText, chainText, delIfText, detachText, hostIf, nftApply } from '../network/nft.ts';
+import { linkCounters } from '../network/veth-counters.ts';
 import { compilePolicy, dnsAllowed } from '../network/rules.ts';
 import { purgeDeadInstallations, purgeInstallation, registerInstallation, SlotManager, unregisterInstallation } from '../network/slots.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
@@ -271,6 +272,13 @@ export class NetworkService implements SandboxNetworkHooks {
       await rm(this.#resolvConfPath(a.slot), { force: true });
     }
     await this.#secrets.unbind(sandboxId);
+  }
+
+  /** Bytes through the sandbox's veth, as the sandbox sees them (the host end's rx is the sandbox's tx). */
+  async traffic(sandboxId: string): Promise<{ rxBytes: number; txBytes: number } | undefined> {
+    const a = this.#byId.get(sandboxId);
+    const host = a && (await linkCounters(hostIf(a.slot)));
+    return host && { rxBytes: host.txBytes, txBytes: host.rxBytes };
   }
 
   /** The address the sandbox has on its veth, where previews reach its servers. */

@@ -16,10 +16,10 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
   for (const rec of live) {
     const state = await driver.state(rec.id);
     const now = clock.now();
-    const settle = async (type: string, change: (r: SandboxRecord) => void) => {
+    const settle = async (type: string, change: (r: SandboxRecord) => void, data?: unknown) => {
       change(rec);
       rec.updatedAt = now;
-      await store.save(rec, { type, at: now });
+      await store.save(rec, { type, at: now, data });
       log.warn({ sandbox: rec.id, status: rec.status }, `reconciled: ${type}`);
     };
     if (state === 'running' && rec.status !== 'active') {
@@ -45,7 +45,7 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
         r.activeSince = null;
         r.autoPauseAt = null;
         r.autoDeleteAt = null;
-      });
+      }, { reason: 'engine_lost' });
       await driver.destroy(rec.id).catch((err) => log.error({ sandbox: rec.id, err: String(err) }, 'cleanup of a failed sandbox failed'));
     }
   }

@@ -6,6 +6,7 @@ import { newId, parseSandboxId } from '../ids.ts';
 import type { AgentClient, AgentError } from '../runtime/agent-client.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import { type CreateSandboxBody, type PatchSandboxBody, SANDBOX_STATUSES } from '../schemas/sandbox.ts';
+import type { ActiveSlotStore } from '../store/active-slots.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
@@ -31,6 +32,8 @@ export interface SandboxServiceDeps {
   log: Logger;
   region: string;
   maxActivePerTeam: number;
+  /** Active-sandbox slots counted in the store, so the cap holds across API replicas. */
+  slots: ActiveSlotStore;
   /** Namespace, egress rules and secret bindings; absent: sandboxes get a loopback-only network. */
   network?: SandboxNetworkHooks;
   /** Resolves `from_snapshot` (the snapshot service); absent: forks answer 503. */
@@ -59,12 +62,13 @@ export interface ListQuery {
 const STATUSES = new Set<string>(SANDBOX_STATUSES);
 /** How long an auto-pause that failed waits before it is tried again. */
 const AUTO_PAUSE_RETRY_MS = 30_000;
+/** A slot claim outlives any create or resume; it only expires when the replica holding it died. */
+const SLOT_CLAIM_TTL_MS = 15 * 60_000;
 
 /** The sandbox state machine: every transition goes through here, one at a time per sandbox. */
 export class SandboxService {
   readonly deps: Readonly<SandboxServiceDeps>;
   readonly lock = new KeyedLock();
-  readonly #creating = new Map<string, number>();
 
   constructor(deps: SandboxServiceDeps) {
     this.deps = deps;
@@ -91,7 +95,7 @@ export class SandboxService {
       ? { id: fork.templateId ?? 'platform/base', rootfs: '', layers: [], resources: fork.resources, env: {}, readyTimeoutS: 0, versionKey: '' }
       : await templates.resolve(p.teamId, body.from_template);
 
-    await this.#reserveActiveSlot(p.teamId);
+    const claim = await this.#claimActiveSlot(p.teamId);
     try {
       // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh one.
       const warm = fork || Object.keys(secrets).length > 0 ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
@@ -145,20 +149,17 @@ export class SandboxService {
       }
       return rec;
     } finally {
-      this.#creating.set(p.teamId, (this.#creating.get(p.teamId) ?? 1) - 1);
+      await this.deps.slots.release(claim, clock.now());
     }
   }
 
-  /** Counts in-flight creates too, so concurrent requests cannot overshoot the cap. */
-  async #reserveActiveSlot(teamId: string): Promise<void> {
+  /** Claims one of the team's active slots in the store (counting creates and resumes in flight on every replica). */
+  async #claimActiveSlot(teamId: string): Promise<string> {
     const max = await this.#maxActive(teamId);
-    const inFlight = this.#creating.get(teamId) ?? 0;
-    this.#creating.set(teamId, inFlight + 1);
-    const active = await this.deps.store.countActive(teamId);
-    if (active + inFlight >= max) {
-      this.#creating.set(teamId, (this.#creating.get(teamId) ?? 1) - 1);
-      throw tooMany('too_many_sandboxes', `the team has ${active} active sandboxes, the limit is ${max}; pause or delete one`);
-    }
+    const claim = newId();
+    const res = await this.deps.slots.claim(claim, teamId, max, this.deps.clock.now(), SLOT_CLAIM_TTL_MS);
+    if (!res.claimed) throw tooMany('too_many_sandboxes', `the team has ${res.active} active sandboxes, the limit is ${max}; pause or delete one`);
+    return claim;
   }
 
   async #maxActive(teamId: string): Promise<number> {
@@ -319,14 +320,14 @@ export class SandboxService {
 
   async #resume(rec: SandboxRecord): Promise<void> {
     const { store, driver, clock } = this.deps;
-    const max = await this.#maxActive(rec.teamId);
-    const active = await store.countActive(rec.teamId);
-    if (active + (this.#creating.get(rec.teamId) ?? 0) >= max) {
-      throw tooMany('too_many_sandboxes', `the team has ${active} active sandboxes, the limit is ${max}; pause or delete one`);
-    }
+    const claim = await this.#claimActiveSlot(rec.teamId);
     rec.status = 'resuming';
     rec.updatedAt = clock.now();
-    await store.save(rec);
+    try {
+      await store.save(rec);
+    } finally {
+      await this.deps.slots.release(claim, clock.now());
+    }
     try {
       await driver.resume(rec.id);
     } catch (err) {

@@ -125,6 +125,12 @@ export class SecretsService {
     return env;
   }
 
+  /** A live secret's value for the platform's own use (registry credentials of image builds); never logged. */
+  async valueOf(teamId: string, name: string): Promise<string | undefined> {
+    const s = await this.#store.live(teamId, name);
+    return s ? this.#decrypt(s.id, s.ciphertext) : undefined;
+  }
+
   async unbind(sandboxId: string): Promise<void> {
     this.#bySandbox.delete(sandboxId);
     await this.#store.deleteBindings(sandboxId);

@@ -9,8 +9,9 @@ import type { TeamStore } from '../store/teams.ts';
 import { LayerCache } from '../templates/layer-cache.ts';
 import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../templates/run-build.ts';
 import type { Principal } from './auth.ts';
+import { buildSource, imageBase, type ImageTemplateDeps } from './image-templates.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
-import { BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
+import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
 export interface TemplateLimits {
   /** Concurrent builds per team (teams.limits max_concurrent_builds overrides). */
@@ -28,6 +29,8 @@ export interface TeamTemplatesDeps {
   limits: TemplateLimits;
   catalog: TemplateCatalog;
   build: BuildDeps;
+  /** Pulls images for from_image and Dockerfile FROM image builds. */
+  images: ImageTemplateDeps;
   /** Told when a template's version changes or it is deleted. */
   captures?: { settle(templateId: string): void };
 }
@@ -67,24 +70,30 @@ export class TeamTemplates {
   async create(p: Principal, body: CreateTemplateBody): Promise<{ template: TemplateRecord; build: BuildRecord }> {
     const { store, clock } = this.deps;
     if (body.name.startsWith('platform')) throw forbidden(`template names starting with 'platform' are reserved for curated templates`);
-    const steps = body.steps ?? [];
-    if (steps.length === 0 && !body.start_cmd && !body.ready_cmd) throw badRequest('steps is empty and there is no start_cmd or ready_cmd: nothing to build');
+    const source = await buildSource(body, BASE_TEMPLATE, async (name) => name.startsWith('platform/') || (await store.byName(p.teamId, name)) !== undefined);
+    const steps = source.steps;
+    if (steps.length === 0 && !body.start_cmd && !body.ready_cmd && !source.fromImage) throw badRequest('steps is empty and there is no start_cmd or ready_cmd: nothing to build');
     for (const [i, s] of steps.entries()) {
       if (s.type === 'copy' && !isBase64(s.content_base64)) throw badRequest(`steps[${i}].content_base64 is not valid base64`);
       if (s.type === 'env') {
         for (const k of Object.keys(s.env)) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw badRequest(`steps[${i}].env: '${k.slice(0, 64)}' is not a valid variable name`);
       }
     }
+    const startCmd = body.start_cmd ?? source.startCmd;
     const def: TemplateDefinition = {
-      base: body.base ?? BASE_TEMPLATE,
+      base: source.base,
       steps,
       readyTimeoutS: body.ready_timeout_s ?? DEFAULT_READY_TIMEOUT_S,
       warmPool: body.warm_pool ?? 0,
-      ...(body.start_cmd ? { startCmd: body.start_cmd } : {}),
+      ...(startCmd ? { startCmd } : {}),
       ...(body.ready_cmd ? { readyCmd: body.ready_cmd } : {}),
+      ...(source.fromImage ? { fromImage: source.fromImage } : {}),
+      ...(body.registry_auth ? { registryAuth: body.registry_auth } : {}),
+      ...(body.use_image_cmd ? { useImageCmd: true } : {}),
+      ...(body.dockerfile ? { dockerfile: body.dockerfile } : {}),
     };
-    // An unknown or unusable base is the caller's error, answered at once.
-    const base = await this.deps.catalog.resolve(p.teamId, def.base);
+    // An unknown or unusable base is the caller's error, answered at once; an image is pulled by the build.
+    const base = def.fromImage ? undefined : await this.deps.catalog.resolve(p.teamId, def.base);
 
     const limits = await this.#teamLimits(p.teamId);
     const running = this.#building.get(p.teamId) ?? 0;
@@ -141,11 +150,11 @@ export class TeamTemplates {
     }
   }
 
-  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo, log: BuildLog, release: () => void): Promise<void> {
+  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo | undefined, log: BuildLog, release: () => void): Promise<void> {
     const { store, clock } = this.deps;
     const def = build.definition;
     log.line(`building template '${t.name}' on ${def.base} (${def.steps.length} steps)`);
-    const buildBase: BuildBase = {
+    const buildBase: BuildBase | undefined = base && {
       key: base.versionKey,
       baseRoot: base.rootfs,
       layers: base.layers,
@@ -158,7 +167,7 @@ export class TeamTemplates {
     try {
       const { version, steps } = await runBuild(this.deps.build, {
         teamId: t.teamId,
-        base: buildBase,
+        base: buildBase ?? (await imageBase(this.deps.images, t.teamId, def, { ...BASE_RESOURCES }, log)),
         steps: def.steps as TemplateStep[],
         startCmd: def.startCmd,
         readyCmd: def.readyCmd,

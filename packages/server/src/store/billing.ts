@@ -253,17 +253,26 @@ export class MeterStore {
 
   /**
    * Applies a batch of ledger changes and moves the cursor past `lastSeq` in one transaction,
-   * so each event is metered exactly once whatever crashes when.
+   * so each event is metered exactly once whatever crashes when. The cursor moves first and only
+   * from below `firstSeq`: a batch another API replica already applied is dropped (false).
    */
-  async apply(changes: LedgerChange[], lastSeq: number): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      for (const c of changes) await applyChange(tx, c);
-      await tx
-        .insertInto('meter_cursors')
-        .values({ name: EVENTS_CURSOR, seq: lastSeq })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ seq: lastSeq }))
-        .execute();
-    });
+  async apply(changes: LedgerChange[], firstSeq: number, lastSeq: number): Promise<boolean> {
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        const moved = await tx
+          .insertInto('meter_cursors')
+          .values({ name: EVENTS_CURSOR, seq: lastSeq })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ seq: lastSeq }).where('meter_cursors.seq', '<', firstSeq))
+          .returning('seq')
+          .executeTakeFirst();
+        if (!moved) throw new StaleBatch();
+        for (const c of changes) await applyChange(tx, c);
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof StaleBatch) return false;
+      throw err;
+    }
   }
 
   /**
@@ -338,6 +347,9 @@ export class MeterStore {
 }
 
 const EVENTS_CURSOR = 'sandbox_events';
+
+/** Rolls back a metering batch whose events another replica metered first. */
+class StaleBatch extends Error {}
 const SNAPSHOT = 'snapshot';
 
 export type LedgerChange =

@@ -6,6 +6,9 @@ import { snapshots } from './migrations/0004-snapshots.ts';
 import { templates } from './migrations/0005-templates.ts';
 import { templateCaptures } from './migrations/0006-template-captures.ts';
 import { failureReason } from './migrations/0007-failure-reason.ts';
+import { replicaState } from './migrations/0008-replica-state.ts';
+import { liveSandboxIndex } from './migrations/0009-live-sandbox-index.ts';
+import { consoleSessions } from './migrations/0010-console-sessions.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -20,6 +23,9 @@ const migrations: Record<string, Migration> = {
   '0005_templates': templates,
   '0006_template_captures': templateCaptures,
   '0007_failure_reason': failureReason,
+  '0008_replica_state': replicaState,
+  '0009_live_sandbox_index': liveSandboxIndex,
+  '0010_console_sessions': consoleSessions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
 import type { SandboxTable } from './schema.ts';
 import type { Keyset } from './keyset.ts';
+import { lockEventLog } from './locks.ts';
 
 export type SandboxStatus = 'active' | 'pausing' | 'paused' | 'resuming' | 'migrating' | 'failed';
 
@@ -125,6 +126,7 @@ export class SandboxStore {
     await this.db.transaction().execute(async (tx) => {
       await tx.insertInto('sandboxes').values(toRow(s)).execute();
       await insertMetadata(tx, s.id, s.metadata);
+      await lockEventLog(tx);
       await tx.insertInto('sandbox_events').values({ sandbox_id: s.id, team_id: s.teamId, type: eventType, at: s.createdAt, data: null }).execute();
     });
   }
@@ -139,6 +141,7 @@ export class SandboxStore {
         await insertMetadata(tx, s.id, s.metadata);
       }
       if (event) {
+        await lockEventLog(tx);
         await tx
           .insertInto('sandbox_events')
           .values({ sandbox_id: s.id, team_id: s.teamId, type: event.type, at: event.at, data: event.data === undefined ? null : JSON.stringify(event.data) })
@@ -155,17 +158,10 @@ export class SandboxStore {
   async list(f: ListFilter): Promise<SandboxRecord[]> {
     let q = this.db.selectFrom('sandboxes').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null);
     if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+    // `id IN (matches)` rather than a correlated EXISTS: with statistics, SQLite ran the EXISTS once per
+    // team row through the (key, value) index, 20 s over 100,000 rows; this reads the matches once.
     for (const [key, value] of f.metadata ?? []) {
-      q = q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('sandbox_metadata')
-            .select('sandbox_metadata.key')
-            .whereRef('sandbox_metadata.sandbox_id', '=', 'sandboxes.id')
-            .where('sandbox_metadata.key', '=', key)
-            .where('sandbox_metadata.value', '=', value),
-        ),
-      );
+      q = q.where('id', 'in', (eb) => eb.selectFrom('sandbox_metadata').select('sandbox_metadata.sandbox_id').where('sandbox_metadata.key', '=', key).where('sandbox_metadata.value', '=', value));
     }
     if (f.after) {
       const { createdAt, id } = f.after;
@@ -207,17 +203,6 @@ export class SandboxStore {
       .where('auto_delete_at', '<=', now)
       .execute();
     return rows.map((r) => r.id);
-  }
-
-  async countActive(teamId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('sandboxes')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('team_id', '=', teamId)
-      .where('deleted_at', 'is', null)
-      .where('status', 'in', ['active', 'pausing', 'resuming', 'migrating'])
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   }
 }
 

@@ -77,6 +77,13 @@ export interface SandboxEventTable {
   data: string | null;
 }
 
+export interface ConsoleSessionTable {
+  token_hash: string;
+  key_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface RoleAssignmentTable {
   id: string;
   team_id: string;
@@ -217,6 +224,7 @@ export interface Database {
   sandboxes: SandboxTable;
   sandbox_metadata: SandboxMetadataTable;
   sandbox_events: SandboxEventTable;
+  console_sessions: ConsoleSessionTable;
   role_assignments: RoleAssignmentTable;
   team_gates: TeamGateTable;
   pricing_plans: PricingPlanTable;
@@ -231,6 +239,8 @@ export interface Database {
   snapshots: SnapshotTable;
   templates: TemplateTable;
   template_builds: TemplateBuildTable;
+  leases: LeaseTable;
+  active_slot_claims: ActiveSlotClaimTable;
 }
 
 export interface TemplateTable {
@@ -263,4 +273,18 @@ export interface TemplateBuildTable {
   steps: string;
   created_at: number;
   finished_at: number | null;
+}
+
+/** One named job that only one API replica runs at a time; the holder renews it before `expires_at`. */
+export interface LeaseTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
+/** A team's active-sandbox slot held by a create or resume in flight (expires if its replica dies). */
+export interface ActiveSlotClaimTable {
+  id: string;
+  team_id: string;
+  expires_at: number;
 }

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { lockTeam } from './locks.ts';
 
 export interface MemberRecord {
   id: string;
@@ -169,6 +170,7 @@ export class TeamManagementStore {
    */
   async deactivate(teamId: string, userId: string, now: number): Promise<ChangeResult> {
     return this.db.transaction().execute(async (tx) => {
+      await lockTeam(tx, teamId);
       const user = await tx.selectFrom('users').select('status').where('id', '=', userId).where('team_id', '=', teamId).executeTakeFirst();
       if (!user) return 'not_found';
       if (user.status !== 'active') return 'unchanged';
@@ -193,6 +195,7 @@ export class TeamManagementStore {
   /** Revokes a live role; the assignment row stays with `revoked_at` set. */
   async revoke(teamId: string, userId: string, roleName: string, now: number): Promise<ChangeResult> {
     return this.db.transaction().execute(async (tx) => {
+      await lockTeam(tx, teamId);
       const live = await tx
         .selectFrom('role_assignments')
         .innerJoin('users', 'users.id', 'role_assignments.user_id')

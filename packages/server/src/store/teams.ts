@@ -133,7 +133,7 @@ export class TeamStore {
   }
 }
 
-function toKey(row: {
+export function toKey(row: {
   id: string;
   team_id: string;
   user_id: string;

@@ -12,6 +12,12 @@ export interface TemplateDefinition {
   readyCmd?: string;
   readyTimeoutS: number;
   warmPool: number;
+  /** The image the template is built from (then `base` is that reference too). */
+  fromImage?: string;
+  registryAuth?: { username: string; password_secret: string };
+  useImageCmd?: boolean;
+  /** The Dockerfile text the definition was read from. */
+  dockerfile?: string;
 }
 
 /** A built version: what its sandboxes start from. */

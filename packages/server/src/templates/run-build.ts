@@ -14,7 +14,7 @@ import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
 import { SANDBOX_HOME } from './sandbox-user.ts';
 
-export type BuildFailureCode = 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
+export type BuildFailureCode = 'image_pull_failed' | 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
 
 /** A build ended badly; the message follows the contract's `<code>: <detail>` convention. */
 export class BuildFailure extends Error {

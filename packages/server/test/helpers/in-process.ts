@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { teardownEngine } from '../../src/teardown.ts';
 import { type Platform, startPlatform } from '../../src/server.ts';
+import { testDatabase } from './postgres.ts';
 import { Api, IMAGE_DIR } from './server-process.ts';
 
 /** A platform started in this process on a temp data dir, with a clock the test moves. */
@@ -13,6 +14,7 @@ export class InProcess {
   readonly key: string;
   platform: Platform | undefined;
   clock: ManualClock;
+  database: { url: string; drop: () => Promise<void> } | undefined;
 
   private constructor(dataDir: string, key: string, clock: ManualClock) {
     this.dataDir = dataDir;
@@ -22,6 +24,7 @@ export class InProcess {
 
   static async start(startMs: number, key: string): Promise<InProcess> {
     const p = new InProcess(await mkdtemp(join(tmpdir(), 'sandpit-billing-')), key, new ManualClock(startMs));
+    p.database = await testDatabase();
     await p.open();
     return p;
   }
@@ -33,6 +36,7 @@ export class InProcess {
       HOST: '127.0.0.1',
       SANDPIT_PUBLIC_HOST: '127.0.0.1',
       SANDPIT_DATA_DIR: this.dataDir,
+      SANDPIT_DATABASE_URL: this.database?.url ?? '',
       SANDPIT_IMAGE_DIR: IMAGE_DIR,
       SANDPIT_BOOTSTRAP_API_KEY: this.key,
       SANDPIT_LOG_LEVEL: 'warn',
@@ -70,5 +74,6 @@ export class InProcess {
     await this.close();
     await teardownEngine(this.config());
     await rm(this.dataDir, { recursive: true, force: true });
+    await this.database?.drop();
   }
 }

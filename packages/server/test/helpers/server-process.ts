@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { teardownEngine } from '../../src/teardown.ts';
+import { testDatabase } from './postgres.ts';
 
 export const CLI = new URL('../../../cli/src/main.ts', import.meta.url).pathname;
 export const IMAGE_DIR = process.env.SANDPIT_IMAGE_DIR || '/var/lib/sandpit/images';
@@ -30,6 +31,7 @@ export class ServerProcess {
   readonly env: Record<string, string>;
   child: ChildProcess | undefined;
   output = '';
+  dropDatabase: (() => Promise<void>) | undefined;
 
   private constructor(dataDir: string, port: number, env: Record<string, string>) {
     this.dataDir = dataDir;
@@ -44,7 +46,9 @@ export class ServerProcess {
 
   static async start(env: Record<string, string> = {}): Promise<ServerProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), 'sandpit-test-'));
-    const s = new ServerProcess(dataDir, await freePort(), env);
+    const database = await testDatabase();
+    const s = new ServerProcess(dataDir, await freePort(), database ? { SANDPIT_DATABASE_URL: database.url, ...env } : env);
+    s.dropDatabase = database?.drop;
     await s.launch();
     return s;
   }
@@ -107,6 +111,7 @@ export class ServerProcess {
     // Whatever the server left (a crashed run, a failed delete) is destroyed here, and the layer store unmounted.
     await teardownEngine(loadConfig({ SANDPIT_DATA_DIR: this.dataDir, SANDPIT_IMAGE_DIR: IMAGE_DIR, ...this.env }));
     await rm(this.dataDir, { recursive: true, force: true });
+    await this.dropDatabase?.();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
+import { addSerialKey } from './portable.ts';
 
 /** Teams, users, API keys, sandboxes, their metadata index and lifecycle events. */
 export const foundation: Migration = {
@@ -74,7 +75,7 @@ export const foundation: Migration = {
     await db.schema.createIndex('sandbox_metadata_kv').on('sandbox_metadata').columns(['key', 'value']).execute();
     await db.schema
       .createTable('sandbox_events')
-      .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+      .$call((t) => addSerialKey(t, db, 'seq'))
       .addColumn('sandbox_id', 'text', (c) => c.notNull())
       .addColumn('team_id', 'text', (c) => c.notNull())
       .addColumn('type', 'text', (c) => c.notNull())

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
+import { addSerialKey } from './portable.ts';
 
 /**
  * Roles and their assignments, per-team rollout gates, pricing plans, credits, billing
@@ -88,7 +89,7 @@ export const teamsBilling: Migration = {
     // An open segment (end_at null) keeps accruing, also across a server restart.
     await db.schema
       .createTable('meter_segments')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .$call((t) => addSerialKey(t, db, 'id'))
       .addColumn('team_id', 'text', (c) => c.notNull())
       .addColumn('subject_kind', 'text', (c) => c.notNull())
       .addColumn('subject_id', 'text', (c) => c.notNull())

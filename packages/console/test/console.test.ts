@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { Api, ServerProcess } from '../../server/test/helpers/server-process.ts';
+import { buildConsole, consoleIsStale } from '../scripts/build-if-stale.ts';
+import { CHROMIUM } from './chromium.ts';
+
+const SHOTS = new URL('../../../docs/console/', import.meta.url).pathname;
+
+let server: ServerProcess;
+let browser: Browser;
+let page: Page;
+/** Console errors and uncaught page errors while signed in; the flows must leave none. */
+const errors: string[] = [];
+let watching = false;
+
+before(async () => {
+  if (consoleIsStale()) buildConsole();
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_METRICS_INTERVAL_MS: '500' });
+  browser = await chromium.launch(CHROMIUM);
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1366, height: 900 } });
+  // A loaded shared host can be slow; behaviour, not speed, is under test here.
+  context.setDefaultTimeout(60_000);
+  page = await context.newPage();
+  page.on('console', (m) => watching && m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const url = (path: string) => `${server.url}/console${path}`;
+
+async function signIn(p: Page, key: string): Promise<void> {
+  await p.goto(url('/'));
+  await p.getByLabel('API key').fill(key);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+}
+
+test('a wrong key is refused and the page keeps no key', async () => {
+  await page.goto(url('/'));
+  await page.getByLabel('API key').waitFor();
+  await page.screenshot({ path: `${SHOTS}sign-in.png` });
+  // Keyboard: the key field, then the button, are reachable with Tab.
+  await page.locator('body').focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
+  await page.keyboard.type('x'); // the button is disabled while the field is empty
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Sign in');
+  await signIn(page, 'sp_wrong_key');
+  assert.equal((await page.request.get(`${server.url}/console/assets/missing.js`)).status(), 404);
+  await page.getByRole('alert').filter({ hasText: 'invalid API key' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+});
+
+test('sign in, create a sandbox, terminal, files, exec, pause and resume, metrics', async () => {
+  await signIn(page, server.key);
+  await page.getByRole('heading', { name: 'Sandboxes' }).waitFor();
+  watching = true;
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie + document.documentElement.outerHTML);
+  assert.ok(!stored.includes(server.key), 'the key is not kept in the page');
+
+  await page.getByRole('link', { name: 'New sandbox' }).click();
+  await page.getByLabel('Name').fill('e2e-box');
+  await page.getByLabel('Metadata (key=value per line)').fill('purpose=e2e');
+  await page.getByRole('button', { name: 'Create sandbox' }).click();
+  await page.getByRole('heading', { name: 'e2e-box' }).waitFor({ timeout: 60_000 });
+  const status = page.getByRole('toolbar', { name: 'Sandbox actions' }).locator('.status');
+  await status.filter({ hasText: 'active' }).waitFor();
+
+  // Terminal: a keystroke round trip through the PTY.
+  await page.getByRole('button', { name: 'Open terminal' }).click();
+  await page.getByText('Terminal connected').waitFor();
+  await page.locator('.xterm').click();
+  await page.keyboard.type('echo $((6*7))x\n');
+  await page.locator('.xterm-rows').filter({ hasText: '42x' }).waitFor();
+
+  // Files: upload with progress, then download the same bytes.
+  const content = `hello from the browser ${Date.now()}\n`;
+  await page.locator('input[type=file]').setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from(content) });
+  await page.getByText('Uploaded note.txt').waitFor();
+  await page.getByRole('list', { name: 'Files' }).getByText('note.txt').waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download note.txt' }).click()]);
+  assert.equal(await readFile((await download.path())!, 'utf8'), content);
+  await page.getByText('Downloaded note.txt').waitFor();
+
+  // Exec with streamed output.
+  await page.getByLabel('Command', { exact: true }).fill('for i in 1 2 3; do echo line-$i; done; exit 3');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.getByText('exit code 3').waitFor();
+  assert.match(await page.getByLabel('Command output').innerText(), /line-1\nline-2\nline-3/);
+
+  // Metrics: the charts draw sampled points.
+  await page.waitForFunction(() => Number(document.querySelector('[data-points]')?.getAttribute('data-points')) >= 3, undefined, { timeout: 20_000 });
+  assert.ok((await page.locator('.chart canvas').count()) >= 3);
+  await page.screenshot({ path: `${SHOTS}sandbox.png`, fullPage: true });
+
+  // Pause and resume: the status follows; the events list says why.
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await status.filter({ hasText: 'paused' }).waitFor();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await status.filter({ hasText: 'active' }).waitFor();
+  await page.getByRole('list', { name: 'Lifecycle events' }).getByText('paused by request').waitFor({ timeout: 10_000 });
+
+  // The list: live status and filters.
+  await page.getByRole('link', { name: 'Sandboxes' }).click();
+  await page.getByRole('link', { name: 'e2e-box' }).waitFor();
+  await page.getByLabel('Metadata').fill('purpose=nothing');
+  await page.getByText('No sandboxes match.').waitFor();
+  await page.getByLabel('Metadata').fill('purpose=e2e');
+  await page.getByLabel('Status').selectOption('active');
+  await page.getByRole('link', { name: 'e2e-box' }).waitFor();
+  await page.screenshot({ path: `${SHOTS}sandboxes.png` });
+
+  for (const [name, file] of [['Templates', 'templates'], ['API keys', 'keys'], ['Team', 'team'], ['Billing', 'billing']]) {
+    await page.getByRole('navigation').getByRole('link', { name }).click();
+    await page.getByRole('heading', { name, exact: true }).waitFor();
+    await page.waitForLoadState('networkidle').catch(() => undefined);
+    await page.screenshot({ path: `${SHOTS}${file}.png`, fullPage: true });
+  }
+
+  // Team: add a member, then grant them a second role.
+  await page.getByRole('navigation').getByRole('link', { name: 'Team' }).click();
+  await page.getByLabel('Email').fill('e2e@example.test');
+  await page.getByLabel('Full name').fill('E2E Member');
+  await page.getByLabel('Role', { exact: true }).selectOption('member');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.getByText('Their first API key (shown once)').waitFor();
+  await page.getByLabel('Grant a role to e2e@example.test').selectOption('billing_viewer');
+  await page.getByRole('button', { name: 'Revoke billing_viewer from e2e@example.test' }).waitFor();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('navigation').getByRole('link', { name: 'Sandboxes' }).click();
+  await page.getByRole('link', { name: 'e2e-box' }).waitFor();
+  await page.screenshot({ path: `${SHOTS}sandboxes-phone.png` });
+  await page.setViewportSize({ width: 1366, height: 900 });
+  assert.deepEqual(errors, []);
+  watching = false;
+});
+
+test('sign out ends the session', async () => {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('API key').waitFor();
+  const status = await page.evaluate(async () => (await fetch('/sandboxes')).status);
+  assert.equal(status, 401);
+  await page.reload();
+  await page.getByLabel('API key').waitFor();
+});
+
+test('a key without billing:read sees no billing page', async () => {
+  const made = await new Api(server.url, server.key).post('/api-keys', { name: 'no-billing', permissions: ['sandboxes:read', 'sandboxes:write'] });
+  assert.equal(made.status, 201);
+  await signIn(page, made.body.key);
+  await page.getByRole('heading', { name: 'Sandboxes' }).waitFor();
+  assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Billing' }).count(), 0);
+  await page.goto(url('/billing'));
+  await page.getByText('This API key has no billing:read permission.').waitFor();
+  assert.equal(await page.getByRole('heading', { name: 'Billing' }).count(), 0);
+});
