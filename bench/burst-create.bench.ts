@@ -63,7 +63,9 @@ for (const driver of DRIVERS) {
   try {
     const api = new Api(server.url, server.key);
     const ids: string[] = [];
-    console.log(`\n== ${driver}: node -v is ${(await (async () => { const r = await createThenNode(api, ids); await clean(api, ids); return r instanceof Error ? r.message : 'ok'; })())}`);
+    const probe = await createThenNode(api, ids);
+    await clean(api, ids);
+    console.log(`\n== ${driver}: node -v is ${probe instanceof Error ? probe.message : 'ok'}`);
     const raw = await rawStart(driver, rootfs);
     console.log(`${`raw ${driver === 'gvisor' ? 'runsc' : 'crun'} run /bin/true`.padEnd(40)} median ${median(raw).toFixed(0).padStart(6)} ms   p95 ${percentile(raw, 95).toFixed(0).padStart(6)} ms`);
     const seq: number[] = [];

@@ -102,7 +102,9 @@ async function main() {
     const perServer = (rssAfter - rssBefore) / 1024 / IDLE;
     console.log(`${'memory per idle sandbox: its cgroup (agent)'.padEnd(44)} ${perSandbox.toFixed(2)} MiB`);
     console.log(`${'memory per idle sandbox: server state'.padEnd(44)} ${perServer.toFixed(2)} MiB (server RSS delta / ${IDLE})`);
-    console.log(`${'memory per idle sandbox: host MemAvailable'.padEnd(44)} ${((before - after) / 1024 / IDLE).toFixed(2)} MiB (delta / ${IDLE}; kernel objects and caches included)   (target <= 30 MiB)`);
+    console.log(
+      `${'memory per idle sandbox: host MemAvailable'.padEnd(44)} ${((before - after) / 1024 / IDLE).toFixed(2)} MiB (delta / ${IDLE}; kernel objects and caches included)   (target <= 30 MiB)`,
+    );
     for (const id of ids.splice(0)) await api.del(`/sandboxes/${id}`);
     console.log(`\nmedian summary: create+exec ${median(createExec).toFixed(1)} ms, raw crun ${median(raw).toFixed(1)} ms`);
   } finally {

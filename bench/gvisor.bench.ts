@@ -14,7 +14,7 @@ import { median, ratio, report, sample, timeIt } from './stats.ts';
 
 const run = promisify(execFile);
 const N = Number(process.env.BENCH_RUNS ?? 10);
-const DIRTY = "python3 -c 'import time; b = bytearray(256 << 20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(1e9)' >/dev/null 2>&1 &";
+const DIRTY = 'python3 -c \'import time; b = bytearray(256 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(1e9)\' >/dev/null 2>&1 &';
 const FLAGS = ['--platform=ptrace', '--network=none'];
 
 /** A raw runsc bundle on the template root (read-only), running `args`. */
@@ -81,7 +81,10 @@ async function rawRunSandpitConfig(root: string, srv: ServerProcess, api: Api, p
   cfg.process.args = ['/bin/sleep', 'infinity'];
   await writeFile(join(b, 'config.json'), JSON.stringify(cfg));
   // gVisor's netstack takes the namespace's address and routes: put them back before every start, as the driver does.
-  const batch = [...net.addrs.map((a) => `addr replace ${a.cidr} dev ${a.dev}`), ...net.routes.map((r) => `route replace ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}${r.dev ? ` dev ${r.dev}` : ''}`)].join('\n');
+  const batch = [
+    ...net.addrs.map((a) => `addr replace ${a.cidr} dev ${a.dev}`),
+    ...net.routes.map((r) => `route replace ${r.dst}${r.gateway ? ` via ${r.gateway}` : ''}${r.dev ? ` dev ${r.dev}` : ''}`),
+  ].join('\n');
   const state = join(root, 'state');
   const out: number[] = [];
   try {
@@ -90,8 +93,31 @@ async function rawRunSandpitConfig(root: string, srv: ServerProcess, api: Api, p
       c.stdin.end(`${batch}\n`);
       await new Promise((r) => c.on('close', r));
       const rid = `bench-${process.pid}-cfg${i}`;
-      out.push(await timeIt(() => detachedIn(['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"', 'sh',
-        'runsc', '--root', state, '--platform=ptrace', '--host-uds=open', '--network=sandbox', 'run', '--detach', '--bundle', b, rid])));
+      out.push(
+        await timeIt(() =>
+          detachedIn([
+            '--mount',
+            '--propagation',
+            'private',
+            '--',
+            'sh',
+            '-c',
+            'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"',
+            'sh',
+            'runsc',
+            '--root',
+            state,
+            '--platform=ptrace',
+            '--host-uds=open',
+            '--network=sandbox',
+            'run',
+            '--detach',
+            '--bundle',
+            b,
+            rid,
+          ]),
+        ),
+      );
       await run('runsc', ['--root', state, 'delete', '--force', rid]).catch(() => undefined);
     }
   } finally {
@@ -127,11 +153,13 @@ async function main(): Promise<void> {
     const create: number[] = [];
     const ids: string[] = [];
     for (let i = 0; i < N; i++) {
-      create.push(await timeIt(async () => {
-        const sb = await post('/sandboxes', {});
-        ids.push(sb.id);
-        await post(`/sandboxes/${sb.id}/exec`, { command: 'true' });
-      }));
+      create.push(
+        await timeIt(async () => {
+          const sb = await post('/sandboxes', {});
+          ids.push(sb.id);
+          await post(`/sandboxes/${sb.id}/exec`, { command: 'true' });
+        }),
+      );
     }
     const idle = ids[0]!;
     const pause: number[] = [];
@@ -182,7 +210,7 @@ async function main(): Promise<void> {
     report('snapshot, then the source runs a command', snapshotThenExec);
     report('fork from snapshot -> first exec', fork, '300 ms');
     report('raw runsc run /bin/true', rawStart);
-    report('raw runsc run --detach, a sandbox\'s own config', rawConfig);
+    report("raw runsc run --detach, a sandbox's own config", rawConfig);
     ratio('  ...vs raw runsc run /bin/true', rawConfig, rawStart);
     report('create -> first exec', create);
     ratio('create -> first exec vs raw runsc run', create, rawStart);

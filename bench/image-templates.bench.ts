@@ -24,7 +24,13 @@ async function baseRootfs(): Promise<string> {
   const dir = join(IMAGE_DIR, 'templates/platform-base');
   for (const d of await readdir(dir)) {
     const root = join(dir, d, 'rootfs');
-    if (await stat(root).then(() => true, () => false)) return root;
+    if (
+      await stat(root).then(
+        () => true,
+        () => false,
+      )
+    )
+      return root;
   }
   throw new Error(`no platform/base root under ${dir}: start a server once to build it`);
 }
@@ -32,12 +38,27 @@ async function baseRootfs(): Promise<string> {
 async function ensureImage(): Promise<string> {
   const root = await baseRootfs();
   const layout = join(CACHE, `base-${root.split('/').at(-2)}`);
-  if (await stat(join(layout, 'index.json')).then(() => true, () => false)) return layout;
+  if (
+    await stat(join(layout, 'index.json')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return layout;
   console.log(`building the bench image from ${root} into ${layout} (once)`);
   await mkdir(CACHE, { recursive: true });
   await rm(layout, { recursive: true, force: true });
   await runCommand('umoci', ['init', '--layout', `${layout}.tmp`]);
-  await makeImage(`${layout}.tmp`, 'base', [async (r) => { await runCommand('cp', ['-a', `${root}/.`, r]); }], ['--config.env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin']);
+  await makeImage(
+    `${layout}.tmp`,
+    'base',
+    [
+      async (r) => {
+        await runCommand('cp', ['-a', `${root}/.`, r]);
+      },
+    ],
+    ['--config.env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
+  );
   await runCommand('mv', [`${layout}.tmp`, layout]);
   return layout;
 }
@@ -80,17 +101,21 @@ try {
   for (let i = 0; i < RUNS; i++) {
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true });
-    raw.push(await timeIt(async () => {
-      await runCommand('skopeo', ['--insecure-policy', 'copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${join(scratch, 'oci')}:x`]);
-      await runCommand('umoci', ['unpack', '--image', `${join(scratch, 'oci')}:x`, join(scratch, 'bundle')]);
-    }));
+    raw.push(
+      await timeIt(async () => {
+        await runCommand('skopeo', ['--insecure-policy', 'copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${join(scratch, 'oci')}:x`]);
+        await runCommand('umoci', ['unpack', '--image', `${join(scratch, 'oci')}:x`, join(scratch, 'bundle')]);
+      }),
+    );
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true });
     // What the server runs: the root only, no runtime config and no mtree of every file.
-    rawRoot.push(await timeIt(async () => {
-      await runCommand('skopeo', ['--insecure-policy', 'copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${join(scratch, 'oci')}:x`]);
-      await runCommand('umoci', ['raw', 'unpack', '--image', `${join(scratch, 'oci')}:x`, join(scratch, 'rootfs')]);
-    }));
+    rawRoot.push(
+      await timeIt(async () => {
+        await runCommand('skopeo', ['--insecure-policy', 'copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${join(scratch, 'oci')}:x`]);
+        await runCommand('umoci', ['raw', 'unpack', '--image', `${join(scratch, 'oci')}:x`, join(scratch, 'rootfs')]);
+      }),
+    );
     await rm(scratch, { recursive: true, force: true });
 
     // Cold: no blob, no unpacked root, no platform layer.

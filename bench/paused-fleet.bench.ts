@@ -59,8 +59,7 @@ async function memAvailableMiB(): Promise<number> {
 
 /** Where host memory went between two reads: anonymous and kernel memory (what a paused sandbox could still hold), and caches. */
 const MEMINFO_PARTS = ['AnonPages', 'Shmem', 'SUnreclaim', 'SReclaimable', 'Percpu', 'KernelStack', 'PageTables', 'Cached', 'Buffers'];
-const memDelta = (a: Record<string, number>, b: Record<string, number>) =>
-  MEMINFO_PARTS.map((k) => `${k} ${((b[k] ?? 0) - (a[k] ?? 0)).toFixed(0)}`).join(', ');
+const memDelta = (a: Record<string, number>, b: Record<string, number>) => MEMINFO_PARTS.map((k) => `${k} ${((b[k] ?? 0) - (a[k] ?? 0)).toFixed(0)}`).join(', ');
 
 async function rssMiB(pid: number | undefined): Promise<number> {
   const m = /VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
@@ -94,8 +93,7 @@ async function openFds(pid: number | undefined): Promise<number> {
   return (await readdir(`/proc/${pid}/fd`).catch(() => [])).length;
 }
 
-const ourNamespaces = async (installation: string) =>
-  (await readdir('/run/netns').catch(() => [] as string[])).filter((n) => n.startsWith(`sandpit-${installation}-`)).length;
+const ourNamespaces = async (installation: string) => (await readdir('/run/netns').catch(() => [] as string[])).filter((n) => n.startsWith(`sandpit-${installation}-`)).length;
 
 async function duBytes(path: string, oneFs: boolean): Promise<number> {
   const { stdout } = await run('du', [oneFs ? '-sxB1' : '-sB1', path]).catch(() => ({ stdout: '0' }));
@@ -145,14 +143,16 @@ class Peak {
 async function pool(n: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   let failed = false;
-  const workers = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL, n) }, async () => {
-    try {
-      while (next < n && !failed) await fn(next++);
-    } catch (err) {
-      failed = true;
-      throw err;
-    }
-  }));
+  const workers = await Promise.allSettled(
+    Array.from({ length: Math.min(PARALLEL, n) }, async () => {
+      try {
+        while (next < n && !failed) await fn(next++);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }),
+  );
   const err = workers.find((w) => w.status === 'rejected');
   if (err) throw err.reason;
 }
@@ -313,14 +313,19 @@ async function main(): Promise<void> {
     line('server RSS: before / peak / all paused', `${rssBefore.toFixed(0)} / ${peak.rss.toFixed(0)} / ${rssPaused.toFixed(0)} MiB`);
     line('server open fds: before / all paused', `${fdsBefore} / ${fdsPaused}`);
     line('network namespaces held while all paused', `${netnsPaused} (one per sandbox, plus spares)`);
-    line('runsc processes while all paused', `${procs.length} (settled ${settleS.toFixed(1)} s after the last pause); runsc list: ${runscLeft.length}; API: ${listed} paused${procs.length ? `\n  ${procs.slice(0, 5).join('\n  ')}` : ''}`);
+    line(
+      'runsc processes while all paused',
+      `${procs.length} (settled ${settleS.toFixed(1)} s after the last pause); runsc list: ${runscLeft.length}; API: ${listed} paused${procs.length ? `\n  ${procs.slice(0, 5).join('\n  ')}` : ''}`,
+    );
     line('disk: data dir on the host', `${mib(diskPaused.host)} (${mib(diskPaused.host - diskBefore.host)} for the fleet, ${perSandbox(diskPaused.host - diskBefore.host)} per sandbox)`);
     line('disk: checkpoint images', `${mib(diskPaused.images)} (${perSandbox(diskPaused.images)} per sandbox)`);
     line('disk: layer store contents', `${mib(diskPaused.store)} (${perSandbox(diskPaused.store - diskBefore.store)} per sandbox)`);
     line('disk: data dir after deleting all', `${mib(diskDeleted.host)} (sparse image keeps freed blocks until trimmed); store contents ${mib(diskDeleted.store)}`);
     line('resumed sample continued', `${sample.length - failures.length}/${sample.length}${failures.length ? `\n  ${failures.join('\n  ')}` : ''}`);
     line('left after deleting all', JSON.stringify(left));
-    console.log(`\nmedian summary: create ${median(create).toFixed(0)} ms, pause ${median(pause).toFixed(0)} ms, resume ${median(resume).toFixed(0)} ms, ${perSandbox(diskPaused.host - diskBefore.host)} of disk per paused sandbox`);
+    console.log(
+      `\nmedian summary: create ${median(create).toFixed(0)} ms, pause ${median(pause).toFixed(0)} ms, resume ${median(resume).toFixed(0)} ms, ${perSandbox(diskPaused.host - diskBefore.host)} of disk per paused sandbox`,
+    );
   } catch (err) {
     console.error(`server output (tail):\n${srv.output.slice(-4000)}`);
     throw err;
@@ -329,7 +334,10 @@ async function main(): Promise<void> {
     await srv.stop();
     const namespaces = await ourNamespaces(installation);
     const mounts = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').filter((l) => l.includes(dataDir)).length;
-    const dirGone = await stat(dataDir).then(() => false, () => true);
+    const dirGone = await stat(dataDir).then(
+      () => false,
+      () => true,
+    );
     line('after server stop', `namespaces ${namespaces}, mounts ${mounts}, data dir removed: ${dirGone}`);
   }
 }

@@ -20,7 +20,7 @@ import { median, report, sample, timeIt } from './stats.ts';
 const run = promisify(execFile);
 const N = Number(process.env.BENCH_RUNS ?? 10);
 const CANDIDATE = process.env.RUNSC_CANDIDATE;
-const STATS = "python3 -c \"import os\nfor _ in range(100000): os.stat('/')\"";
+const STATS = 'python3 -c "import os\nfor _ in range(100000): os.stat(\'/\')"';
 const FORKS = 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done';
 
 interface Engine {
@@ -64,7 +64,10 @@ async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
     const forks = await sample(Math.max(3, N / 2), () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', FORKS]));
     console.log(`${'process start inside (100 /bin/true, per process)'.padEnd(44)} median ${((median(forks) - median(exec)) / 100).toFixed(2).padStart(8)} ms`);
     report('syscalls: 100,000 stat() in python3', await sample(3, () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', STATS])));
-    const statx = await run(e.bin, [...state, 'exec', id, 'stat', '/']).then(() => 'works', (err: Error) => `fails (${err.message.split('\n').at(-2)?.trim()})`);
+    const statx = await run(e.bin, [...state, 'exec', id, 'stat', '/']).then(
+      () => 'works',
+      (err: Error) => `fails (${err.message.split('\n').at(-2)?.trim()})`,
+    );
     console.log(`${'coreutils stat without the statx shim'.padEnd(44)} ${statx}`);
   } finally {
     await run(e.bin, [...state, 'delete', '--force', id]).catch(() => undefined);

@@ -36,11 +36,30 @@ function* batches(teamId: string): Generator<{ sandboxes: Row[]; metadata: Row[]
       const meta = { group: `g${i % GROUPS}`, index: String(i) };
       const at = t0 + i * 1000;
       sandboxes.push({
-        id, team_id: teamId, name: `bench-${i}`, template_id: 'platform/base', driver: 'container', region: 'local', status: 'paused',
-        metadata: JSON.stringify(meta), env: '{}', network: null, secrets: '{}', preview_access: 'private',
-        resources: JSON.stringify({ vcpu_count: 1, memory_mib: 512, disk_mib: 1024 }), access_token: randomUUID(),
-        auto_pause_seconds: null, auto_delete_seconds: null, auto_pause_at: null, auto_delete_at: null, active_since: null,
-        paused_at: at, latest_snapshot_id: null, created_at: at, updated_at: at, deleted_at: null,
+        id,
+        team_id: teamId,
+        name: `bench-${i}`,
+        template_id: 'platform/base',
+        driver: 'container',
+        region: 'local',
+        status: 'paused',
+        metadata: JSON.stringify(meta),
+        env: '{}',
+        network: null,
+        secrets: '{}',
+        preview_access: 'private',
+        resources: JSON.stringify({ vcpu_count: 1, memory_mib: 512, disk_mib: 1024 }),
+        access_token: randomUUID(),
+        auto_pause_seconds: null,
+        auto_delete_seconds: null,
+        auto_pause_at: null,
+        auto_delete_at: null,
+        active_since: null,
+        paused_at: at,
+        latest_snapshot_id: null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: null,
       });
       for (const [key, value] of Object.entries(meta)) metadata.push({ sandbox_id: id, key, value });
     }
@@ -62,7 +81,10 @@ async function fill(db: Kysely<any>): Promise<number> {
 }
 
 async function empty(db: Kysely<any>): Promise<void> {
-  await db.deleteFrom('sandbox_metadata').where('sandbox_id', 'in', db.selectFrom('sandboxes').select('id').where('name', 'like', 'bench-%')).execute();
+  await db
+    .deleteFrom('sandbox_metadata')
+    .where('sandbox_id', 'in', db.selectFrom('sandboxes').select('id').where('name', 'like', 'bench-%'))
+    .execute();
   await db.deleteFrom('sandboxes').where('name', 'like', 'bench-%').execute();
 }
 
@@ -122,8 +144,7 @@ try {
   for (const name of Object.keys(results.PostgreSQL)) {
     const p = results.PostgreSQL[name]!;
     const s = results.SQLite[name]!;
-    const line = (store: string, xs: number[]) =>
-      `  ${store.padEnd(11)} median ${median(xs).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms`;
+    const line = (store: string, xs: number[]) => `  ${store.padEnd(11)} median ${median(xs).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms`;
     console.log(`GET /sandboxes, ${name}`);
     console.log(line('PostgreSQL', p));
     console.log(line('SQLite', s));

@@ -32,13 +32,15 @@ async function createToExec(api: Api, body: object, pooled: number): Promise<num
   for (let i = 0; i < N; i++) {
     if (pooled) await waitPool(api, pooled);
     let id = '';
-    out.push(await timeIt(async () => {
-      const sb = await api.post('/sandboxes', body);
-      if (sb.status !== 201) throw new Error(JSON.stringify(sb.body));
-      id = sb.body.id;
-      const ex = await api.post(`/sandboxes/${id}/exec`, { command: 'echo hi' });
-      if (ex.body.stdout !== 'hi\n') throw new Error(JSON.stringify(ex.body));
-    }));
+    out.push(
+      await timeIt(async () => {
+        const sb = await api.post('/sandboxes', body);
+        if (sb.status !== 201) throw new Error(JSON.stringify(sb.body));
+        id = sb.body.id;
+        const ex = await api.post(`/sandboxes/${id}/exec`, { command: 'echo hi' });
+        if (ex.body.stdout !== 'hi\n') throw new Error(JSON.stringify(ex.body));
+      }),
+    );
     await api.del(`/sandboxes/${id}`);
   }
   return out;
@@ -84,11 +86,13 @@ async function createToExecCold(api: Api, body: object): Promise<number[]> {
   for (let i = 0; i < Math.min(N, 10); i++) {
     const drain = await api.post('/sandboxes', body);
     let id = '';
-    out.push(await timeIt(async () => {
-      const sb = await api.post('/sandboxes', body);
-      id = sb.body.id;
-      await api.post(`/sandboxes/${id}/exec`, { command: 'echo hi' });
-    }));
+    out.push(
+      await timeIt(async () => {
+        const sb = await api.post('/sandboxes', body);
+        id = sb.body.id;
+        await api.post(`/sandboxes/${id}/exec`, { command: 'echo hi' });
+      }),
+    );
     await api.del(`/sandboxes/${id}`);
     await api.del(`/sandboxes/${drain.body.id}`);
   }

@@ -13,10 +13,7 @@ export class ProgressReporter {
       return;
     }
     if (!this.#bar) {
-      this.#bar = new cliProgress.SingleBar(
-        { format: 'building platform/base [{bar}] {percentage}% {phase}', stream: process.stderr, hideCursor: true },
-        cliProgress.Presets.shades_classic,
-      );
+      this.#bar = new cliProgress.SingleBar({ format: 'building platform/base [{bar}] {percentage}% {phase}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
       this.#bar.start(Math.max(p.total, 1), 0, { phase: p.phase });
     }
     this.#bar.setTotal(Math.max(p.total, 1));
@@ -37,10 +34,7 @@ const TRANSFER_BAR_MIN_BYTES = 8 * 1048576;
 export function transferBar(label: string, total: number, enabled: boolean): { add(n: number): void; stop(): void } {
   if (!enabled || !process.stderr.isTTY || total < TRANSFER_BAR_MIN_BYTES) return { add() {}, stop() {} };
   const mib = (n: number) => (n / 1048576).toFixed(1);
-  const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% {done}/{size} MiB {eta_formatted}`, stream: process.stderr, hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = new cliProgress.SingleBar({ format: `${label} [{bar}] {percentage}% {done}/{size} MiB {eta_formatted}`, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
   let done = 0;
   bar.start(total, 0, { done: mib(0), size: mib(total) });
   return {

@@ -119,7 +119,16 @@ describe('sandpit CLI resource commands against a real server (container driver)
 
   it('template: create -f follows the build; list --json; get; logs; rm', async () => {
     const recipe = join(dir, 'recipe.json');
-    await writeFile(recipe, JSON.stringify({ name: 'cli-tiny', steps: [{ type: 'env', env: { FROM: 'cli' } }, { type: 'run', command: 'echo hi-from-build' }] }));
+    await writeFile(
+      recipe,
+      JSON.stringify({
+        name: 'cli-tiny',
+        steps: [
+          { type: 'env', env: { FROM: 'cli' } },
+          { type: 'run', command: 'echo hi-from-build' },
+        ],
+      }),
+    );
     const built = await ok(['template', 'create', '-f', recipe]);
     assert.match(built.stdout, /^cli-tiny ready\n$/);
     assert.match(built.stderr, /hi-from-build/);

@@ -22,7 +22,10 @@ describe('the packed CLI, installed globally', () => {
     const install = async () => {
       const tarball = await pack('cli', work);
       // Installed with Node 20's own npm, the oldest supported; its dependencies come from the registry (or npm's cache).
-      const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: work, env: { PATH: `${nodeBin(20)}:${process.env.PATH}` } });
+      const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+        cwd: work,
+        env: { PATH: `${nodeBin(20)}:${process.env.PATH}` },
+      });
       assert.equal(installed.code, 0, installed.stderr);
     };
     starting = ServerProcess.start({ SANDPIT_DRIVER: 'container' });
@@ -55,7 +58,10 @@ describe('the packed CLI, installed globally', () => {
     for (const major of [22, 24] as const) {
       const listed = await sandpit(major, ['sandbox', 'list', '--json', '--metadata', 'suite=installed-cli']);
       assert.equal(listed.code, 0, listed.stderr);
-      assert.deepEqual(JSON.parse(listed.stdout).map((s: { id: string }) => s.id), [id]);
+      assert.deepEqual(
+        JSON.parse(listed.stdout).map((s: { id: string }) => s.id),
+        [id],
+      );
     }
     assert.equal((await sandpit(20, ['sandbox', 'kill', id])).stdout, `killed ${id}\n`);
   });
@@ -71,7 +77,12 @@ describe('the packed CLI, installed globally', () => {
   it('serves MCP over stdio from the installed package', async () => {
     const client = new Client({ name: 'sandpit-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: join(prefix, 'bin/sandpit'), args: ['mcp'], env: { PATH: `${nodeBin(20)}:${process.env.PATH}`, SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key }, stderr: 'pipe' }),
+      new StdioClientTransport({
+        command: join(prefix, 'bin/sandpit'),
+        args: ['mcp'],
+        env: { PATH: `${nodeBin(20)}:${process.env.PATH}`, SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key },
+        stderr: 'pipe',
+      }),
     );
     try {
       const created = (await client.callTool({ name: 'create_sandbox', arguments: {} })) as CallToolResult;

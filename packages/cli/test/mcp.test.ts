@@ -7,7 +7,20 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, ServerProcess } from '../../server/test/helpers/server-process.ts';
 
-const TOOLS = ['create_sandbox', 'fork_sandbox', 'get_preview_url', 'kill_sandbox', 'list_files', 'list_sandboxes', 'pause_sandbox', 'read_file', 'resume_sandbox', 'run_command', 'snapshot_sandbox', 'write_file'];
+const TOOLS = [
+  'create_sandbox',
+  'fork_sandbox',
+  'get_preview_url',
+  'kill_sandbox',
+  'list_files',
+  'list_sandboxes',
+  'pause_sandbox',
+  'read_file',
+  'resume_sandbox',
+  'run_command',
+  'snapshot_sandbox',
+  'write_file',
+];
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 const json = (result: unknown) => JSON.parse(text(result));
@@ -36,7 +49,9 @@ async function tour(client: Client, withForks: boolean) {
 
     const progress: string[] = [];
     // The last sleep: the MCP client SDK handles a notification a tick after a response read with it, and would drop it.
-    const ran = await call(client, 'run_command', { sandbox_id: sb.id, command: 'for i in 1 2 3; do echo line$i; sleep 0.2; done; echo oops >&2; sleep 0.2; exit 4' }, (p) => progress.push(p.message ?? ''));
+    const ran = await call(client, 'run_command', { sandbox_id: sb.id, command: 'for i in 1 2 3; do echo line$i; sleep 0.2; done; echo oops >&2; sleep 0.2; exit 4' }, (p) =>
+      progress.push(p.message ?? ''),
+    );
     assert.deepEqual(json(ran), { exit_code: 4, stdout: 'line1\nline2\nline3\n', stderr: 'oops\n' });
     assert.equal(progress.join(''), 'line1\nline2\nline3\noops\n', 'output streamed as progress while the command ran');
     assert.ok(progress.length >= 3);
@@ -49,10 +64,16 @@ async function tour(client: Client, withForks: boolean) {
     assert.equal(blob.type, 'resource');
     assert.equal(blob.resource.blob, Buffer.from([0xff, 0, 1]).toString('base64'));
     const dir = await ok(client, 'list_files', { sandbox_id: sb.id, path: 'work' });
-    assert.deepEqual(dir.entries.map((e: { name: string }) => e.name), ['hello.txt']);
+    assert.deepEqual(
+      dir.entries.map((e: { name: string }) => e.name),
+      ['hello.txt'],
+    );
 
     const uri = `sandpit://sandboxes/${sb.id}/files/home/user/blob.bin`;
-    assert.ok((await client.listResources()).resources.some((r) => r.uri === uri), 'home directory files are listed as resources');
+    assert.ok(
+      (await client.listResources()).resources.some((r) => r.uri === uri),
+      'home directory files are listed as resources',
+    );
     const viaResource = await client.readResource({ uri: `sandpit://sandboxes/${sb.id}/files/home/user/work/hello.txt` });
     assert.deepEqual(viaResource.contents, [{ uri: `sandpit://sandboxes/${sb.id}/files/home/user/work/hello.txt`, text: 'hello mcp\n' }]);
 

@@ -36,7 +36,11 @@ function Page({ path, me }: { path: string; me: Me }) {
   if (path === '/keys') return <KeysPage me={me} />;
   if (path === '/team') return <TeamPage me={me} />;
   if (path === '/billing') return can('billing:read') ? <BillingPage me={me} /> : <p role="alert">This API key has no billing:read permission.</p>;
-  return <p>Nothing here. <a {...href('/sandboxes')}>Back to sandboxes</a></p>;
+  return (
+    <p>
+      Nothing here. <a {...href('/sandboxes')}>Back to sandboxes</a>
+    </p>
+  );
 }
 
 function App() {
@@ -45,11 +49,22 @@ function App() {
   const path = usePath();
   useEffect(() => {
     setSignedOutHandler(() => setMe(null));
-    get<{ session?: Me }>('/session').then((r) => setMe(r.session ?? null), () => setMe(null));
+    get<{ session?: Me }>('/session').then(
+      (r) => setMe(r.session ?? null),
+      () => setMe(null),
+    );
   }, []);
   useEffect(() => setMenuOpen(false), [path]);
   if (me === undefined) return <p class="loading">Loading…</p>;
-  if (me === null) return <SignInPage onSignedIn={(m) => { setMe(m); if (path === '/') navigate('/sandboxes'); }} />;
+  if (me === null)
+    return (
+      <SignInPage
+        onSignedIn={(m) => {
+          setMe(m);
+          if (path === '/') navigate('/sandboxes');
+        }}
+      />
+    );
   const out = async () => {
     await signOut().catch(() => undefined);
     setMe(null);
@@ -57,7 +72,9 @@ function App() {
   return (
     <div class="shell">
       <header class="top">
-        <a class="brand" {...href('/sandboxes')}>Sandpit</a>
+        <a class="brand" {...href('/sandboxes')}>
+          Sandpit
+        </a>
         <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
         </button>

@@ -116,7 +116,12 @@ test('sign in, create a sandbox, terminal, files, exec, pause and resume, metric
   await page.getByRole('link', { name: 'e2e-box' }).waitFor();
   await page.screenshot({ path: `${SHOTS}sandboxes.png` });
 
-  for (const [name, file] of [['Templates', 'templates'], ['API keys', 'keys'], ['Team', 'team'], ['Billing', 'billing']]) {
+  for (const [name, file] of [
+    ['Templates', 'templates'],
+    ['API keys', 'keys'],
+    ['Team', 'team'],
+    ['Billing', 'billing'],
+  ]) {
     await page.getByRole('navigation').getByRole('link', { name }).click();
     await page.getByRole('heading', { name, exact: true }).waitFor();
     await page.waitForLoadState('networkidle').catch(() => undefined);

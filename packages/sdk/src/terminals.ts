@@ -178,7 +178,11 @@ export class Terminals {
           fn();
         };
         socket.addEventListener('open', settle(resolve), { once: true });
-        socket.addEventListener('close', settle(() => reject(new ConnectionError(`terminal ${id}: the connection was refused`))), { once: true });
+        socket.addEventListener(
+          'close',
+          settle(() => reject(new ConnectionError(`terminal ${id}: the connection was refused`))),
+          { once: true },
+        );
       });
     } catch (err) {
       socket.close();

@@ -17,8 +17,7 @@ import {
 import { envelope, json, scriptedServer } from './helpers/scripted-server.ts';
 
 const KEY = 'sp_unit_key';
-const client = (url: string, extra: ConstructorParameters<typeof SandpitClient>[0] = {}) =>
-  new SandpitClient({ apiUrl: url, apiKey: KEY, retryDelayMs: 5, ...extra });
+const client = (url: string, extra: ConstructorParameters<typeof SandpitClient>[0] = {}) => new SandpitClient({ apiUrl: url, apiKey: KEY, retryDelayMs: 5, ...extra });
 
 const SANDBOX = {
   id: 'sb-local-6f1c1f0e-2a8e-4f57-9a3e-0a4f7c1d2b3c',
@@ -47,7 +46,9 @@ describe('retries', () => {
   it('never retries a POST, not even on 503', async (t) => {
     const srv = await scriptedServer((_req, res) => json(res, 503, envelope('unavailable', 'try later')));
     t.after(() => srv.close());
-    const err = await client(srv.url).sandboxes.create({ name: 'x' }).catch((e: unknown) => e);
+    const err = await client(srv.url)
+      .sandboxes.create({ name: 'x' })
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ServerError);
     assert.equal(err.status, 503);
     assert.equal(err.code, 'unavailable');
@@ -74,9 +75,7 @@ describe('retries', () => {
   });
 
   it('honours Retry-After on 429', async (t) => {
-    const srv = await scriptedServer((_req, res, n) =>
-      n === 1 ? json(res, 429, envelope('rate_limited'), { 'retry-after': '1' }) : json(res, 200, { sandboxes: [] }),
-    );
+    const srv = await scriptedServer((_req, res, n) => (n === 1 ? json(res, 429, envelope('rate_limited'), { 'retry-after': '1' }) : json(res, 200, { sandboxes: [] })));
     t.after(() => srv.close());
     const started = Date.now();
     const pages = [];
@@ -104,7 +103,9 @@ describe('retries', () => {
   it('gives up after maxRetries and reports the last answer', async (t) => {
     const srv = await scriptedServer((_req, res) => json(res, 502, 'bad gateway'));
     t.after(() => srv.close());
-    const err = await client(srv.url, { maxRetries: 2 }).me().catch((e: unknown) => e);
+    const err = await client(srv.url, { maxRetries: 2 })
+      .me()
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ServerError);
     assert.equal(err.status, 502);
     assert.equal(err.code, 'http_502', 'no envelope: the code comes from the status');
@@ -133,7 +134,9 @@ describe('errors', () => {
     it(`maps ${status} ${code} to ${Class.name}`, async (t) => {
       const srv = await scriptedServer((_req, res) => json(res, status, envelope(code, `message ${status}`)));
       t.after(() => srv.close());
-      const err = await client(srv.url, { maxRetries: 0 }).sandboxes.create().catch((e: unknown) => e);
+      const err = await client(srv.url, { maxRetries: 0 })
+        .sandboxes.create()
+        .catch((e: unknown) => e);
       assert.ok(err instanceof Class, String(err));
       assert.ok(err instanceof ApiError);
       assert.equal(err.status, status);

@@ -53,7 +53,10 @@ describe('the packed SDK, installed outside the repository', () => {
   it('type-checks a TypeScript user as ESM and as CommonJS', async () => {
     await writeFile(join(project, 'typed.mts'), typedProgram);
     await writeFile(join(project, 'typed.cts'), typedProgram);
-    const tsconfig = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['typed.mts', 'typed.cts'] };
+    const tsconfig = {
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, skipLibCheck: false, types: [] },
+      files: ['typed.mts', 'typed.cts'],
+    };
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
     const tsc = await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project });
     assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
@@ -87,7 +90,9 @@ describe('the packed SDK, installed outside the repository', () => {
       // The same page from an origin the server does not list is refused by the browser.
       const stranger = await browser.newPage();
       await stranger.goto(`${pageOrigin.replace('127.0.0.1', 'localhost')}/`);
-      const refused = await stranger.evaluate(`window.sdkReady.then(() => window.sdk.Sandbox.get('00000000-0000-4000-8000-000000000000', ${JSON.stringify({ ...options, maxRetries: 0 })})).then(() => 'answered', (e) => e.name)`);
+      const refused = await stranger.evaluate(
+        `window.sdkReady.then(() => window.sdk.Sandbox.get('00000000-0000-4000-8000-000000000000', ${JSON.stringify({ ...options, maxRetries: 0 })})).then(() => 'answered', (e) => e.name)`,
+      );
       assert.equal(refused, 'ConnectionError');
     } finally {
       await browser.close();

@@ -61,7 +61,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     if (err instanceof ApiError) {
-      return reply.code(err.status).headers(err.headers).send({ error: { code: err.code, message: err.message } });
+      return reply
+        .code(err.status)
+        .headers(err.headers)
+        .send({ error: { code: err.code, message: err.message } });
     }
     if (err.validation) {
       const where = err.validationContext ?? 'request';
@@ -69,7 +72,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     }
     if (storeUnavailable(err)) {
       req.log.warn({ err: { message: err.message } }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').send({ error: { code: 'unavailable', message: 'the store is not reachable; retry shortly' } });
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send({ error: { code: 'unavailable', message: 'the store is not reachable; retry shortly' } });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send(envelope(codeForStatus(status), err.message));

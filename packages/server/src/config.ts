@@ -179,7 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxTemplateBytes: int(env, 'SANDPIT_TEMPLATE_MAX_MIB') * 1024 * 1024,
       capture: str(env, 'SANDPIT_TEMPLATE_CAPTURE') !== '0',
       debianMirror: str(env, 'SANDPIT_DEBIAN_MIRROR'),
-      insecureRegistries: (str(env, 'SANDPIT_INSECURE_REGISTRIES') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+      insecureRegistries: (str(env, 'SANDPIT_INSECURE_REGISTRIES') ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
       imageMaxBytes: int(env, 'SANDPIT_IMAGE_MAX_MIB') * 1024 * 1024,
     },
     warmPool: {

@@ -2,7 +2,10 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 
 /** Reads of paths that may be absent (a crash can leave any of them half-made): absence is an answer, not an error. */
 export async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The parsed file, or undefined when it is missing or not complete JSON. */

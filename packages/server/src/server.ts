@@ -199,7 +199,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort(app, config.port)}`,
     });
     // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
-    void curated.base().then(() => warmPool.start(), () => undefined);
+    void curated.base().then(
+      () => warmPool.start(),
+      () => undefined,
+    );
     void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
 
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
@@ -231,7 +234,27 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const sandboxEvents = new SandboxEvents(db);
 
     const app = await buildApp(
-      { config, auth, sandboxes, exec, files, processes, terminals, snapshots, secrets, previews, teamManagement, billing, metrics, templates, warmPool, consoleSessions, sandboxMetrics, sandboxEvents, driverName: driver.name },
+      {
+        config,
+        auth,
+        sandboxes,
+        exec,
+        files,
+        processes,
+        terminals,
+        snapshots,
+        secrets,
+        previews,
+        teamManagement,
+        billing,
+        metrics,
+        templates,
+        warmPool,
+        consoleSessions,
+        sandboxMetrics,
+        sandboxEvents,
+        driverName: driver.name,
+      },
       log,
     );
     await app.listen({ host: config.host, port: config.port });

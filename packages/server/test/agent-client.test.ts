@@ -53,9 +53,7 @@ function collect(p: AgentProcess): Promise<Result> {
   p.on('stdout', (b) => out.push(b));
   p.on('stderr', (b) => err.push(b));
   return new Promise((resolve, reject) => {
-    p.once('exit', (info) =>
-      resolve({ ...info, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
-    );
+    p.once('exit', (info) => resolve({ ...info, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
     p.once('error', reject);
   });
 }
@@ -291,9 +289,7 @@ test('pty mode: a terminal with a size that can change', () =>
 
 test('many concurrent processes on one connection', () =>
   withAgent(async (_a, client) => {
-    const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => run(client, ['sh', '-c', 'echo $0; echo e$0 >&2; exit $(($0 % 7))', String(i)])),
-    );
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => run(client, ['sh', '-c', 'echo $0; echo e$0 >&2; exit $(($0 % 7))', String(i)])));
     results.forEach((r, i) => {
       assert.equal(r.stdout, `${i}\n`);
       assert.equal(r.stderr, `e${i}\n`);
@@ -346,8 +342,7 @@ test('--connect: the agent dials the host and redials after a disconnect', async
   let onConn: ((s: net.Socket) => void) | undefined;
   const server = net.createServer((s) => (onConn ? onConn(s) : accepted.push(s)));
   await new Promise<void>((r) => server.listen(socketPath, r));
-  const nextConn = (): Promise<net.Socket> =>
-    accepted.length ? Promise.resolve(accepted.shift()!) : new Promise((r) => (onConn = (s) => ((onConn = undefined), r(s))));
+  const nextConn = (): Promise<net.Socket> => (accepted.length ? Promise.resolve(accepted.shift()!) : new Promise((r) => (onConn = (s) => ((onConn = undefined), r(s)))));
   const child = spawn(agentBin, ['--connect', socketPath], { stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   try {
@@ -422,7 +417,10 @@ test('LIST and ATTACH: a named background process outlives its connection with i
     const p = client.spawn({ argv: ['sh', '-c', 'echo before; sleep 0.3; echo during; read x; echo "got $x"; exit 5'], user: 'root', background: true, name: 'job-1' });
     p.on('error', () => {});
     await new Promise((r) => p.once('stdout', r));
-    assert.deepEqual((await client.listProcesses()).map((x) => [x.name, x.attached]), [['job-1', true]]);
+    assert.deepEqual(
+      (await client.listProcesses()).map((x) => [x.name, x.attached]),
+      [['job-1', true]],
+    );
     client.close();
     await sleep(600); // 'during' is written while no host is attached
     const c2 = await AgentClient.connect(agent.socketPath);
@@ -472,7 +470,7 @@ function bytes(p: AgentProcess): Promise<{ data: Buffer; end: ExitInfo | AgentEr
   });
 }
 
-test('direct transfers: the helper moves the frames on a connection of its own, which is the agent\'s again afterwards', () =>
+test("direct transfers: the helper moves the frames on a connection of its own, which is the agent's again afterwards", () =>
   withAgent(async (agent, client) => {
     const file = path.join(agent.dir, 'direct/x.bin');
     const data = randomBytes(3 * 1024 * 1024 + 123);

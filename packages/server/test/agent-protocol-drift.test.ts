@@ -57,7 +57,7 @@ const SINGLES: Record<string, number> = { PROTO_VERSION: proto.PROTOCOL_VERSION,
 /** C constants the server never sends or reads. */
 const AGENT_ONLY = new Set(['SANDPIT_PROTO_H', 'READ_MAX']);
 
-test("proto.h and agent-protocol.ts agree on every constant, both ways", async () => {
+test('proto.h and agent-protocol.ts agree on every constant, both ways', async () => {
   const c = await cConstants();
   const seen = new Set<Record<string, number>>();
   const wrong: string[] = [];
@@ -112,7 +112,10 @@ test('an agent announcing another protocol version is refused on connect (EPROTO
     head.writeUInt8(proto.Msg.hello, 4);
     return Buffer.concat([head, tlv]);
   };
-  for (const [version, accepted] of [[proto.PROTOCOL_VERSION + 1, false], [proto.PROTOCOL_VERSION, true]] as const) {
+  for (const [version, accepted] of [
+    [proto.PROTOCOL_VERSION + 1, false],
+    [proto.PROTOCOL_VERSION, true],
+  ] as const) {
     const path = join(dir, `agent-${version}.sock`);
     const server = createServer((s) => s.write(hello(version)));
     await new Promise<void>((r) => server.listen(path, r));

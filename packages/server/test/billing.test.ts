@@ -14,8 +14,7 @@ const PER_VCPU_S = 1;
 const PER_MIB_S = 1e-5;
 const TRIAL = 100;
 
-const close = (actual: number, expected: number, what: string) =>
-  assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: expected ${expected}, got ${actual}`);
+const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: expected ${expected}, got ${actual}`);
 const bare = (id: string) => id.replace(/^sb-[a-z0-9]+-/, '');
 
 function assertEnvelope(res: { status: number; body: any }, status: number, code: string) {
@@ -139,7 +138,15 @@ test('metering, pricing and periods from a scripted sandbox lifecycle', async (t
 
   await t.test('the OpenAPI document carries the billing and team routes and the documented choices', async () => {
     const doc = (await api.get('/openapi.json')).body;
-    for (const path of ['/billing/summary', '/teams/{team_id}/billing/usage', '/teams/{team_id}/billing/usage/sandboxes', '/teams/{team_id}/billing/periods', '/teams/{team_id}/management', '/teams/{team_id}/members/{user_id}', '/metrics']) {
+    for (const path of [
+      '/billing/summary',
+      '/teams/{team_id}/billing/usage',
+      '/teams/{team_id}/billing/usage/sandboxes',
+      '/teams/{team_id}/billing/periods',
+      '/teams/{team_id}/management',
+      '/teams/{team_id}/members/{user_id}',
+      '/metrics',
+    ]) {
       assert.ok(doc.paths[path], `missing ${path}`);
     }
     assert.match(doc.paths['/teams/{team_id}/billing/usage'].get.description, /other than the caller's answers 403/);
@@ -261,7 +268,10 @@ test('metering, pricing and periods from a scripted sandbox lifecycle', async (t
 
     // The operator's CLI acts on the store while the server runs; the next request sees it.
     const gate = (verb: string) => {
-      const r = spawnSync(process.execPath, [CLI, 'gate', verb, 'default', 'tenant_usage_dashboard'], { env: { ...process.env, SANDPIT_DATA_DIR: env.dataDir, SANDPIT_DATABASE_URL: env.database?.url ?? '' }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, 'gate', verb, 'default', 'tenant_usage_dashboard'], {
+        env: { ...process.env, SANDPIT_DATA_DIR: env.dataDir, SANDPIT_DATABASE_URL: env.database?.url ?? '' },
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
     };
     gate('disable');

@@ -98,7 +98,10 @@ test('events: lifecycle with reasons, oldest first, pageable', async () => {
   assert.deepEqual(types.slice(0, 3), ['created', 'paused', 'resumed']);
   assert.equal(res.body.events[1].reason, 'paused by request');
   const after = await admin().get(`/sandboxes/${fx.sb.id}/events?after=${res.body.events[0].seq}&limit=1`);
-  assert.deepEqual(after.body.events.map((e: any) => e.type), ['paused']);
+  assert.deepEqual(
+    after.body.events.map((e: any) => e.type),
+    ['paused'],
+  );
   const other = await fetch(`${fx.server.url}/sandboxes/${fx.sb.id}/events`, { headers: { 'x-api-key': 'sp_wrong' } });
   assert.equal(other.status, 401);
 });
@@ -109,8 +112,7 @@ test('the SDK and the CLI read metrics and events', async () => {
   const events = await client.sandboxes.events(fx.sb.id);
   assert.equal(events[0]?.type, 'created');
   assert.ok((await client.sandboxes.metrics(fx.sb.id)).points.length > 0);
-  const run = (...args: string[]) =>
-    execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, SANDPIT_API_URL: fx.server.url, SANDPIT_API_KEY: fx.server.key }, encoding: 'utf8' });
+  const run = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, SANDPIT_API_URL: fx.server.url, SANDPIT_API_KEY: fx.server.key }, encoding: 'utf8' });
   assert.match(run('sandbox', 'events', fx.sb.id), /created\s+created by request/);
   const metrics = JSON.parse(run('sandbox', 'metrics', fx.sb.id, '--last', '2', '--json'));
   assert.equal(metrics.points.length, 2);

@@ -92,7 +92,10 @@ async function execDetached(id: string, args: string[]): Promise<void> {
 function canConnect(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(path);
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -188,8 +191,7 @@ test('resource limits are in the cgroups', { skip }, async (t) => {
   const s = spec({ resources: { vcpuCount: 1, memoryMib: 300, diskMib: 1024 } });
   t.after(() => destroyTracked(s.id));
   await createTracked(s);
-  const cg = (ctrl: string, file: string): Promise<string> =>
-    readFile(`/sys/fs/cgroup/${ctrl}/sandpit/${s.id}/${file}`, 'utf8').then((x) => x.trim());
+  const cg = (ctrl: string, file: string): Promise<string> => readFile(`/sys/fs/cgroup/${ctrl}/sandpit/${s.id}/${file}`, 'utf8').then((x) => x.trim());
   assert.equal(Number(await cg('memory', 'memory.limit_in_bytes')), 300 * 1024 * 1024);
   assert.equal(await cg('cpu', 'cpu.cfs_quota_us'), '100000');
   assert.equal(await cg('cpu', 'cpu.cfs_period_us'), '100000');
@@ -231,10 +233,13 @@ test('destroy leaves no mount, cgroup, crun state, layer or dir; it is idempoten
   await driver.destroy(s.id);
 });
 
-test('two sandboxes cannot see each other\'s processes', { skip }, async (t) => {
+test("two sandboxes cannot see each other's processes", { skip }, async (t) => {
   const a = spec();
   const b = spec();
-  t.after(async () => { await destroyTracked(a.id); await destroyTracked(b.id); });
+  t.after(async () => {
+    await destroyTracked(a.id);
+    await destroyTracked(b.id);
+  });
   await Promise.all([createTracked(a), createTracked(b)]);
   await execDetached(b.id, ['/bin/sleep', '4242']);
   const inA = await execIn(a.id, 'cat /proc/[0-9]*/cmdline | tr "\\0" " "');
@@ -272,9 +277,17 @@ test('timings (printed, not asserted)', { skip, timeout: 300_000 }, async () => 
   // Raw crun: `true` on the read-only template root, foreground run incl. cleanup.
   const rawBundle = join(dataDir, 'raw-bundle');
   await run('mkdir', ['-p', rawBundle]);
-  const raw = JSON.parse(JSON.stringify((await import('../src/runtime/host/oci-config.ts')).ociConfig({
-    spec: spec(), rootfs: templateRoot, runDir: rawBundle, agentBinary, nofile: 1024,
-  }))) as { process: { args: string[] }; root: { readonly: boolean }; mounts: Array<{ destination: string }>; linux: { cgroupsPath: string } };
+  const raw = JSON.parse(
+    JSON.stringify(
+      (await import('../src/runtime/host/oci-config.ts')).ociConfig({
+        spec: spec(),
+        rootfs: templateRoot,
+        runDir: rawBundle,
+        agentBinary,
+        nofile: 1024,
+      }),
+    ),
+  ) as { process: { args: string[] }; root: { readonly: boolean }; mounts: Array<{ destination: string }>; linux: { cgroupsPath: string } };
   raw.process.args = ['/bin/true'];
   raw.root.readonly = true;
   raw.mounts = raw.mounts.filter((m) => !m.destination.startsWith('/run/sandpit') && !m.destination.startsWith('/.sandpit'));

@@ -164,7 +164,12 @@ describe('newest SDK', () => {
   });
 
   test("the polling watcher (the Python SDK's) over Connect's unary JSON calls", async () => {
-    const headers = { 'content-type': 'application/json', 'e2b-sandbox-id': sbx.sandboxId, 'e2b-sandbox-port': '49983', 'x-access-token': (sbx as unknown as { envdAccessToken: string }).envdAccessToken };
+    const headers = {
+      'content-type': 'application/json',
+      'e2b-sandbox-id': sbx.sandboxId,
+      'e2b-sandbox-port': '49983',
+      'x-access-token': (sbx as unknown as { envdAccessToken: string }).envdAccessToken,
+    };
     const call = async (method: string, body: unknown) => {
       const res = await fetch(`${e2bUrl}/filesystem.Filesystem/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
       return { status: res.status, body: await res.json() };
@@ -201,7 +206,10 @@ describe('newest SDK', () => {
       assert.deepEqual([...first, ...second].map((s) => s.sandboxId).sort(), extra.map((s) => s.sandboxId).sort());
       if (pager.hasNext) assert.equal((await pager.nextItems()).length, 0);
       const mine = await Sandbox.list({ query: { metadata: { suite: 'e2b-main' }, state: ['running'] } }).nextItems();
-      assert.deepEqual(mine.map((s) => s.sandboxId), [sbx.sandboxId]);
+      assert.deepEqual(
+        mine.map((s) => s.sandboxId),
+        [sbx.sandboxId],
+      );
     } finally {
       await Promise.all(extra.map((s) => s.kill()));
     }
@@ -237,7 +245,11 @@ describe('newest SDK', () => {
     await s.setTimeout(1_000);
     assert.ok(await until(async () => !(await s.isRunning()), 15_000));
     // Not running from the moment the deadline passes; gone once the engine has let go of it.
-    const gone = () => Sandbox.getInfo(s.sandboxId).then(() => false, (e: unknown) => e instanceof SandboxNotFoundError);
+    const gone = () =>
+      Sandbox.getInfo(s.sandboxId).then(
+        () => false,
+        (e: unknown) => e instanceof SandboxNotFoundError,
+      );
     assert.ok(await until(gone, 15_000));
     assert.equal(await Sandbox.kill(s.sandboxId), false);
   });
@@ -279,7 +291,6 @@ describe('SDK 2.7.0 (pre-v2 paths)', () => {
     }
   });
 
-
   test('create, run, files, pause, connect, list, kill', async () => {
     const s = await OldSandbox.create({ timeoutMs: 60_000, metadata: { suite: 'e2b-old' } });
     try {
@@ -290,7 +301,10 @@ describe('SDK 2.7.0 (pre-v2 paths)', () => {
       await s.files.write('old.txt', 'v2.0');
       assert.equal(await s.files.read('old.txt'), 'v2.0');
       const listed = await OldSandbox.list({ query: { metadata: { suite: 'e2b-old' } } }).nextItems();
-      assert.deepEqual(listed.map((x) => x.sandboxId), [s.sandboxId]);
+      assert.deepEqual(
+        listed.map((x) => x.sandboxId),
+        [s.sandboxId],
+      );
       assert.equal(await s.betaPause(), true);
       assert.equal(await s.isRunning(), false);
       const again = await OldSandbox.connect(s.sandboxId, { timeoutMs: 60_000 });

@@ -11,7 +11,13 @@ import { Api, ServerProcess } from './helpers/server-process.ts';
 async function hostCgroup(dataDir: string, sandboxId: string): Promise<string> {
   const base = '/sys/fs/cgroup/cpuacct/sandpit';
   const own = join(base, sandboxId.replace(/^sb-[a-z0-9]+-/, ''));
-  if (await readFile(join(own, 'cpuacct.usage'), 'utf8').then(() => true, () => false)) return own;
+  if (
+    await readFile(join(own, 'cpuacct.usage'), 'utf8').then(
+      () => true,
+      () => false,
+    )
+  )
+    return own;
   for (const name of await readdir(base)) {
     const procs = (await readFile(join(base, name, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
     for (const pid of procs) {

@@ -180,7 +180,7 @@ describe('directory operations', () => {
     assert.equal((await post('/files/remove', { path: 'work/a', recursive: true })).status, 204);
     assert.equal((await get('/files/stat?path=work/a')).status, 404);
     assert.equal((await post('/files/remove', { path: 'work/a' })).status, 404);
-    assert.equal((await post('/files/remove', { path: '/etc' , recursive: true })).status, 403);
+    assert.equal((await post('/files/remove', { path: '/etc', recursive: true })).status, 403);
     assert.equal((await post('/files/mkdir', { path: 'x\u0000y' })).status, 400);
   });
 });

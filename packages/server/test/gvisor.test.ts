@@ -55,7 +55,7 @@ test('pause checkpoints to disk and resume continues every process: counter, cwd
   await waitFor('the counter', async () => ((await count(id)) > 3 ? true : undefined));
   const NET = "ip -4 -o addr show | awk '{print $2, $4}'; ip -4 route show";
   const net = (await exec(id, NET)).stdout;
-  assert.match(net, /^eth0 100\.\d+\.\d+\.\d+\/30$/m, 'the netstack took the namespace\'s address');
+  assert.match(net, /^eth0 100\.\d+\.\d+\.\d+\/30$/m, "the netstack took the namespace's address");
   assert.match(net, /^default via 100\.\d+\.\d+\.\d+ dev eth0/m, 'and its default route');
 
   const paused = await api.post(`/sandboxes/${id}/pause`);
@@ -118,7 +118,7 @@ test('killed during a checkpoint: after restart the sandbox is paused on a compl
   const sb = await api.post('/sandboxes', {});
   const id = sb.body.id;
   // 256 MiB of dirty memory makes the checkpoint long enough to be cut.
-  await exec(id, "python3 -c 'import time; b = bytearray(256 << 20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(100000)' >/dev/null 2>&1 &");
+  await exec(id, 'python3 -c \'import time; b = bytearray(256 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(100000)\' >/dev/null 2>&1 &');
   await exec(id, COUNTER);
   await new Promise((r) => setTimeout(r, 1500));
   const pausing = api.post(`/sandboxes/${id}/pause`).catch(() => undefined);
@@ -140,7 +140,10 @@ test('a connection on the sandbox network blocks pause with 409; a save that tak
   const sb = (await api.post('/sandboxes', {})).body;
   const ip = (await exec(sb.id, "ip -4 -o addr show | awk '{print $4}' | cut -d/ -f1 | grep -v '^127\\.'")).stdout.trim();
   assert.match(ip, /^\d+\.\d+\.\d+\.\d+$/);
-  await exec(sb.id, `nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('${ip}', 7000)); s.listen(); c=socket.create_connection(('${ip}', 7000)); time.sleep(600)" >/dev/null 2>&1 & echo $! > /tmp/py.pid`);
+  await exec(
+    sb.id,
+    `nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('${ip}', 7000)); s.listen(); c=socket.create_connection(('${ip}', 7000)); time.sleep(600)" >/dev/null 2>&1 & echo $! > /tmp/py.pid`,
+  );
   await waitFor('the connection', async () => ((await exec(sb.id, 'cat /proc/net/tcp')).stdout.includes(':1B58') ? true : undefined));
   const open = await api.post(`/sandboxes/${sb.id}/pause`);
   assert.equal(open.status, 409, JSON.stringify(open.body));

@@ -21,7 +21,15 @@ before(async () => {
   const layout = join(work, 'layout');
   [pub, priv, tok] = await Promise.all([TestRegistry.start(), TestRegistry.start(CREDS), TestRegistry.start({ ...CREDS, token: true }), makeTestImages(layout)]).then(([a, b, c]) => [a, b, c]);
   for (const tag of ['debian', 'busybox', 'layers', 'big', 'unique']) await pushImage(layout, tag, `${pub.host}/test/${tag}:1`);
-  await pushIndex(layout, 'multi', [{ tag: 'arm64', arch: 'arm64' }, { tag: 'amd64', arch: 'amd64' }], `${pub.host}/test/multi:1`);
+  await pushIndex(
+    layout,
+    'multi',
+    [
+      { tag: 'arm64', arch: 'arm64' },
+      { tag: 'amd64', arch: 'amd64' },
+    ],
+    `${pub.host}/test/multi:1`,
+  );
   await pushImage(layout, 'busybox', `${priv.host}/team/private:1`, CREDS);
   await pushImage(layout, 'busybox', `${tok.host}/team/private:1`, CREDS);
   server = await ServerProcess.start({
@@ -68,7 +76,10 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 /** Pull failures must leave no half-unpacked root behind. */
 async function assertNoPartialImages(): Promise<void> {
   const entries = await readdir(join(server.dataDir, 'templates/images/rootfs')).catch(() => [] as string[]);
-  assert.deepEqual(entries.filter((e) => e.startsWith('.tmp-')), []);
+  assert.deepEqual(
+    entries.filter((e) => e.startsWith('.tmp-')),
+    [],
+  );
 }
 
 describe('templates from images', () => {
@@ -87,7 +98,10 @@ describe('templates from images', () => {
     assert.equal(last.status, 'ready', lines.join('\n'));
     assert.equal(t.from_image, `${pub.host}/test/debian:1`);
     const sb = await sandbox('deb');
-    const r = await exec(sb, 'pwd; cat /srv/built.txt /srv/from-image.txt /tmp/cmd-ran; /opt/tool.sh; echo $IMAGE_VAR; id -un; echo $HOME; ls -ld $HOME | cut -c1-10; grep ^user: /etc/passwd | cut -d: -f3');
+    const r = await exec(
+      sb,
+      'pwd; cat /srv/built.txt /srv/from-image.txt /tmp/cmd-ran; /opt/tool.sh; echo $IMAGE_VAR; id -un; echo $HOME; ls -ld $HOME | cut -c1-10; grep ^user: /etc/passwd | cut -d: -f3',
+    );
     assert.equal(r.stdout, '/srv\nbuilt as root in /srv\nimage file\ncmd-ran\ntool ran\nfrom-image\nuser\n/home/user\ndrwxr-xr-x\n1000\n', r.stderr);
 
     // The image's own root was not changed: the account lives in the platform layer above it.
@@ -101,7 +115,10 @@ describe('templates from images', () => {
     // A second template of the same image is built from the cache, with no pull.
     const again = await build({ name: 'deb2', from_image: `${pub.host}/test/debian:1` });
     assert.equal(again.last.status, 'ready', again.lines.join('\n'));
-    assert.ok(again.lines.some((l) => l.includes('is cached')), again.lines.join('\n'));
+    assert.ok(
+      again.lines.some((l) => l.includes('is cached')),
+      again.lines.join('\n'),
+    );
 
     // The warm pool keeps a started sandbox of the image template.
     const deadline = Date.now() + 60_000;
@@ -192,7 +209,10 @@ describe('templates from images', () => {
     assert.match(malformed.t.error, /^image_pull_failed: malformed manifest: /);
 
     await assertNoPartialImages();
-    const layout = await stat(join(server.dataDir, 'templates/images/oci')).then(() => true, () => false);
+    const layout = await stat(join(server.dataDir, 'templates/images/oci')).then(
+      () => true,
+      () => false,
+    );
     assert.ok(layout);
   });
 
@@ -278,7 +298,13 @@ describe('image templates on the gvisor driver', () => {
   }
 
   test('steps and the image CMD run; pause/resume and a snapshot fork keep files and processes', async () => {
-    const res = await gapi.post('/templates', { name: 'gdeb', from_image: `${pub.host}/test/debian:1`, use_image_cmd: true, ready_cmd: 'test -f /tmp/cmd-ran', steps: [{ type: 'run', command: 'echo step > /srv/step.txt', user: 'root' }] });
+    const res = await gapi.post('/templates', {
+      name: 'gdeb',
+      from_image: `${pub.host}/test/debian:1`,
+      use_image_cmd: true,
+      ready_cmd: 'test -f /tmp/cmd-ran',
+      steps: [{ type: 'run', command: 'echo step > /srv/step.txt', user: 'root' }],
+    });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const logs = await fetch(`${gv.url}/templates/${res.body.id}/builds/${res.body.build_id}/logs`, { headers: { 'x-api-key': gv.key } });
     const last = parseSse(await logs.text()).events.at(-1);

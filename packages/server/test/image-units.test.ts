@@ -20,14 +20,16 @@ describe('image references', () => {
 describe('manifests', () => {
   const digest = (c: string) => `sha256:${c.repeat(64)}`;
   test('an index gives its linux/amd64 image; a bad layer type or JSON is malformed', () => {
-    const index = parseManifest(JSON.stringify({
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.index.v1+json',
-      manifests: [
-        { digest: digest('1'), size: 1, platform: { os: 'linux', architecture: 'arm64' } },
-        { digest: digest('2'), size: 1, platform: { os: 'linux', architecture: 'amd64' } },
-      ],
-    }));
+    const index = parseManifest(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.index.v1+json',
+        manifests: [
+          { digest: digest('1'), size: 1, platform: { os: 'linux', architecture: 'arm64' } },
+          { digest: digest('2'), size: 1, platform: { os: 'linux', architecture: 'amd64' } },
+        ],
+      }),
+    );
     assert.equal(index.kind, 'index');
     if (index.kind === 'index') assert.equal(pickAmd64(index).digest, digest('2'));
     assert.throws(() => parseManifest('{'), /malformed manifest: not JSON/);
@@ -56,20 +58,22 @@ describe('the user account of an image', () => {
 
 describe('Dockerfile subset', () => {
   test('instructions become steps; ARG reaches RUN; CMD after exec ENTRYPOINT is its arguments', () => {
-    const b = parseDockerfile([
-      'ARG BASE=debian:12',
-      'FROM $BASE',
-      'ARG V=1',
-      'ENV A="x y" B=$V',
-      'WORKDIR app',
-      'RUN ["echo", "it\'s"]',
-      'USER 1000',
-      'COPY <<EOF conf/',
-      'k=v',
-      'EOF',
-      'ENTRYPOINT ["/bin/app"]',
-      'CMD ["--port", "80"]',
-    ].join('\n'));
+    const b = parseDockerfile(
+      [
+        'ARG BASE=debian:12',
+        'FROM $BASE',
+        'ARG V=1',
+        'ENV A="x y" B=$V',
+        'WORKDIR app',
+        'RUN ["echo", "it\'s"]',
+        'USER 1000',
+        'COPY <<EOF conf/',
+        'k=v',
+        'EOF',
+        'ENTRYPOINT ["/bin/app"]',
+        'CMD ["--port", "80"]',
+      ].join('\n'),
+    );
     assert.equal(b.from, 'debian:12');
     assert.deepEqual(b.steps[0], { type: 'env', env: { A: 'x y', B: '1' } });
     assert.deepEqual(b.steps[1], { type: 'workdir', path: '/app' });

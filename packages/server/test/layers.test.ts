@@ -16,7 +16,10 @@ async function rules(): Promise<{ byFolder: Map<string, Rule>; composition: Set<
   const composition = new Set<string>();
   const leaf = new Set<string>();
   for (const line of doc.split('\n')) {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const key = /^`([^`]+)`$/.exec(cells[0] ?? '')?.[1];
     if (cells.length !== 3 || !key) continue;
     const allowed = new Map<string, 'any' | 'types'>();
@@ -31,7 +34,11 @@ async function rules(): Promise<{ byFolder: Map<string, Rule>; composition: Set<
 function imports(text: string): { spec: string; typesOnly: boolean }[] {
   const out: { spec: string; typesOnly: boolean }[] = [];
   for (const m of text.matchAll(/^(import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']+)'/gms)) {
-    const names = /\{([^}]*)\}/.exec(m[3]!)?.[1]?.split(',').map((s) => s.trim()).filter(Boolean);
+    const names = /\{([^}]*)\}/
+      .exec(m[3]!)?.[1]
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const inlineTypes = !!names && names.length > 0 && names.every((n) => n.startsWith('type ')) && !/^\w/.test(m[3]!.replace(/\{[^}]*\}/, '').trim());
     out.push({ spec: m[4]!, typesOnly: !!m[2] || inlineTypes });
   }

@@ -21,7 +21,10 @@ before(async () => {
   inet = await Internet.start(dir);
   // The container driver: pause must work with open TCP sockets (gVisor's checkpoint refuses them).
   server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_DNS_UPSTREAM: `${inet.dns}:53`, SANDPIT_EGRESS_UPSTREAM_CA: inet.caFile });
-  installation = createHash('sha256').update(await realpath(server.dataDir)).digest('hex').slice(0, 8);
+  installation = createHash('sha256')
+    .update(await realpath(server.dataDir))
+    .digest('hex')
+    .slice(0, 8);
   api = new Api(server.url, server.key);
 });
 
@@ -118,7 +121,10 @@ describe('egress', () => {
       assert.equal(r.body.headers.authorization, 'Bearer REAL-gh-value-1');
     }
     // Python and Node trust the egress CA through the variables the platform sets.
-    const py = await sh(sb.id, `python3 -c "import urllib.request,os; r=urllib.request.Request('https://api.example.test/p', headers={'X-Key': os.environ['GH_TOKEN']}); print(urllib.request.urlopen(r).read().decode())"`);
+    const py = await sh(
+      sb.id,
+      `python3 -c "import urllib.request,os; r=urllib.request.Request('https://api.example.test/p', headers={'X-Key': os.environ['GH_TOKEN']}); print(urllib.request.urlopen(r).read().decode())"`,
+    );
     assert.equal(JSON.parse(py.stdout).headers['x-key'], 'REAL-gh-value-1', py.stderr);
     const node = await sh(sb.id, `node -e "fetch('https://api.example.test/n',{headers:{'x-key':process.env.GH_TOKEN}}).then(r=>r.text()).then(console.log)"`);
     assert.equal(JSON.parse(node.stdout).headers['x-key'], 'REAL-gh-value-1', node.stderr);
@@ -192,13 +198,16 @@ describe('egress', () => {
   test('PATCH applies at once and cuts existing connections; paused sandboxes answer 409', async () => {
     const sb = await create();
     // A connection held open to other.test (the client waits for the server), reporting when it is closed.
-    await sh(sb.id, `setsid python3 -c "
+    await sh(
+      sb.id,
+      `setsid python3 -c "
 import socket,time
 s=socket.create_connection(('other.test',80))
 open('/tmp/held','w').write('open')
 d=s.recv(100)
 open('/tmp/held','w').write('closed')
-" >/dev/null 2>&1 < /dev/null & sleep 1`);
+" >/dev/null 2>&1 < /dev/null & sleep 1`,
+    );
     assert.equal((await sh(sb.id, 'cat /tmp/held')).stdout, 'open');
     const res = await api.patch(`/sandboxes/${sb.id}`, { network: { deny_out: [`${inet.names['other.test']}/32`] } });
     assert.equal(res.status, 200);
@@ -288,14 +297,22 @@ setsid node /tmp/srv.js >/dev/null 2>&1 < /dev/null & sleep 0.7`,
     envelope(await preview(sb.id, 3001, '/', { 'x-preview-token': 'spv_wrong' }), 401);
 
     const list = await api.get(`/sandboxes/${sb.id}/preview-ports`);
-    assert.deepEqual(list.body.preview_ports.map((p: any) => [p.port, p.access]), [[3000, 'public'], [3001, 'private']]);
+    assert.deepEqual(
+      list.body.preview_ports.map((p: any) => [p.port, p.access]),
+      [
+        [3000, 'public'],
+        [3001, 'private'],
+      ],
+    );
     envelope(await api.post(`/sandboxes/${sb.id}/preview-ports`, { port: 70000 }), 400);
     envelope(await api.del(`/sandboxes/${sb.id}/preview-ports/4000`), 404);
 
     // WebSocket through the preview host.
     const echoed = await new Promise<string>((resolve, reject) => {
       const sock = connect(server.port, '127.0.0.1', () => {
-        sock.write(`GET /ws HTTP/1.1\r\nHost: 3000-${sb.id}.preview.localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+        sock.write(
+          `GET /ws HTTP/1.1\r\nHost: 3000-${sb.id}.preview.localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        );
       });
       let text = '';
       sock.on('data', (d) => {

@@ -25,7 +25,10 @@ test('start, list, read output, stream, stdin, exit status', async () => {
   assert.deepEqual([p.command, p.args, p.working_dir], ['/bin/sh', ['-c', 'echo start; echo err >&2; read line; echo "got $line as $(id -un) in $(pwd)"; exit 4'], '/home/user']);
   const listed = await get('/processes');
   assert.ok(listed.body.processes.some((x: any) => x.id === p.id && x.running));
-  const early = await until(() => get(`/processes/${p.id}/output`), (r) => r.body.stdout === 'start\n');
+  const early = await until(
+    () => get(`/processes/${p.id}/output`),
+    (r) => r.body.stdout === 'start\n',
+  );
   assert.deepEqual([early.body.stdout, early.body.stderr, early.body.running], ['start\n', 'err\n', true]);
   // The stream replays what was kept, then follows live.
   const stream = fetch(`${fx.server.url}/processes/${p.id}/stream`, { headers: fx.dp }).then((r) => r.text());
@@ -49,10 +52,16 @@ test('signals, args without a shell, env, spawn errors', async () => {
   const p = (await post('/processes', { command: 'sleep', args: ['300'] })).body;
   assert.equal(p.command, 'sleep');
   assert.equal((await post(`/processes/${p.id}/signal`, { signal: 'TERM' })).status, 204);
-  const ended = await until(() => get(`/processes/${p.id}`), (r) => !r.body.running);
+  const ended = await until(
+    () => get(`/processes/${p.id}`),
+    (r) => !r.body.running,
+  );
   assert.deepEqual([ended.body.exit_code, ended.body.signal], [143, 15]);
   const env = (await post('/processes', { command: 'echo $GREETING', env: { GREETING: 'hi' }, working_dir: '/tmp' })).body;
-  const out = await until(() => get(`/processes/${env.id}/output`), (r) => !r.body.running);
+  const out = await until(
+    () => get(`/processes/${env.id}/output`),
+    (r) => !r.body.running,
+  );
   assert.equal(out.body.stdout, 'hi\n');
   const missing = await post('/processes', { command: '/no/such/binary', args: [] });
   assert.equal(missing.status, 400);
@@ -71,29 +80,47 @@ test('a process that never reads stdin gets 409 instead of stalling the sandbox'
   assert.equal(status, 409);
   // Everything else on the sandbox still works.
   const other = (await post('/processes', { command: 'echo fine' })).body;
-  const out = await until(() => get(`/processes/${other.id}/output`), (r) => !r.body.running);
+  const out = await until(
+    () => get(`/processes/${other.id}/output`),
+    (r) => !r.body.running,
+  );
   assert.equal(out.body.stdout, 'fine\n');
   assert.equal((await api().req('DELETE', `/processes/${p.id}`, undefined, fx.dp)).status, 204);
 });
 
 test('processes survive pause/resume and a server restart', async () => {
   const p = (await post('/processes', { command: 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.1; done' })).body;
-  await until(() => get(`/processes/${p.id}/output`), (r) => r.body.stdout.includes('tick 2'));
+  await until(
+    () => get(`/processes/${p.id}/output`),
+    (r) => r.body.stdout.includes('tick 2'),
+  );
   const control = new Api(fx.server.url, fx.server.key);
   assert.equal((await control.post(`/sandboxes/${fx.sb.id}/pause`)).status, 200);
   assert.equal((await control.post(`/sandboxes/${fx.sb.id}/resume`)).status, 200);
-  const after = await until(() => get(`/processes/${p.id}`), (r) => r.status === 200);
+  const after = await until(
+    () => get(`/processes/${p.id}`),
+    (r) => r.status === 200,
+  );
   assert.equal(after.body.running, true);
 
   await fx.server.kill9();
   await fx.server.launch();
-  const found = await until(() => get(`/processes/${p.id}`), (r) => r.status === 200);
+  const found = await until(
+    () => get(`/processes/${p.id}`),
+    (r) => r.status === 200,
+  );
   assert.equal(found.status, 200, JSON.stringify(found.body));
   assert.equal(found.body.running, true);
   assert.equal(found.body.pid, p.pid);
-  const out = await until(() => get(`/processes/${p.id}/output`), (r) => /tick \d+\n$/.test(r.body.stdout));
+  const out = await until(
+    () => get(`/processes/${p.id}/output`),
+    (r) => /tick \d+\n$/.test(r.body.stdout),
+  );
   assert.match(out.body.stdout, /tick \d+\n/);
   assert.equal((await post(`/processes/${p.id}/signal`, { signal: 'SIGKILL' })).status, 204);
-  const ended = await until(() => get(`/processes/${p.id}`), (r) => !r.body.running);
+  const ended = await until(
+    () => get(`/processes/${p.id}`),
+    (r) => !r.body.running,
+  );
   assert.equal(ended.body.exit_code, 137);
 });

@@ -106,7 +106,14 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
   });
 
   await t.test('the billing job meters each lifecycle event once across both replicas; each job has one lease holder', async () => {
-    const lastSeq = Number((await seed.selectFrom('sandbox_events').select((eb) => eb.fn.max('seq').as('s')).executeTakeFirstOrThrow()).s);
+    const lastSeq = Number(
+      (
+        await seed
+          .selectFrom('sandbox_events')
+          .select((eb) => eb.fn.max('seq').as('s'))
+          .executeTakeFirstOrThrow()
+      ).s,
+    );
     for (;;) {
       const cursor = await seed.selectFrom('meter_cursors').select('seq').executeTakeFirst();
       if (cursor && cursor.seq >= lastSeq) break;

@@ -46,7 +46,10 @@ test('sandbox metrics: rates, gaps and the window', async () => {
   await m.sample();
   const after = m.series('a');
   assert.equal(after.at(-1)!.cpuPercent, null, 'no rate across a gap');
-  assert.ok(after.every((pt) => pt.at >= clock.now() - 5000), 'points older than the window are dropped');
+  assert.ok(
+    after.every((pt) => pt.at >= clock.now() - 5000),
+    'points older than the window are dropped',
+  );
   assert.deepEqual(m.series('a', clock.now()).length, 1);
 });
 

@@ -150,7 +150,7 @@ describe('create', () => {
       { metadata: { k: 'v'.repeat(2049) } },
       { metadata: { n: 42 } },
       { metadata: { 'platform.x': 'v' } },
-      { metadata: { '_PLATFORM_x': 'v' } },
+      { metadata: { _PLATFORM_x: 'v' } },
       { metadata: { 'Platform.Owner': 'v' } },
       { metadata: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'v'.repeat(2000)])) },
       { preview_access: 'legacy_public' },
@@ -218,14 +218,23 @@ describe('get, list, ids', () => {
     const b = await create({ metadata: { count: '042', group: 'g1' } });
     const c = await create({ metadata: { group: 'g2' } });
     const byCount = await api.get('/sandboxes?metadata.count=42');
-    assert.deepEqual(byCount.body.sandboxes.map((s: any) => s.id), [a.id]);
+    assert.deepEqual(
+      byCount.body.sandboxes.map((s: any) => s.id),
+      [a.id],
+    );
     const g1 = await api.get('/sandboxes?metadata.group=g1');
     assert.deepEqual(new Set(g1.body.sandboxes.map((s: any) => s.id)), new Set([a.id, b.id]));
     const both = await api.get('/sandboxes?metadata.group=g1&metadata.count=042');
-    assert.deepEqual(both.body.sandboxes.map((s: any) => s.id), [b.id]);
+    assert.deepEqual(
+      both.body.sandboxes.map((s: any) => s.id),
+      [b.id],
+    );
     await api.post(`/sandboxes/${c.id}/pause`);
     const paused = await api.get('/sandboxes?status=paused');
-    assert.deepEqual(paused.body.sandboxes.map((s: any) => s.id), [c.id]);
+    assert.deepEqual(
+      paused.body.sandboxes.map((s: any) => s.id),
+      [c.id],
+    );
     const seen: string[] = [];
     let cursor: string | undefined;
     do {

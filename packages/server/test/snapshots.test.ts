@@ -56,7 +56,10 @@ describe('snapshots on the gvisor driver', () => {
 
     assert.equal((await api.get(`/snapshots/${snap.id}`)).body.id, snap.id);
     const listed = (await api.get(`/snapshots?sandbox_id=${sb.id}`)).body;
-    assert.deepEqual(listed.snapshots.map((s: { id: string }) => s.id), [snap.id]);
+    assert.deepEqual(
+      listed.snapshots.map((s: { id: string }) => s.id),
+      [snap.id],
+    );
     const renamed = await api.patch(`/snapshots/${snap.id}`, { name: 'renamed' });
     assert.equal(renamed.status, 200);
     assert.equal(renamed.body.name, 'renamed');
@@ -79,7 +82,7 @@ describe('snapshots on the gvisor driver', () => {
     assert.equal(await exec(api, sb.id, 'cat /tmp/mine 2>/dev/null || echo none'), 'none');
     const before = Number(await exec(api, forks[0], 'cat /tmp/count'));
     await new Promise((r) => setTimeout(r, 300));
-    assert.ok(Number(await exec(api, forks[0], 'cat /tmp/count')) > before, 'the fork\'s counter keeps counting');
+    assert.ok(Number(await exec(api, forks[0], 'cat /tmp/count')) > before, "the fork's counter keeps counting");
 
     const bad = await api.post('/sandboxes', { from_snapshot: snap.id, env: { A: 'b' } });
     assert.equal(bad.status, 400);

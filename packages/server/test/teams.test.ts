@@ -17,7 +17,7 @@ function assertEnvelope(res: { status: number; body: any }, status: number, code
   assert.equal(typeof res.body.error.message, 'string');
 }
 
-test('migration backfill makes each existing team\'s first member its owner', async (t) => {
+test("migration backfill makes each existing team's first member its owner", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-migrate-'));
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new BetterSqlite3(join(dir, 'db')) }) });
   t.after(async () => {
@@ -28,7 +28,10 @@ test('migration backfill makes each existing team\'s first member its owner', as
   assert.equal((await migrator.migrateTo('0001_foundation')).error, undefined);
   await db.insertInto('teams').values({ id: 't1', name: 'old', limits: null, created_at: 1 }).execute();
   const user = (id: string, at: number, status = 'active') => ({ id, team_id: 't1', email: `${id}@x`, full_name: id, status, created_at: at, updated_at: at });
-  await db.insertInto('users').values([user('gone', 1, 'deactivated'), user('first', 2), user('second', 3)]).execute();
+  await db
+    .insertInto('users')
+    .values([user('gone', 1, 'deactivated'), user('first', 2), user('second', 3)])
+    .execute();
   assert.equal((await migrator.migrateToLatest()).error, undefined);
   const rows = await db.selectFrom('role_assignments').selectAll().execute();
   assert.equal(rows.length, 1);
@@ -62,9 +65,7 @@ test('team management: members, roles, capabilities and deactivation', async (t)
     assert.equal(m.status, 'active');
     assert.deepEqual(m.roles, ['owner']);
     const a = s.assignments[0];
-    assert.deepEqual(Object.keys(a).sort(), [
-      'assignment_id', 'created_at', 'email', 'granted_at', 'granted_by', 'revoked_at', 'role_name', 'scope_type', 'team_id', 'updated_at', 'user_id',
-    ]);
+    assert.deepEqual(Object.keys(a).sort(), ['assignment_id', 'created_at', 'email', 'granted_at', 'granted_by', 'revoked_at', 'role_name', 'scope_type', 'team_id', 'updated_at', 'user_id']);
     assert.equal(a.role_name, 'owner');
     assert.equal(a.scope_type, 'team');
     assert.equal(a.granted_by, me.user_id);
@@ -80,7 +81,7 @@ test('team management: members, roles, capabilities and deactivation', async (t)
     assert.deepEqual(s.mutation_options, { member_statuses: ['active', 'deactivated'], assignable_roles: ['owner', 'admin', 'member', 'billing_viewer'] });
   });
 
-  await t.test('another team\'s id answers 403, whether or not it exists; no key answers 401', async () => {
+  await t.test("another team's id answers 403, whether or not it exists; no key answers 401", async () => {
     const other = await env.p.auth.createTeam('other');
     const otherApi = env.api(other.key);
     assertEnvelope(await owner.get(`/teams/${other.teamId}/management`), 403, 'forbidden');
@@ -95,7 +96,7 @@ test('team management: members, roles, capabilities and deactivation', async (t)
     assert.equal(asOwner.body.capabilities.can_deactivate_members, true);
   });
 
-  await t.test('a member\'s key carries the role: no billing, no member management', async () => {
+  await t.test("a member's key carries the role: no billing, no member management", async () => {
     const m = await invite('member');
     assert.deepEqual(m.body.member.roles, ['member']);
     assert.ok(!m.body.api_key.permissions.includes('billing:read'));

@@ -44,11 +44,15 @@ describe('template captures on the gvisor driver', () => {
   test('sandboxes are restored from the capture with start_cmd running; caller env applies; restores are independent; delete removes it', async () => {
     const res = await api.post('/templates', TEMPLATE);
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    const t = await until('the build', async () => {
-      const cur = (await api.get(`/templates/${res.body.id}`)).body;
-      if (cur.status === 'failed') throw new Error(cur.error);
-      return cur.status === 'ready' ? cur : undefined;
-    }, 60_000);
+    const t = await until(
+      'the build',
+      async () => {
+        const cur = (await api.get(`/templates/${res.body.id}`)).body;
+        if (cur.status === 'failed') throw new Error(cur.error);
+        return cur.status === 'ready' ? cur : undefined;
+      },
+      60_000,
+    );
     await until('the capture', async () => ((await api.get(`/templates/${t.id}`)).body.captured === true ? true : undefined));
     assert.equal((await engineSnapshots()).length, 1, 'one engine capture, kept apart from team snapshots');
     assert.deepEqual((await api.get('/snapshots')).body.snapshots, [], 'not a team Snapshot resource');
@@ -59,7 +63,11 @@ describe('template captures on the gvisor driver', () => {
     assert.equal(b.status, 201, JSON.stringify(b.body));
 
     // The first command finds start_cmd already running and its server answering.
-    const ra = await exec(api, a.body.id, 'pgrep -f "http.server 8000" >/dev/null && echo running; cat /tmp/started; echo $CALLER $APP_MODE; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8000/');
+    const ra = await exec(
+      api,
+      a.body.id,
+      'pgrep -f "http.server 8000" >/dev/null && echo running; cat /tmp/started; echo $CALLER $APP_MODE; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8000/',
+    );
     const [state, markerA, envA, code] = ra.stdout.split('\n');
     assert.equal(state, 'running', ra.stderr);
     assert.match(markerA!, /^\d+-\d+$/);
@@ -79,12 +87,16 @@ describe('template captures on the gvisor driver', () => {
     const firstCapture = (await engineSnapshots())[0];
     const rebuilt = await api.post('/templates', { ...TEMPLATE, steps: [{ type: 'env', env: { APP_MODE: 'rebuilt' } }] });
     assert.equal(rebuilt.status, 202, JSON.stringify(rebuilt.body));
-    await until('the rebuild and its capture', async () => {
-      const cur = (await api.get(`/templates/${t.id}`)).body;
-      if (cur.status === 'failed') throw new Error(cur.error);
-      const files = await engineSnapshots();
-      return cur.status === 'ready' && cur.captured === true && files.length === 1 && files[0] !== firstCapture ? true : undefined;
-    }, 60_000);
+    await until(
+      'the rebuild and its capture',
+      async () => {
+        const cur = (await api.get(`/templates/${t.id}`)).body;
+        if (cur.status === 'failed') throw new Error(cur.error);
+        const files = await engineSnapshots();
+        return cur.status === 'ready' && cur.captured === true && files.length === 1 && files[0] !== firstCapture ? true : undefined;
+      },
+      60_000,
+    );
     const c = await api.post('/sandboxes', { from_template: t.id });
     assert.equal(c.status, 201, JSON.stringify(c.body));
     const rc = await exec(api, c.body.id, 'cat /tmp/started; echo $APP_MODE');

@@ -63,7 +63,10 @@ describe('template builds', () => {
     assert.equal(t.status, 'ready');
     assert.equal(t.usable, true);
     assert.ok(lines.includes('step-one-output'), 'step output is in the log');
-    assert.deepEqual(b.steps.map((s: { result: string }) => s.result), ['ran', 'ran', 'config', 'ran', 'ran']);
+    assert.deepEqual(
+      b.steps.map((s: { result: string }) => s.result),
+      ['ran', 'ran', 'config', 'ran', 'ran'],
+    );
 
     const sb = (await api.post('/sandboxes', { from_template: 'web' })).body;
     assert.equal(sb.template_id, t.id);
@@ -80,7 +83,10 @@ describe('template builds', () => {
     const steps = [...APP.steps.slice(0, 4), { type: 'run', command: 'echo v2 > version.txt' }];
     const { b, last, lines } = await build({ ...APP, steps });
     assert.equal(last.status, 'ready', lines.join('\n'));
-    assert.deepEqual(b.steps.map((s: { result: string }) => s.result), ['cached', 'cached', 'config', 'cached', 'ran']);
+    assert.deepEqual(
+      b.steps.map((s: { result: string }) => s.result),
+      ['cached', 'cached', 'config', 'cached', 'ran'],
+    );
     assert.ok(lines.includes('steps run: 5'));
     const sb = (await api.post('/sandboxes', { from_template: 'web' })).body;
     assert.equal((await exec(sb, 'cat version.txt')).stdout, 'v2\n');
@@ -127,7 +133,16 @@ describe('failed builds carry the contract codes, the failing output, and are no
     ['start_cmd_failed', { steps: [{ type: 'run', command: 'true' }], start_cmd: 'echo start-dies; exit 4' }, 'start_cmd_failed: start_cmd exited with code 4', /start-dies/],
     ['ready_cmd_failed', { start_cmd: 'sleep 600', ready_cmd: 'echo not-yet; false', ready_timeout_s: 1 }, 'ready_cmd_failed: ready_cmd did not succeed within 1 s', /not-yet/],
     // Without the user account, sandboxes of the result cannot run commands: the next step's sandbox fails its boot check.
-    ['boot_failed', { steps: [{ type: 'run', user: 'root', command: 'userdel user' }, { type: 'run', command: 'true' }] }, 'boot_failed: the build sandbox cannot run commands as user'],
+    [
+      'boot_failed',
+      {
+        steps: [
+          { type: 'run', user: 'root', command: 'userdel user' },
+          { type: 'run', command: 'true' },
+        ],
+      },
+      'boot_failed: the build sandbox cannot run commands as user',
+    ],
     // SANDPIT_TEMPLATE_MAX_MIB=2 for this server.
     ['snapshot_failed', { steps: [{ type: 'run', command: 'head -c 3000000 /dev/zero > big' }] }, 'snapshot_failed: image_too_large'],
   ];

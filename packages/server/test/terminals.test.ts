@@ -74,7 +74,10 @@ test('a terminal session: type, echo, resize, reconnect, exit status', async () 
   await a.closed;
   await new Promise((r) => setTimeout(r, 1000));
   const list = await api().get('/terminals', fx.dp);
-  assert.deepEqual(list.body.terminals.map((x: any) => [x.id, x.running]), [[t.id, true]]);
+  assert.deepEqual(
+    list.body.terminals.map((x: any) => [x.id, x.running]),
+    [[t.id, true]],
+  );
   const b = new Term(t.id, {}, `?access_token=${fx.sb.access_token}&sandbox_id=${fx.sb.id}`);
   await b.open();
   await b.waitFor(/detached-42/);

@@ -56,12 +56,21 @@ async function download(from: Remote, dst: string, opts: ApiOptions): Promise<Co
   const sandbox = await sandboxOf(from.id, opts);
   const entry = await sandbox.files.stat(from.path);
   if (entry.type !== 'file') throw new Error(`${entry.path} is a ${entry.type}, not a file`);
-  const intoDir = dst.endsWith('/') || (await stat(dst).then((s) => s.isDirectory(), () => false));
+  const intoDir =
+    dst.endsWith('/') ||
+    (await stat(dst).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
   const path = intoDir ? `${dst.replace(/\/+$/, '')}/${entry.name}` : dst;
   const bar = transferBar(`download ${entry.name}`, entry.size, !opts.json);
   try {
     const body = await sandbox.files.read(entry.path, { format: 'stream' });
-    await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), counter((n) => bar.add(n)), createWriteStream(path));
+    await pipeline(
+      Readable.fromWeb(body as NodeReadableStream<Uint8Array>),
+      counter((n) => bar.add(n)),
+      createWriteStream(path),
+    );
   } finally {
     bar.stop();
   }

@@ -9,13 +9,13 @@ interface ExecOptions extends ApiOptions {
 }
 
 export function execCommand(): Command {
-  return apiCommand('exec', 'run a command in a sandbox, streaming its output; exits with the command\'s exit code (255 when sandpit itself fails)')
+  return apiCommand('exec', "run a command in a sandbox, streaming its output; exits with the command's exit code (255 when sandpit itself fails)")
     .argument('<id>', 'sandbox id')
     .argument('<command...>', 'after --: one argument runs under /bin/sh -c (quote pipelines); several run as a program and its arguments')
     .option('--cwd <dir>', 'working directory (default /home/user)')
     .option('--env <KEY=VALUE>', 'environment variable (repeatable)', keyValue)
     .option('--timeout <seconds>', 'kill the command after this long (default 30)', integer)
-    .addHelpText('after', '\nExamples:\n  sandpit exec sb-local-... -- \'echo $HOME | wc -c\'\n  sandpit exec sb-local-... -- ls -la /tmp')
+    .addHelpText('after', "\nExamples:\n  sandpit exec sb-local-... -- 'echo $HOME | wc -c'\n  sandpit exec sb-local-... -- ls -la /tmp")
     .action(
       run(async (id: string, argv: string[], opts: ExecOptions) => {
         const client = connect(opts);

@@ -35,7 +35,10 @@ export function eventsCommand() {
       run(async (id: string, opts: ApiOptions) => {
         const events = await connect(opts).sandboxes.events(id, { limit: 1000 });
         if (opts.json) return printJson(events);
-        printTable(['at', 'event', 'reason'], events.map((e) => [e.at, e.type, e.reason]));
+        printTable(
+          ['at', 'event', 'reason'],
+          events.map((e) => [e.at, e.type, e.reason]),
+        );
       }),
     );
 }

@@ -29,7 +29,14 @@ function describe(s: SandboxInfo): void {
     ['auto-pause', s.auto_pause_seconds === undefined ? undefined : `${s.auto_pause_seconds} s`],
     ['auto-delete', s.auto_delete_seconds === undefined ? undefined : `${s.auto_delete_seconds} s`],
     ['auto-delete at', s.auto_delete_at],
-    ['metadata', Object.keys(s.metadata).length ? Object.entries(s.metadata).map(([k, v]) => `${k}=${v}`).join(', ') : undefined],
+    [
+      'metadata',
+      Object.keys(s.metadata).length
+        ? Object.entries(s.metadata)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')
+        : undefined,
+    ],
     ['created', s.created_at],
   ];
   for (const [label, value] of rows) if (value !== undefined) console.log(`${`${label}:`.padEnd(16)}${value}`);

@@ -35,7 +35,10 @@ export function serveCommand(): Command {
         ? `API key (created now, also saved in ${keyFile}):\n    ${platform.createdKey}`
         : config.bootstrapApiKey
           ? 'API key: the value of SANDPIT_BOOTSTRAP_API_KEY'
-          : `API key: ${await readFile(keyFile, 'utf8').then(() => `in ${keyFile}`, () => 'create one with ./sandpit team create <name>')}`;
+          : `API key: ${await readFile(keyFile, 'utf8').then(
+              () => `in ${keyFile}`,
+              () => 'create one with ./sandpit team create <name>',
+            )}`;
       console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
       console.log(keyLine);
       console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);

@@ -10,7 +10,7 @@ export function shellCommand(): Command {
   return apiCommand('shell', 'open an interactive terminal in a sandbox; exits with the remote exit code (255 when sandpit itself fails)')
     .argument('<id>', 'sandbox id')
     .option('--command <command>', 'run this instead of the login shell (bash -l)')
-    .addHelpText('after', '\nInput may also be piped: printf \'make test\\nexit $?\\n\' | sandpit shell sb-local-...')
+    .addHelpText('after', "\nInput may also be piped: printf 'make test\\nexit $?\\n' | sandpit shell sb-local-...")
     .action(
       run(async (id: string, opts: ShellOptions) => {
         const sandbox = await sandboxOf(id, opts);

@@ -25,7 +25,11 @@ interface BuildOptions extends ApiOptions {
 /** A template name from an image reference or a Dockerfile's directory: `ghcr.io/acme/web-app:1.2` -> `web-app`. */
 function defaultName(opts: BuildOptions): string {
   const raw = opts.image ? opts.image.split('@')[0]!.split('/').at(-1)!.split(':')[0]! : basename(dirname(resolve(opts.dockerfile!)));
-  const name = raw.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+  const name = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64);
   if (!name) throw new Error('cannot derive a template name: pass --name');
   return name;
 }

@@ -22,7 +22,12 @@ export function registerFileTools(server: McpServer, client: SandpitClient): voi
 
   server.registerTool(
     'read_file',
-    { title: 'Read a file', description: 'Reads a file from a sandbox: UTF-8 text as text, anything else as a base64 resource.', inputSchema: { sandbox_id: sandboxId, path }, annotations: { readOnlyHint: true } },
+    {
+      title: 'Read a file',
+      description: 'Reads a file from a sandbox: UTF-8 text as text, anything else as a base64 resource.',
+      inputSchema: { sandbox_id: sandboxId, path },
+      annotations: { readOnlyHint: true },
+    },
     ({ sandbox_id, path: file }, extra) =>
       guarded(async (): Promise<CallToolResult> => {
         const sb = await connect(sandbox_id, extra.signal);
@@ -55,7 +60,12 @@ export function registerFileTools(server: McpServer, client: SandpitClient): voi
 
   server.registerTool(
     'list_files',
-    { title: 'List a directory', description: "A directory's entries (name, type, size, mode, modified time).", inputSchema: { sandbox_id: sandboxId, path: path.optional().describe('Default /home/user') }, annotations: { readOnlyHint: true } },
+    {
+      title: 'List a directory',
+      description: "A directory's entries (name, type, size, mode, modified time).",
+      inputSchema: { sandbox_id: sandboxId, path: path.optional().describe('Default /home/user') },
+      annotations: { readOnlyHint: true },
+    },
     ({ sandbox_id, path: dir }, extra) =>
       guarded(async () => {
         const sb = await connect(sandbox_id, extra.signal);

@@ -52,14 +52,11 @@ export function registerSandboxTools(server: McpServer, client: SandpitClient): 
     ({ sandbox_id }, extra) => guarded(async () => jsonResult(await client.sandboxes.pause(sandbox_id, { signal: extra.signal }))),
   );
 
-  server.registerTool(
-    'resume_sandbox',
-    { title: 'Resume a sandbox', description: 'Wakes a paused sandbox where it left off.', inputSchema: { sandbox_id: sandboxId } },
-    ({ sandbox_id }, extra) =>
-      guarded(async () => {
-        const { access_token: _token, ...info } = await client.sandboxes.resume(sandbox_id, { signal: extra.signal });
-        return jsonResult(info);
-      }),
+  server.registerTool('resume_sandbox', { title: 'Resume a sandbox', description: 'Wakes a paused sandbox where it left off.', inputSchema: { sandbox_id: sandboxId } }, ({ sandbox_id }, extra) =>
+    guarded(async () => {
+      const { access_token: _token, ...info } = await client.sandboxes.resume(sandbox_id, { signal: extra.signal });
+      return jsonResult(info);
+    }),
   );
 
   server.registerTool(

@@ -54,7 +54,17 @@ export function KeysPage({ me }: { me: Me }) {
                 <td class="sub">{k.permissions.join(', ')}</td>
                 <td>{when(k.created_at)}</td>
                 <td>
-                  <button type="button" class="small danger" disabled={busy || k.id === me.key_id} onClick={() => run(async () => { await del(`/api-keys/${k.id}`); await list.reload(); })}>
+                  <button
+                    type="button"
+                    class="small danger"
+                    disabled={busy || k.id === me.key_id}
+                    onClick={() =>
+                      run(async () => {
+                        await del(`/api-keys/${k.id}`);
+                        await list.reload();
+                      })
+                    }
+                  >
                     Revoke
                   </button>
                 </td>

@@ -28,10 +28,11 @@ export function SandboxPage({ id }: { id: string }) {
   const { busy, error, run } = useAction();
   const [terminalOpen, setTerminalOpen] = useState(false);
   const s = sb.data;
-  const act = (fn: () => Promise<unknown>) => run(async () => {
-    await fn();
-    await sb.reload();
-  });
+  const act = (fn: () => Promise<unknown>) =>
+    run(async () => {
+      await fn();
+      await sb.reload();
+    });
   const lifecycle = (verb: 'pause' | 'resume') =>
     act(async () => {
       const res = await post<SandboxInfo | SandboxWithToken>(`/sandboxes/${id}/${verb}`);

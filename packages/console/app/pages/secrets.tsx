@@ -33,8 +33,21 @@ export function SecretsPage() {
       <ul class="plain">
         {list.data?.secrets.map((s) => (
           <li key={s.name}>
-            <strong>{s.name}</strong> <span class="sub">{s.allowed_hosts.length ? s.allowed_hosts.join(', ') : 'any host'} · {when(s.created_at)}</span>{' '}
-            <button type="button" class="small danger" disabled={busy} onClick={() => run(async () => { await del(`/secrets/${encodeURIComponent(s.name)}`); await list.reload(); })}>
+            <strong>{s.name}</strong>{' '}
+            <span class="sub">
+              {s.allowed_hosts.length ? s.allowed_hosts.join(', ') : 'any host'} · {when(s.created_at)}
+            </span>{' '}
+            <button
+              type="button"
+              class="small danger"
+              disabled={busy}
+              onClick={() =>
+                run(async () => {
+                  await del(`/secrets/${encodeURIComponent(s.name)}`);
+                  await list.reload();
+                })
+              }
+            >
               Delete
             </button>
           </li>

@@ -63,7 +63,18 @@ export function TeamPage({ me }: { me: Me }) {
                     <span class="tag" key={r}>
                       {r}
                       {caps?.can_revoke_roles && team.data?.mutation_options.assignable_roles.includes(r) && (
-                        <button type="button" class="link" aria-label={`Revoke ${r} from ${m.email}`} disabled={busy} onClick={() => run(async () => { await del(`${base}/members/${m.user_id}/roles/${r}`); await team.reload(); })}>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-label={`Revoke ${r} from ${m.email}`}
+                          disabled={busy}
+                          onClick={() =>
+                            run(async () => {
+                              await del(`${base}/members/${m.user_id}/roles/${r}`);
+                              await team.reload();
+                            })
+                          }
+                        >
                           ×
                         </button>
                       )}
@@ -76,7 +87,11 @@ export function TeamPage({ me }: { me: Me }) {
                       disabled={busy}
                       onChange={(e) => {
                         const role = e.currentTarget.value;
-                        if (role) void run(async () => { await post(`${base}/members/${m.user_id}/roles`, { role_name: role }); await team.reload(); });
+                        if (role)
+                          void run(async () => {
+                            await post(`${base}/members/${m.user_id}/roles`, { role_name: role });
+                            await team.reload();
+                          });
                       }}
                     >
                       <option value="">grant…</option>
@@ -94,7 +109,17 @@ export function TeamPage({ me }: { me: Me }) {
                 <td>{when(m.created_at)}</td>
                 <td>
                   {caps?.can_deactivate_members && m.status === 'active' && m.user_id !== me.user_id && (
-                    <button type="button" class="small danger" disabled={busy} onClick={() => run(async () => { await del(`${base}/members/${m.user_id}`); await team.reload(); })}>
+                    <button
+                      type="button"
+                      class="small danger"
+                      disabled={busy}
+                      onClick={() =>
+                        run(async () => {
+                          await del(`${base}/members/${m.user_id}`);
+                          await team.reload();
+                        })
+                      }
+                    >
                       Deactivate
                     </button>
                   )}

@@ -31,7 +31,17 @@ export function PreviewsPanel({ id }: { id: string }) {
               {p.url}
             </a>{' '}
             <span class="tag">{p.access}</span>{' '}
-            <button type="button" class="small" disabled={busy} onClick={() => run(async () => { await del(`/sandboxes/${id}/preview-ports/${p.port}`); await list.reload(); })}>
+            <button
+              type="button"
+              class="small"
+              disabled={busy}
+              onClick={() =>
+                run(async () => {
+                  await del(`/sandboxes/${id}/preview-ports/${p.port}`);
+                  await list.reload();
+                })
+              }
+            >
               Unpublish
             </button>
           </li>

@@ -70,7 +70,10 @@ export function unary(handler: UnaryHandler) {
     } catch (err) {
       const e = toConnectError(err);
       if (e.code === 'internal') req.log.error({ err: String(err) }, 'e2b rpc failed');
-      reply.code(CONNECT_HTTP_STATUS[e.code]).header('content-type', 'application/json').send(JSON.stringify({ code: e.code, message: e.message }));
+      reply
+        .code(CONNECT_HTTP_STATUS[e.code])
+        .header('content-type', 'application/json')
+        .send(JSON.stringify({ code: e.code, message: e.message }));
     }
   };
 }
@@ -98,7 +101,10 @@ export function serverStream(handler: StreamHandler, keepalive: Message) {
       msg = parseJson(buf.subarray(5));
     } catch (err) {
       const e = toConnectError(err);
-      return reply.code(200).header('content-type', 'application/connect+json').send(envelope(END_STREAM, { error: { code: e.code, message: e.message } }));
+      return reply
+        .code(200)
+        .header('content-type', 'application/connect+json')
+        .send(envelope(END_STREAM, { error: { code: e.code, message: e.message } }));
     }
     reply.hijack();
     const res = reply.raw;

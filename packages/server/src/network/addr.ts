@@ -32,12 +32,12 @@ export function parseCidr4(raw: string): Cidr4 | undefined {
 }
 
 export function cidrContains(c: Cidr4, ip: number): boolean {
-  return ((ip & mask(c.prefix)) >>> 0) === c.base;
+  return (ip & mask(c.prefix)) >>> 0 === c.base;
 }
 
 export function cidrsOverlap(a: Cidr4, b: Cidr4): boolean {
   const p = Math.min(a.prefix, b.prefix);
-  return ((a.base & mask(p)) >>> 0) === ((b.base & mask(p)) >>> 0);
+  return (a.base & mask(p)) >>> 0 === (b.base & mask(p)) >>> 0;
 }
 
 export const formatCidr = (c: Cidr4) => `${intToIp(c.base)}/${c.prefix}`;

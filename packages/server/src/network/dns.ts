@@ -86,8 +86,14 @@ export interface Upstream {
 /** `ip[:port]` entries, comma separated; or the nameservers of /etc/resolv.conf. */
 export async function upstreamsFrom(raw: string | undefined): Promise<Upstream[]> {
   const list = raw
-    ? raw.split(',').map((s) => s.trim()).filter(Boolean)
-    : (await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).split('\n').map((l) => /^\s*nameserver\s+(\S+)/.exec(l)?.[1]).filter((s): s is string => !!s && isIPv4(s));
+    ? raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : (await readFile('/etc/resolv.conf', 'utf8').catch(() => ''))
+        .split('\n')
+        .map((l) => /^\s*nameserver\s+(\S+)/.exec(l)?.[1])
+        .filter((s): s is string => !!s && isIPv4(s));
   const ups = list.map((e) => {
     const [host, port] = e.split(':');
     if (!host || !isIPv4(host) || (port !== undefined && !/^\d+$/.test(port))) throw new Error(`SANDPIT_DNS_UPSTREAM: '${e}' is not ip[:port]`);

@@ -58,7 +58,13 @@ const PEEK_MS = 300;
 const MAX_HELLO = 16384 + 5;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-const hostOf = (h: string | undefined) => (h ? h.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase() : undefined);
+const hostOf = (h: string | undefined) =>
+  h
+    ? h
+        .replace(/:\d+$/, '')
+        .replace(/^\[|\]$/g, '')
+        .toLowerCase()
+    : undefined;
 
 /**
  * The transparent egress proxy: every TCP connection a sandbox opens is redirected here by nft.
@@ -226,9 +232,7 @@ export class EgressProxy {
       headers[k] = prev === undefined ? p.headers[i + 1]! : [...(Array.isArray(prev) ? prev : [prev]), p.headers[i + 1]!];
     }
     const opts = { host: m.dst.ip, port: m.dst.port, method: req.method, path: req.url, headers, setHost: false };
-    const up = m.tls
-      ? httpsRequest({ ...opts, agent: agents.https, servername: isIpLiteral(host) ? undefined : host, ca: this.#upstreamCa })
-      : httpRequest({ ...opts, agent: agents.http });
+    const up = m.tls ? httpsRequest({ ...opts, agent: agents.https, servername: isIpLiteral(host) ? undefined : host, ca: this.#upstreamCa }) : httpRequest({ ...opts, agent: agents.http });
     up.on('response', (upRes) => {
       const out: string[] = [];
       for (let i = 0; i < upRes.rawHeaders.length; i += 2) {
@@ -257,9 +261,7 @@ export class EgressProxy {
       return;
     }
     const { m, host } = p;
-    const up = m.tls
-      ? tlsConnect({ host: m.dst.ip, port: m.dst.port, servername: isIpLiteral(host) ? undefined : host, ca: this.#upstreamCa })
-      : netConnect({ host: m.dst.ip, port: m.dst.port });
+    const up = m.tls ? tlsConnect({ host: m.dst.ip, port: m.dst.port, servername: isIpLiteral(host) ? undefined : host, ca: this.#upstreamCa }) : netConnect({ host: m.dst.ip, port: m.dst.port });
     m.conn.peers.add(up);
     up.on('error', () => sock.destroy());
     up.on('close', () => sock.destroy());

@@ -28,7 +28,10 @@ export async function networkConfig(settings: NetworkSettings, dataDir: string):
     // By default sandboxes trust what the host trusts, so a private registry mirror or proxy CA works inside too.
     upstreamCaFile: settings.upstreamCaFile ?? (existsSync(HOST_CA_BUNDLE) ? HOST_CA_BUNDLE : undefined),
     warm: settings.warm,
-    installation: createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 8),
+    installation: createHash('sha256')
+      .update(await realpath(dataDir))
+      .digest('hex')
+      .slice(0, 8),
     dataDir: await realpath(dataDir),
   };
 }

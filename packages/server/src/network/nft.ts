@@ -88,8 +88,14 @@ export function sandboxRules(p: EgressPolicy): string[] {
 
 export function chainText(table: string, slot: number, p: EgressPolicy, inTable = false): string {
   const name = chainName(slot);
-  const body = sandboxRules(p).map((r) => `    ${r}`).join('\n');
-  return inTable ? `  chain ${name} {\n${body}\n  }` : `add chain inet ${table} ${name}\nflush chain inet ${table} ${name}\n${sandboxRules(p).map((r) => `add rule inet ${table} ${name} ${r}`).join('\n')}\n`;
+  const body = sandboxRules(p)
+    .map((r) => `    ${r}`)
+    .join('\n');
+  return inTable
+    ? `  chain ${name} {\n${body}\n  }`
+    : `add chain inet ${table} ${name}\nflush chain inet ${table} ${name}\n${sandboxRules(p)
+        .map((r) => `add rule inet ${table} ${name} ${r}`)
+        .join('\n')}\n`;
 }
 
 /** Attaches a sandbox: its chain, then the map entry that sends its interface there. */

@@ -63,7 +63,10 @@ export class SlotManager {
   async orphanNamespaces(live: Set<number>): Promise<number[]> {
     const names = await readdir(NETNS_DIR).catch(() => [] as string[]);
     const prefix = `sandpit-${this.installation}-`;
-    return names.filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length))).map((n) => Number(n.slice(prefix.length))).filter((s) => !live.has(s));
+    return names
+      .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+      .map((n) => Number(n.slice(prefix.length)))
+      .filter((s) => !live.has(s));
   }
 
   /** Creates a spare: namespace, veth pair, addresses, default route. Skips slots held by anyone else. */
@@ -76,14 +79,18 @@ export class SlotManager {
       const ns = this.netnsName(slot);
       const dev = hostIf(slot);
       try {
-        await run('ip', ['-b', '-'], [
-          `netns add ${ns}`,
-          `link add ${dev} type veth peer name eth0 netns ${ns}`,
-          `link set ${dev} alias sandpit:${this.installation}`,
-          `addr add ${this.pool.hostIp(slot)}/30 dev ${dev}`,
-          `link set ${dev} up`,
-          '',
-        ].join('\n'));
+        await run(
+          'ip',
+          ['-b', '-'],
+          [
+            `netns add ${ns}`,
+            `link add ${dev} type veth peer name eth0 netns ${ns}`,
+            `link set ${dev} alias sandpit:${this.installation}`,
+            `addr add ${this.pool.hostIp(slot)}/30 dev ${dev}`,
+            `link set ${dev} up`,
+            '',
+          ].join('\n'),
+        );
       } catch (err) {
         // Only the namespace is surely ours; deleting it takes our half-made veth pair with it.
         await run('ip', ['netns', 'del', ns]).catch(() => undefined);
@@ -92,13 +99,11 @@ export class SlotManager {
         throw err;
       }
       try {
-        await run('ip', ['-n', ns, '-b', '-'], [
-          `addr add ${this.pool.sandboxIp(slot)}/30 dev eth0`,
-          'link set lo up',
-          'link set eth0 up',
-          `route add default via ${this.pool.hostIp(slot)}`,
-          '',
-        ].join('\n'));
+        await run(
+          'ip',
+          ['-n', ns, '-b', '-'],
+          [`addr add ${this.pool.sandboxIp(slot)}/30 dev eth0`, 'link set lo up', 'link set eth0 up', `route add default via ${this.pool.hostIp(slot)}`, ''].join('\n'),
+        );
       } catch (err) {
         await this.destroy(slot);
         throw err;
@@ -155,7 +160,14 @@ export async function purgeDeadInstallations(pool: AddressPool): Promise<string[
   const purged: string[] = [];
   for (const inst of await readdir(REGISTRY_DIR).catch(() => [] as string[])) {
     const dir = await readFile(`${REGISTRY_DIR}/${inst}`, 'utf8').catch(() => '');
-    if (dir && (await stat(dir).then(() => true, () => false))) continue;
+    if (
+      dir &&
+      (await stat(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     await purgeInstallation(pool, inst);
     await unregisterInstallation(inst);
     purged.push(inst);

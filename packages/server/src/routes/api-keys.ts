@@ -25,7 +25,7 @@ export async function apiKeyRoutes(app: FastifyInstance, s: Services) {
     {
       onRequest,
       schema: {
-        summary: 'Create an API key with a subset of the caller\'s permissions (needs keys:manage)',
+        summary: "Create an API key with a subset of the caller's permissions (needs keys:manage)",
         tags: ['auth'],
         body: Type.Object(
           {
@@ -49,7 +49,7 @@ export async function apiKeyRoutes(app: FastifyInstance, s: Services) {
   );
   app.get(
     '/api-keys',
-    { onRequest, schema: { summary: 'List the team\'s live API keys', tags: ['auth'], response: { 200: Type.Object({ api_keys: Type.Array(ApiKey) }), ...errors(401, 403) } } },
+    { onRequest, schema: { summary: "List the team's live API keys", tags: ['auth'], response: { 200: Type.Object({ api_keys: Type.Array(ApiKey) }), ...errors(401, 403) } } },
     async (req) => {
       const p = principal(req);
       s.auth.require(p, 'keys:manage');

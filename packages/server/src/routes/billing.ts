@@ -6,7 +6,7 @@ import { TeamParams } from '../schemas/team.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
 const TEAM_DOC =
-  'Needs billing:read. Any team id other than the caller\'s answers 403 `forbidden`, whether or not that team exists. ' +
+  "Needs billing:read. Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists. " +
   'Usage is metered from sandbox lifecycle events: vCPU and memory while a sandbox is active, disk size (sampled) from creation to deletion. ' +
   'Periods are calendar months in UTC: `open` while current, `finalized` (totals frozen) once rolled over.';
 
@@ -26,10 +26,10 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
     {
       onRequest,
       schema: {
-        summary: 'Charges, credits and usage of the calling team\'s current billing period',
+        summary: "Charges, credits and usage of the calling team's current billing period",
         description:
-          'The team is the API key\'s. Needs billing:read and the tenant_usage_dashboard rollout gate (on unless the operator disabled it for the team); 403 `forbidden` otherwise. ' +
-          'Shadow mode: charges are computed at the team\'s current plan rates, credits come from the local trial grant, nothing is collected.',
+          "The team is the API key's. Needs billing:read and the tenant_usage_dashboard rollout gate (on unless the operator disabled it for the team); 403 `forbidden` otherwise. " +
+          "Shadow mode: charges are computed at the team's current plan rates, credits come from the local trial grant, nothing is collected.",
         tags,
         response: { 200: Type.Ref('BillingSummary'), ...errors(401, 403) },
       },
@@ -80,7 +80,7 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
     {
       onRequest,
       schema: {
-        summary: 'The team\'s persisted billing periods, newest first',
+        summary: "The team's persisted billing periods, newest first",
         description: `${TEAM_DOC} Every period since the team's billing account was opened; no paging.`,
         tags,
         params: TeamParams,

@@ -50,13 +50,9 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.delete(
-    '/session',
-    { schema: { summary: 'Sign out: ends the console session and clears its cookie', tags, security: [], response: { 204: Type.Null() } } },
-    async (req, reply) => {
-      const token = req.cookies[SESSION_COOKIE];
-      if (token) await s.consoleSessions.signOut(token);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' }).code(204);
-    },
-  );
+  app.delete('/session', { schema: { summary: 'Sign out: ends the console session and clears its cookie', tags, security: [], response: { 204: Type.Null() } } }, async (req, reply) => {
+    const token = req.cookies[SESSION_COOKIE];
+    if (token) await s.consoleSessions.signOut(token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' }).code(204);
+  });
 }

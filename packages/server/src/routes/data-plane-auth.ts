@@ -26,10 +26,7 @@ export function dataPlaneHook(s: Services, opts: { query?: boolean } = {}) {
   return async (req: FastifyRequest) => {
     const q = opts.query ? (req.query as Record<string, string | undefined>) : {};
     const fromHost = SANDBOX_HOST.exec(req.hostname)?.[1];
-    req.dataPlaneSandbox = await s.sandboxes.getWithToken(
-      fromHost ?? header(req, 'x-platform-sandbox-id') ?? q.sandbox_id,
-      header(req, 'x-access-token') ?? q.access_token,
-    );
+    req.dataPlaneSandbox = await s.sandboxes.getWithToken(fromHost ?? header(req, 'x-platform-sandbox-id') ?? q.sandbox_id, header(req, 'x-access-token') ?? q.access_token);
   };
 }
 

@@ -6,8 +6,7 @@ import { apiKeyHook, principal, type Services } from './context.ts';
 import { dataPlaneHeaders, dataPlaneHook, dataPlaneSandbox } from './data-plane-auth.ts';
 import { openEventStream } from './sse.ts';
 
-const STREAM_DOC =
-  'text/event-stream: each `data: ` line is one JSON event; the final event has finished: true; a `: keepalive` comment every 15 s';
+const STREAM_DOC = 'text/event-stream: each `data: ` line is one JSON event; the final event has finished: true; a `: keepalive` comment every 15 s';
 
 /** Runs an opened exec as an SSE stream; errors before the first byte still answer in the envelope. */
 async function streamExec(s: Services, rec: SandboxRecord, body: ExecBody, reply: FastifyReply) {

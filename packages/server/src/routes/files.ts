@@ -54,7 +54,15 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
     '/files/stat',
     {
       onRequest,
-      schema: { summary: 'Information about a file or directory (symlinks not followed)', description: ERRORS_DOC, tags, security, headers, querystring: PathQuery, response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 503) } },
+      schema: {
+        summary: 'Information about a file or directory (symlinks not followed)',
+        description: ERRORS_DOC,
+        tags,
+        security,
+        headers,
+        querystring: PathQuery,
+        response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 503) },
+      },
     },
     async (req) => s.files.stat(target(req), (req.query as PathQuery).path),
   );
@@ -63,7 +71,15 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
     '/files/mkdir',
     {
       onRequest,
-      schema: { summary: 'Create a directory (with parents by default)', description: ERRORS_DOC, tags, security, headers, body: MkdirBody, response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 409, 503, 507) } },
+      schema: {
+        summary: 'Create a directory (with parents by default)',
+        description: ERRORS_DOC,
+        tags,
+        security,
+        headers,
+        body: MkdirBody,
+        response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 409, 503, 507) },
+      },
     },
     async (req) => {
       const body = req.body as MkdirBody;
@@ -75,7 +91,15 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
     '/files/remove',
     {
       onRequest,
-      schema: { summary: 'Remove a file, or a directory (recursive for a non-empty one)', description: ERRORS_DOC, tags, security, headers, body: RemoveBody, response: { 204: Type.Null({ description: 'Removed' }), ...errors(400, 401, 403, 404, 409, 503) } },
+      schema: {
+        summary: 'Remove a file, or a directory (recursive for a non-empty one)',
+        description: ERRORS_DOC,
+        tags,
+        security,
+        headers,
+        body: RemoveBody,
+        response: { 204: Type.Null({ description: 'Removed' }), ...errors(400, 401, 403, 404, 409, 503) },
+      },
     },
     async (req, reply) => {
       const body = req.body as RemoveBody;
@@ -88,7 +112,15 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
     '/files/rename',
     {
       onRequest,
-      schema: { summary: 'Rename or move a file or directory (atomic, same filesystem)', description: ERRORS_DOC, tags, security, headers, body: RenameBody, response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 409, 503) } },
+      schema: {
+        summary: 'Rename or move a file or directory (atomic, same filesystem)',
+        description: ERRORS_DOC,
+        tags,
+        security,
+        headers,
+        body: RenameBody,
+        response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 409, 503) },
+      },
     },
     async (req) => {
       const body = req.body as RenameBody;

@@ -40,7 +40,10 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
 
   app.get(
     '/processes',
-    { onRequest, schema: { summary: 'List background processes (running, and recently exited)', description: ABOUT, tags, security, headers, response: { 200: ProcessList, ...errors(401, 404, 503) } } },
+    {
+      onRequest,
+      schema: { summary: 'List background processes (running, and recently exited)', description: ABOUT, tags, security, headers, response: { 200: ProcessList, ...errors(401, 404, 503) } },
+    },
     async (req) => ({ processes: await s.processes.list(target(req)) }),
   );
 
@@ -52,7 +55,17 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
 
   app.get(
     '/processes/:id/output',
-    { onRequest, schema: { summary: 'Output so far (last 1 MiB, UTF-8 with U+FFFD for invalid bytes)', tags, security, headers, params: ProcessIdParam, response: { 200: ProcessOutput, ...errors(401, 404, 503) } } },
+    {
+      onRequest,
+      schema: {
+        summary: 'Output so far (last 1 MiB, UTF-8 with U+FFFD for invalid bytes)',
+        tags,
+        security,
+        headers,
+        params: ProcessIdParam,
+        response: { 200: ProcessOutput, ...errors(401, 404, 503) },
+      },
+    },
     async (req) => s.processes.output(target(req), id(req)),
   );
 
@@ -127,7 +140,14 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
     '/processes/:id',
     {
       onRequest,
-      schema: { summary: 'Kill (SIGKILL, whole process group) if running, and forget the process', tags, security, headers, params: ProcessIdParam, response: { 204: Type.Null({ description: 'Removed' }), ...errors(401, 404, 503) } },
+      schema: {
+        summary: 'Kill (SIGKILL, whole process group) if running, and forget the process',
+        tags,
+        security,
+        headers,
+        params: ProcessIdParam,
+        response: { 204: Type.Null({ description: 'Removed' }), ...errors(401, 404, 503) },
+      },
     },
     async (req, reply) => {
       await s.processes.remove(target(req), id(req));

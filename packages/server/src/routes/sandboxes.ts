@@ -40,7 +40,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     {
       onRequest,
       schema: {
-        summary: 'List the team\'s sandboxes, newest first; filter with status and metadata.{key}=value',
+        summary: "List the team's sandboxes, newest first; filter with status and metadata.{key}=value",
         tags,
         querystring: ListSandboxesQuery,
         response: { 200: SandboxList, ...errors(400, 401, 403) },

@@ -30,16 +30,12 @@ export async function secretRoutes(app: FastifyInstance, s: Services) {
       return view(rec);
     },
   );
-  app.get(
-    '/secrets',
-    { onRequest, schema: { summary: 'List live secrets: names and metadata, never values', tags, response: { 200: SecretList, ...errors(401, 403) } } },
-    async (req, reply) => {
-      const p = principal(req);
-      s.auth.require(p, 'secrets:read');
-      reply.header('cache-control', 'no-store');
-      return { secrets: (await s.secrets.list(p)).map(view) };
-    },
-  );
+  app.get('/secrets', { onRequest, schema: { summary: 'List live secrets: names and metadata, never values', tags, response: { 200: SecretList, ...errors(401, 403) } } }, async (req, reply) => {
+    const p = principal(req);
+    s.auth.require(p, 'secrets:read');
+    reply.header('cache-control', 'no-store');
+    return { secrets: (await s.secrets.list(p)).map(view) };
+  });
   app.delete(
     '/secrets/:name',
     {

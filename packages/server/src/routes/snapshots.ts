@@ -20,9 +20,9 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
         summary: 'Capture memory and disk of an active or paused sandbox; a running sandbox is paused only during the capture',
         description:
           '201: ready (returns once ready). 200: a retry with the same idempotency_key, whatever became of that snapshot. ' +
-          '202 + Retry-After: the capture outlasted the server\'s deadline and settles in the background; poll GET /snapshots/{id}. ' +
+          "202 + Retry-After: the capture outlasted the server's deadline and settles in the background; poll GET /snapshots/{id}. " +
           '409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor). ' +
-          '410: the snapshot made with that key was deleted. 503: the host\'s driver cannot snapshot (container), or the host could not take it; retry.',
+          "410: the snapshot made with that key was deleted. 503: the host's driver cannot snapshot (container), or the host could not take it; retry.",
         tags,
         params: SandboxIdParam,
         body: Type.Optional(CreateSnapshotBody),
@@ -42,7 +42,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     '/snapshots',
     {
       onRequest,
-      schema: { summary: 'List the team\'s snapshots, newest first; filter with sandbox_id', tags, querystring: ListSnapshotsQuery, response: { 200: SnapshotList, ...errors(400, 401, 403) } },
+      schema: { summary: "List the team's snapshots, newest first; filter with sandbox_id", tags, querystring: ListSnapshotsQuery, response: { 200: SnapshotList, ...errors(400, 401, 403) } },
     },
     async (req) => {
       read(req);

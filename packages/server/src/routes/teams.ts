@@ -6,7 +6,7 @@ import { MEMBER_STATUSES } from '../services/team-management.ts';
 import type { AssignmentRecord, MemberRecord } from '../store/team-management.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
-const TEAM_DOC = 'The caller is the API key\'s user (X-Actor-User-Id is ignored). Any team id other than the caller\'s answers 403 `forbidden`, whether or not that team exists.';
+const TEAM_DOC = "The caller is the API key's user (X-Actor-User-Id is ignored). Any team id other than the caller's answers 403 `forbidden`, whether or not that team exists.";
 
 const memberView = (m: MemberRecord & { roles: string[] }) => ({
   user_id: m.id,

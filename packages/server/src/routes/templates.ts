@@ -27,7 +27,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
         description:
           'Answers 202 at once with the template (status building, or the previous status on a rebuild) and build_id; the build runs in sandboxes of its own. ' +
           'Follow it with GET /templates/{id}/builds/{build_id}/logs (SSE) or poll GET /templates/{id}. It ends ready, or failed with error `<code>: <detail>`. ' +
-          'Inline files (copy steps) are at most 4 MiB each, and the request at most 8 MiB. 429 too_many_builds / too_many_templates at the team\'s limits.',
+          "Inline files (copy steps) are at most 4 MiB each, and the request at most 8 MiB. 429 too_many_builds / too_many_templates at the team's limits.",
         tags,
         body: CreateTemplateBody,
         response: { 202: TemplateWithBuild, ...errors(400, 401, 403, 404, 409, 413, 429) },
@@ -41,14 +41,10 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get(
-    '/templates',
-    { onRequest, schema: { summary: 'Curated platform/* templates and the team\'s own', tags, response: { 200: TemplateList, ...errors(401, 403) } } },
-    async (req) => {
-      read(req);
-      return { templates: (await s.templates.list(principal(req))).map(view) };
-    },
-  );
+  app.get('/templates', { onRequest, schema: { summary: "Curated platform/* templates and the team's own", tags, response: { 200: TemplateList, ...errors(401, 403) } } }, async (req) => {
+    read(req);
+    return { templates: (await s.templates.list(principal(req))).map(view) };
+  });
 
   app.get<{ Params: IdParams }>(
     '/templates/:template_id',

@@ -49,21 +49,32 @@ export async function terminalRoutes(app: FastifyInstance, s: Services) {
     async (req, reply) => reply.code(201).send(await s.terminals.create(target(req), (req.body as TerminalBody | undefined) ?? {})),
   );
 
-  app.get(
-    '/terminals',
-    { onRequest, schema: { summary: 'List terminal sessions', tags, security, headers, response: { 200: TerminalList, ...errors(401, 404, 503) } } },
-    async (req) => ({ terminals: await s.terminals.list(target(req)) }),
-  );
+  app.get('/terminals', { onRequest, schema: { summary: 'List terminal sessions', tags, security, headers, response: { 200: TerminalList, ...errors(401, 404, 503) } } }, async (req) => ({
+    terminals: await s.terminals.list(target(req)),
+  }));
 
   app.get(
     '/terminals/:id',
-    { onRequest, schema: { summary: 'A terminal session', description: FRAMING, tags, security, headers, params: TerminalIdParam, response: { 200: Type.Ref('TerminalInfo'), ...errors(401, 404, 503) } } },
+    {
+      onRequest,
+      schema: { summary: 'A terminal session', description: FRAMING, tags, security, headers, params: TerminalIdParam, response: { 200: Type.Ref('TerminalInfo'), ...errors(401, 404, 503) } },
+    },
     async (req) => s.terminals.get(target(req), id(req)),
   );
 
   app.delete(
     '/terminals/:id',
-    { onRequest, schema: { summary: 'End a terminal session (SIGKILL to its process group)', tags, security, headers, params: TerminalIdParam, response: { 204: Type.Null({ description: 'Ended' }), ...errors(401, 404, 503) } } },
+    {
+      onRequest,
+      schema: {
+        summary: 'End a terminal session (SIGKILL to its process group)',
+        tags,
+        security,
+        headers,
+        params: TerminalIdParam,
+        response: { 204: Type.Null({ description: 'Ended' }), ...errors(401, 404, 503) },
+      },
+    },
     async (req, reply) => {
       await s.terminals.remove(target(req), id(req));
       return reply.code(204).send();

@@ -297,10 +297,7 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
       };
       const onClose = (): void => fail(Object.assign(new Error('agent closed the connection'), { code: 'ECONNRESET' }));
       const onError = (err: Error): void => fail(err);
-      const timer = setTimeout(
-        () => fail(Object.assign(new Error('timed out waiting for the agent'), { code: 'ETIMEDOUT' })),
-        Math.max(0, deadline - Date.now()),
-      );
+      const timer = setTimeout(() => fail(Object.assign(new Error('timed out waiting for the agent'), { code: 'ETIMEDOUT' })), Math.max(0, deadline - Date.now()));
       const cleanup = (): void => {
         clearTimeout(timer);
         socket.off('data', onData);
@@ -319,7 +316,10 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
 
   #newProc(): { id: number; proc: AgentProcessImpl } {
     const id = this.#allocId();
-    const proc = new AgentProcessImpl((type, payload) => this.#send(type, id, payload), () => this.ping());
+    const proc = new AgentProcessImpl(
+      (type, payload) => this.#send(type, id, payload),
+      () => this.ping(),
+    );
     if (this.#closed) process.nextTick(() => proc.finish({ error: connectionLost() }));
     else this.#procs.set(id, proc);
     return { id, proc };
@@ -353,8 +353,7 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     if (this.#closed) return proc;
     const w = new TlvWriter().u32(FileTag.op, FileOp[req.op]).string(FileTag.path, req.path);
     if (req.to !== undefined) w.string(FileTag.path2, req.to);
-    const flags =
-      (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0) | (req.direct ? FileFlag.direct : 0);
+    const flags = (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0) | (req.direct ? FileFlag.direct : 0);
     if (flags) w.u32(FileTag.flags, flags);
     if (req.user !== undefined) w.string(FileTag.user, req.user);
     this.#send(Msg.file, id, w.finish());

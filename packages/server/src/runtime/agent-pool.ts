@@ -41,7 +41,10 @@ export class AgentPool {
   drop(id: string): void {
     const p = this.#clients.get(id);
     this.#clients.delete(id);
-    p?.then((c) => c.close(), () => undefined);
+    p?.then(
+      (c) => c.close(),
+      () => undefined,
+    );
   }
 
   closeAll(): void {

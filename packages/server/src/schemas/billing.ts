@@ -13,7 +13,7 @@ const RESOURCE_LINE_FIELDS = {
   sort_order: Type.Integer(),
   usage: Type.Number({ description: 'Usage in `unit`' }),
   tracked: Type.Boolean({ description: 'Metered by this platform' }),
-  billable: Type.Boolean({ description: 'Charged under the team\'s plan (its rate is above zero)' }),
+  billable: Type.Boolean({ description: "Charged under the team's plan (its rate is above zero)" }),
 };
 
 export const ResourceLine = Type.Object(RESOURCE_LINE_FIELDS, { $id: 'BillingResourceLine' });
@@ -21,7 +21,7 @@ export const ResourceLine = Type.Object(RESOURCE_LINE_FIELDS, { $id: 'BillingRes
 export const PricedResourceLine = Type.Object(
   {
     ...RESOURCE_LINE_FIELDS,
-    unit_price_usd: Type.Number({ description: 'USD per `unit` at the team\'s current rates' }),
+    unit_price_usd: Type.Number({ description: "USD per `unit` at the team's current rates" }),
     charge_usd: Usd('usage x unit_price_usd, before credits'),
   },
   { $id: 'BillingPricedResourceLine' },
@@ -52,7 +52,7 @@ export const BillingSummary = Type.Object(
       consumed_usd: Type.Number({ description: 'Part of the grant used by finalized periods and current charges (trial credit is applied first)' }),
       remaining_usd: Type.Number(),
       state: Type.String({ description: 'active (credit left), exhausted (used up) or none (no grant)' }),
-      eligible: Type.Boolean({ description: 'The team\'s plan grants a trial' }),
+      eligible: Type.Boolean({ description: "The team's plan grants a trial" }),
     }),
     calculated_at: DateTime,
     payments_credit_balance_usd: Usd('0: no payment processor is connected'),
@@ -68,9 +68,7 @@ export type BillingSummary = Static<typeof BillingSummary>;
 
 export const PeriodQuery = Type.Object(
   {
-    period_id: Type.Optional(
-      Type.String({ description: 'A period_id from GET /teams/{team_id}/billing/periods; default: the current (open) period' }),
-    ),
+    period_id: Type.Optional(Type.String({ description: 'A period_id from GET /teams/{team_id}/billing/periods; default: the current (open) period' })),
   },
   { additionalProperties: false },
 );
@@ -131,7 +129,7 @@ export const SandboxUsage = Type.Object({
   vcpu_seconds: Type.Number(),
   memory_mib_seconds: Type.Number(),
   storage_mib_seconds: Type.Number({ description: 'Its disk and the snapshots taken from it' }),
-  charge_usd: Usd('At the team\'s current rates, before credits'),
+  charge_usd: Usd("At the team's current rates, before credits"),
 });
 
 export const SandboxUsageList = Type.Object({

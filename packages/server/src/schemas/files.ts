@@ -64,9 +64,12 @@ export const WatchEvent = Type.Object(
   {
     timestamp: DateTime,
     type: Type.Optional(
-      Type.Union(['create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'].map((t) => Type.Literal(t)), {
-        description: 'rename_from/rename_to are the two halves of a rename (to or from outside the watched tree only one is seen)',
-      }),
+      Type.Union(
+        ['create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'].map((t) => Type.Literal(t)),
+        {
+          description: 'rename_from/rename_to are the two halves of a rename (to or from outside the watched tree only one is seen)',
+        },
+      ),
     ),
     path: Type.Optional(Type.String({ description: 'Absolute path of what changed' })),
     is_dir: Type.Optional(Type.Boolean()),

@@ -16,9 +16,7 @@ export const PreviewPort = Type.Object({
   port: Type.Integer(),
   access: PreviewAccess,
   url: Type.String({ description: 'Where the port is reachable; the server inside must listen on 0.0.0.0' }),
-  preview_token: Type.Optional(
-    Type.String({ description: 'Private ports only: send as X-Preview-Token or ?preview_token= (X-Access-Token also works)' }),
-  ),
+  preview_token: Type.Optional(Type.String({ description: 'Private ports only: send as X-Preview-Token or ?preview_token= (X-Access-Token also works)' })),
   created_at: DateTime,
 });
 

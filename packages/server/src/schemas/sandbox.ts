@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Resources } from './common.ts';
 
-const METADATA_DOC =
-  'At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved';
+const METADATA_DOC = 'At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved';
 
 export const Metadata = Type.Record(Type.String(), Type.String(), { maxProperties: 64, description: METADATA_DOC });
 
@@ -64,14 +63,7 @@ export const PatchSandboxBody = Type.Object(
 );
 export type PatchSandboxBody = Static<typeof PatchSandboxBody>;
 
-export const SandboxStatus = Type.Union([
-  Type.Literal('active'),
-  Type.Literal('pausing'),
-  Type.Literal('paused'),
-  Type.Literal('resuming'),
-  Type.Literal('migrating'),
-  Type.Literal('failed'),
-]);
+export const SandboxStatus = Type.Union([Type.Literal('active'), Type.Literal('pausing'), Type.Literal('paused'), Type.Literal('resuming'), Type.Literal('migrating'), Type.Literal('failed')]);
 export const SANDBOX_STATUSES = SandboxStatus.anyOf.map((s) => s.const);
 
 const sandboxFields = {
@@ -108,10 +100,7 @@ const sandboxFields = {
 export const Sandbox = Type.Object(sandboxFields, { $id: 'Sandbox' });
 export type Sandbox = Static<typeof Sandbox>;
 
-export const SandboxWithToken = Type.Object(
-  { ...sandboxFields, access_token: Type.String({ description: 'Send as X-Access-Token to the data plane' }) },
-  { $id: 'SandboxWithToken' },
-);
+export const SandboxWithToken = Type.Object({ ...sandboxFields, access_token: Type.String({ description: 'Send as X-Access-Token to the data plane' }) }, { $id: 'SandboxWithToken' });
 
 export const SandboxList = Type.Object({
   sandboxes: Type.Array(Type.Ref('Sandbox')),

@@ -25,7 +25,7 @@ export const RoleAssignment = Type.Object(
     assignment_id: Type.String({ format: 'uuid' }),
     user_id: Type.String({ format: 'uuid' }),
     team_id: Type.String({ format: 'uuid' }),
-    granted_by: Type.String({ format: 'uuid', description: 'User whose API key granted it (a team\'s first owner granted itself)' }),
+    granted_by: Type.String({ format: 'uuid', description: "User whose API key granted it (a team's first owner granted itself)" }),
     email: Type.String(),
     role_name: Type.String({ description: ROLE_DOC }),
     scope_type: Type.String({ description: 'Always team' }),
@@ -71,7 +71,7 @@ export const InviteResponse = Type.Object({
   api_key: Type.Object({
     id: Type.String(),
     key: Type.String({ description: 'Shown once; stored only hashed' }),
-    permissions: Type.Array(Type.String(), { description: 'The permissions of the member\'s role' }),
+    permissions: Type.Array(Type.String(), { description: "The permissions of the member's role" }),
   }),
 });
 

@@ -34,7 +34,7 @@ export const CopyStep = Type.Object(
 
 export const EnvStep = Type.Object(
   { type: Type.Literal('env'), env: EnvVars },
-  { additionalProperties: false, description: 'Sets variables for later steps, start_cmd, ready_cmd and every sandbox of the template (callers\' env wins)' },
+  { additionalProperties: false, description: "Sets variables for later steps, start_cmd, ready_cmd and every sandbox of the template (callers' env wins)" },
 );
 
 export const WorkdirStep = Type.Object(
@@ -53,13 +53,15 @@ export const CreateTemplateBody = Type.Object(
       pattern: '^[a-z0-9][a-z0-9._-]*$',
       description: 'Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved.',
     }),
-    base: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team' })),
+    base: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'Template to build on (UUID or name): platform/base (default), a curated platform/* template, or a ready template of the team' }),
+    ),
     from_image: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 512,
         description:
-          'Build on a container image instead (`[registry/]repository[:tag][@sha256:...]`, Docker Hub when no registry is named; linux/amd64 out of a multi-arch index). Its ENV and WORKDIR carry over; a `user` account is added unless the image has one (the image\'s non-root USER account becomes `user`). Steps, start_cmd and ready_cmd need /bin/sh in the image; exec with args does not. Exclusive with base and dockerfile.',
+          "Build on a container image instead (`[registry/]repository[:tag][@sha256:...]`, Docker Hub when no registry is named; linux/amd64 out of a multi-arch index). Its ENV and WORKDIR carry over; a `user` account is added unless the image has one (the image's non-root USER account becomes `user`). Steps, start_cmd and ready_cmd need /bin/sh in the image; exec with args does not. Exclusive with base and dockerfile.",
       }),
     ),
     registry_auth: Type.Optional(
@@ -71,20 +73,31 @@ export const CreateTemplateBody = Type.Object(
         { additionalProperties: false, description: 'Credentials for from_image (or a Dockerfile FROM image) at a private registry' },
       ),
     ),
-    use_image_cmd: Type.Optional(
-      Type.Boolean({ description: "With from_image (or a Dockerfile FROM image) and no start_cmd: the image's ENTRYPOINT and CMD (shell-quoted) become start_cmd" }),
-    ),
+    use_image_cmd: Type.Optional(Type.Boolean({ description: "With from_image (or a Dockerfile FROM image) and no start_cmd: the image's ENTRYPOINT and CMD (shell-quoted) become start_cmd" })),
     dockerfile: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 1024 * 1024,
         description:
-          'Dockerfile text: one FROM (an image, or a template name) then RUN, COPY of inline heredocs, ENV, WORKDIR, USER, ARG, CMD, ENTRYPOINT; anything else is a bad_request naming the line. RUN and COPY run as root until a USER names another account (which runs as `user`); CMD/ENTRYPOINT become start_cmd unless start_cmd is given. body steps run after the Dockerfile\'s. Exclusive with base and from_image.',
+          "Dockerfile text: one FROM (an image, or a template name) then RUN, COPY of inline heredocs, ENV, WORKDIR, USER, ARG, CMD, ENTRYPOINT; anything else is a bad_request naming the line. RUN and COPY run as root until a USER names another account (which runs as `user`); CMD/ENTRYPOINT become start_cmd unless start_cmd is given. body steps run after the Dockerfile's. Exclusive with base and from_image.",
       }),
     ),
-    steps: Type.Optional(Type.Array(TemplateStep, { maxItems: MAX_STEPS, description: 'Run in order; every run/copy step\'s filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it' })),
-    start_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed)' })),
-    ready_cmd: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes)' })),
+    steps: Type.Optional(
+      Type.Array(TemplateStep, {
+        maxItems: MAX_STEPS,
+        description: "Run in order; every run/copy step's filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it",
+      }),
+    ),
+    start_cmd: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 65536,
+        description: 'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed)',
+      }),
+    ),
+    ready_cmd: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 65536, description: 'Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes)' }),
+    ),
     ready_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, description: 'Bound on the ready wait, default 60' })),
     warm_pool: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Pre-started sandboxes kept ready for instant create (default 0)' })),
   },
@@ -100,7 +113,11 @@ export const Template = Type.Object(
     name: Type.String(),
     curated: Type.Boolean({ description: 'A platform/* template: visible to every team, read-only' }),
     status: TemplateStatus,
-    error: Type.Optional(Type.String({ description: 'Set when status is failed: `<code>: <detail>` with code image_pull_failed, step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed' })),
+    error: Type.Optional(
+      Type.String({
+        description: 'Set when status is failed: `<code>: <detail>` with code image_pull_failed, step_failed, boot_failed, snapshot_failed, start_cmd_failed, ready_cmd_failed or build_failed',
+      }),
+    ),
     usable: Type.Boolean({ description: 'Sandboxes can be created from it: a version is built (a rebuild that fails keeps the previous version)' }),
     base: Type.String({ description: 'The template built on, or the image reference for image templates' }),
     from_image: Type.Optional(Type.String({ description: 'Set when the template is built from an image (from_image or a Dockerfile FROM image)' })),

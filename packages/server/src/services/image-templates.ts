@@ -52,9 +52,7 @@ export async function buildSource(body: CreateTemplateBody, defaultBase: string,
     const df = parseDockerfile(body.dockerfile);
     const steps = [...df.steps, ...extra];
     const startCmd = df.startCmd ? { startCmd: df.startCmd } : {};
-    source = (await isTemplate(df.from))
-      ? { base: df.from, steps, ...startCmd }
-      : { base: df.from, fromImage: checkedRef(df.from, 'dockerfile FROM'), steps, ...startCmd };
+    source = (await isTemplate(df.from)) ? { base: df.from, steps, ...startCmd } : { base: df.from, fromImage: checkedRef(df.from, 'dockerfile FROM'), steps, ...startCmd };
   } else {
     source = { base: body.base ?? defaultBase, steps: extra };
   }

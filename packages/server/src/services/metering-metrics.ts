@@ -3,7 +3,6 @@ import type { RuntimeDriver } from '../runtime/driver.ts';
 import { SANDBOX_STATUSES } from '../schemas/sandbox.ts';
 import type { MeterStore } from '../store/billing.ts';
 
-
 /** Prometheus metrics of one platform instance, in its own registry. */
 export class PlatformMetrics {
   readonly registry = new Registry();

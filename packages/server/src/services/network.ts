@@ -265,9 +265,7 @@ export class NetworkService implements SandboxNetworkHooks {
     const a = this.#byId.get(sandboxId);
     if (a) {
       this.#detach(a);
-      await nftApply(detachText(this.#table, a.slot) + delIfText(this.#table, a.slot)).catch((err) =>
-        this.#log.error({ sandbox: sandboxId, err: String(err) }, 'network: removing nft rules failed'),
-      );
+      await nftApply(detachText(this.#table, a.slot) + delIfText(this.#table, a.slot)).catch((err) => this.#log.error({ sandbox: sandboxId, err: String(err) }, 'network: removing nft rules failed'));
       await this.#slots.destroy(a.slot);
       await rm(this.#resolvConfPath(a.slot), { force: true });
     }

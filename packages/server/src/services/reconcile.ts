@@ -39,13 +39,17 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
         r.autoDeleteAt = r.autoDeleteSeconds === null ? null : now + r.autoDeleteSeconds * 1000;
       });
     } else if ((state === 'stopped' || state === 'missing') && rec.status !== 'failed') {
-      await settle('failed', (r) => {
-        r.status = 'failed';
-        r.failureReason = 'engine_lost';
-        r.activeSince = null;
-        r.autoPauseAt = null;
-        r.autoDeleteAt = null;
-      }, { reason: 'engine_lost' });
+      await settle(
+        'failed',
+        (r) => {
+          r.status = 'failed';
+          r.failureReason = 'engine_lost';
+          r.activeSince = null;
+          r.autoPauseAt = null;
+          r.autoDeleteAt = null;
+        },
+        { reason: 'engine_lost' },
+      );
       await driver.destroy(rec.id).catch((err) => log.error({ sandbox: rec.id, err: String(err) }, 'cleanup of a failed sandbox failed'));
     }
   }

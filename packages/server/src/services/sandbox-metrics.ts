@@ -92,8 +92,7 @@ export class SandboxMetrics {
     // Only consecutive samples make a rate: a pause in between (or a restore, which restarts the counters) does not.
     const consecutive = prev && now - prev.at <= this.deps.intervalMs * 2.5 ? prev : undefined;
     const secs = consecutive ? (now - consecutive.at) / 1000 : 0;
-    const rate = (cur: number | undefined, before: number | undefined) =>
-      cur !== undefined && before !== undefined && secs > 0 && cur >= before ? (cur - before) / secs : null;
+    const rate = (cur: number | undefined, before: number | undefined) => (cur !== undefined && before !== undefined && secs > 0 && cur >= before ? (cur - before) / secs : null);
     const cpuDelta = consecutive ? stats.cpuUsageNs - consecutive.cpuNs : -1;
     const point: MetricPoint = {
       at: now,

@@ -46,10 +46,7 @@ export interface SandboxServiceDeps {
 
 /** What a sandbox started from a snapshot continues from. */
 export interface ForkSource {
-  forkSource(
-    teamId: string,
-    snapshotId: string,
-  ): Promise<{ snapshotId: string; templateId: string | null; resources: ResourcesRecord; env: Record<string, string>; engine: SnapshotEngine }>;
+  forkSource(teamId: string, snapshotId: string): Promise<{ snapshotId: string; templateId: string | null; resources: ResourcesRecord; env: Record<string, string>; engine: SnapshotEngine }>;
 }
 
 export interface ListQuery {
@@ -87,7 +84,7 @@ export class SandboxService {
     }
     const network = body.network ? normalizeNetwork(body.network) : null;
     if (body.from_snapshot !== undefined && (body.from_template !== undefined || body.env !== undefined || Object.keys(secrets).length > 0)) {
-      throw badRequest('from_snapshot continues the snapshot\'s processes: its template and environment are inherited, so from_template, env and secrets cannot be given');
+      throw badRequest("from_snapshot continues the snapshot's processes: its template and environment are inherited, so from_template, env and secrets cannot be given");
     }
     if (body.from_snapshot !== undefined && !this.deps.forks) throw unavailable('this host cannot start sandboxes from snapshots');
     const fork = body.from_snapshot === undefined ? undefined : await this.deps.forks!.forkSource(p.teamId, body.from_snapshot);

@@ -13,7 +13,21 @@ const SECRET_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_VALUE_BYTES = 65536;
 /** Variables the platform sets itself (CA trust, paths) or that change how every process runs. */
-const RESERVED_ENV = new Set(['PATH', 'HOME', 'HOSTNAME', 'USER', 'SHELL', 'PWD', 'LANG', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE']);
+const RESERVED_ENV = new Set([
+  'PATH',
+  'HOME',
+  'HOSTNAME',
+  'USER',
+  'SHELL',
+  'PWD',
+  'LANG',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+]);
 
 export interface CreateSecretInput {
   name: string;

@@ -159,7 +159,11 @@ export class SnapshotService {
       // Nobody was told about this row: drop it so the same idempotency key can be tried again.
       await store.remove(row.id);
       if (err instanceof CaptureRefused) throw conflict(err.message);
-      throw unavailable(`the host could not take the snapshot (${String((err as Error).message).split('\n')[0]!.slice(0, 300)}); retry`);
+      throw unavailable(
+        `the host could not take the snapshot (${String((err as Error).message)
+          .split('\n')[0]!
+          .slice(0, 300)}); retry`,
+      );
     }
   }
 

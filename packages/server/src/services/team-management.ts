@@ -1,13 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import {
-  type AssignmentRecord,
-  DEACTIVATED,
-  type MemberRecord,
-  OWNER,
-  type TeamManagementStore,
-} from '../store/team-management.ts';
+import { type AssignmentRecord, DEACTIVATED, type MemberRecord, OWNER, type TeamManagementStore } from '../store/team-management.ts';
 import { hashKey, newKeySecret, type Principal } from './auth.ts';
 import { isRole, PERMISSIONS, type Permission, permissionsOfRoles, ROLES, type Role } from './permissions.ts';
 

@@ -109,7 +109,20 @@ export class TeamTemplates {
     this.#building.set(p.teamId, running + 1);
     try {
       if (!t) {
-        t = { id: newId(), teamId: p.teamId, name: body.name, definition: def, status: 'building', error: null, version: null, capture: null, latestBuildId: null, createdAt: now, updatedAt: now, deletedAt: null };
+        t = {
+          id: newId(),
+          teamId: p.teamId,
+          name: body.name,
+          definition: def,
+          status: 'building',
+          error: null,
+          version: null,
+          capture: null,
+          latestBuildId: null,
+          createdAt: now,
+          updatedAt: now,
+          deletedAt: null,
+        };
         await store.insert(t);
       } else {
         t.status = 'building';

@@ -69,7 +69,10 @@ export class TerminalService {
 
   /** Replays kept output to the peer, then follows; returns the input side and a detach. */
   connect(s: Session, peer: TerminalPeer) {
-    const detach = s.subscribe((_stream, data) => peer.output(data), (exit) => peer.exit(exit));
+    const detach = s.subscribe(
+      (_stream, data) => peer.output(data),
+      (exit) => peer.exit(exit),
+    );
     return {
       detach,
       input(data: Buffer): void {

@@ -18,7 +18,6 @@ export interface WarmSandbox {
 
 const REFILL_DELAY_MS = 250;
 
-
 export interface WarmPoolDeps {
   driver: RuntimeDriver;
   agents: AgentPool;

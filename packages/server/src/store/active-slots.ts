@@ -32,13 +32,19 @@ export class ActiveSlotStore {
         .where('expires_at', '>', now)
         .executeTakeFirstOrThrow();
       if (Number(active.n) + Number(claims.n) >= max) return { claimed: false as const, active: Number(active.n) };
-      await tx.insertInto('active_slot_claims').values({ id: claimId, team_id: teamId, expires_at: now + ttlMs }).execute();
+      await tx
+        .insertInto('active_slot_claims')
+        .values({ id: claimId, team_id: teamId, expires_at: now + ttlMs })
+        .execute();
       return { claimed: true as const };
     });
   }
 
   /** Drops the claim (the sandbox row now holds the slot, or the create failed), and any expired ones. */
   async release(claimId: string, now: number): Promise<void> {
-    await this.db.deleteFrom('active_slot_claims').where((eb) => eb.or([eb('id', '=', claimId), eb('expires_at', '<=', now)])).execute();
+    await this.db
+      .deleteFrom('active_slot_claims')
+      .where((eb) => eb.or([eb('id', '=', claimId), eb('expires_at', '<=', now)]))
+      .execute();
   }
 }

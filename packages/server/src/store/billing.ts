@@ -147,12 +147,7 @@ export class BillingStore {
   }
 
   /** Freezes the open period's totals and opens the one after it, atomically (once: the open check guards a rerun). */
-  async finalize(
-    period: PeriodRecord,
-    totals: NonNullable<PeriodRecord['totals']>,
-    next: { id: string; start: number; end: number; planKey: string },
-    now: number,
-  ): Promise<void> {
+  async finalize(period: PeriodRecord, totals: NonNullable<PeriodRecord['totals']>, next: { id: string; start: number; end: number; planKey: string }, now: number): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const res = await tx
         .updateTable('billing_periods')
@@ -170,7 +165,10 @@ export class BillingStore {
         .where('status', '=', 'open')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) return;
-      await tx.insertInto('billing_periods').values(emptyPeriod(period.teamId, next, next.planKey, now)).execute();
+      await tx
+        .insertInto('billing_periods')
+        .values(emptyPeriod(period.teamId, next, next.planKey, now))
+        .execute();
     });
   }
 
@@ -321,12 +319,7 @@ export class MeterStore {
 
   /** Storage segments still accruing, for the periodic size sample. */
   async openStorage(): Promise<{ subjectKind: string; subjectId: string; quantity: number }[]> {
-    const rows = await this.db
-      .selectFrom('meter_segments')
-      .select(['subject_kind', 'subject_id', 'quantity'])
-      .where('resource', '=', 'storage')
-      .where('end_at', 'is', null)
-      .execute();
+    const rows = await this.db.selectFrom('meter_segments').select(['subject_kind', 'subject_id', 'quantity']).where('resource', '=', 'storage').where('end_at', 'is', null).execute();
     return rows.map((r) => ({ subjectKind: r.subject_kind, subjectId: r.subject_id, quantity: Number(r.quantity) }));
   }
 
@@ -382,13 +375,7 @@ async function applyChange(tx: Db, c: LedgerChange): Promise<void> {
 }
 
 async function openSegment(tx: Db, subjectId: string, resource: MeterResource) {
-  return tx
-    .selectFrom('meter_segments')
-    .selectAll()
-    .where('subject_id', '=', subjectId)
-    .where('resource', '=', resource)
-    .where('end_at', 'is', null)
-    .executeTakeFirst();
+  return tx.selectFrom('meter_segments').selectAll().where('subject_id', '=', subjectId).where('resource', '=', resource).where('end_at', 'is', null).executeTakeFirst();
 }
 
 /** Ends the open segment at `at` and continues it with the new quantity; no-op when unchanged or closed. */
@@ -401,8 +388,5 @@ async function resize(tx: Db, subjectId: string, resource: MeterResource, quanti
     return;
   }
   await tx.updateTable('meter_segments').set({ end_at: cut }).where('id', '=', open.id).execute();
-  await tx
-    .insertInto('meter_segments')
-    .values({ team_id: open.team_id, subject_kind: open.subject_kind, subject_id: subjectId, resource, quantity, start_at: cut, end_at: null })
-    .execute();
+  await tx.insertInto('meter_segments').values({ team_id: open.team_id, subject_kind: open.subject_kind, subject_id: subjectId, resource, quantity, start_at: cut, end_at: null }).execute();
 }

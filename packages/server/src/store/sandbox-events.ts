@@ -9,13 +9,6 @@ export interface SandboxEventRecord {
 
 /** Reads a sandbox's lifecycle events, the log SandboxStore appends to and metering consumes. */
 export async function listSandboxEvents(db: Db, sandboxId: string, afterSeq: number, limit: number): Promise<SandboxEventRecord[]> {
-  const rows = await db
-    .selectFrom('sandbox_events')
-    .select(['seq', 'type', 'at', 'data'])
-    .where('sandbox_id', '=', sandboxId)
-    .where('seq', '>', afterSeq)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  const rows = await db.selectFrom('sandbox_events').select(['seq', 'type', 'at', 'data']).where('sandbox_id', '=', sandboxId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
   return rows.map((r) => ({ seq: Number(r.seq), type: r.type, at: Number(r.at), data: r.data ? JSON.parse(r.data) : null }));
 }

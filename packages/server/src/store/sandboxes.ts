@@ -184,24 +184,12 @@ export class SandboxStore {
   }
 
   async dueForAutoPause(now: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('sandboxes')
-      .select('id')
-      .where('deleted_at', 'is', null)
-      .where('status', '=', 'active')
-      .where('auto_pause_at', '<=', now)
-      .execute();
+    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'active').where('auto_pause_at', '<=', now).execute();
     return rows.map((r) => r.id);
   }
 
   async dueForAutoDelete(now: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('sandboxes')
-      .select('id')
-      .where('deleted_at', 'is', null)
-      .where('status', '=', 'paused')
-      .where('auto_delete_at', '<=', now)
-      .execute();
+    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'paused').where('auto_delete_at', '<=', now).execute();
     return rows.map((r) => r.id);
   }
 }

@@ -141,10 +141,7 @@ export class TeamManagementStore {
     now: number;
   }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('users')
-        .values({ id: m.userId, team_id: m.teamId, email: m.email, full_name: m.fullName, status: 'active', created_at: m.now, updated_at: m.now })
-        .execute();
+      await tx.insertInto('users').values({ id: m.userId, team_id: m.teamId, email: m.email, full_name: m.fullName, status: 'active', created_at: m.now, updated_at: m.now }).execute();
       await insertAssignment(tx, m.assignment);
       await tx
         .insertInto('api_keys')
@@ -210,7 +207,11 @@ export class TeamManagementStore {
       await tx
         .updateTable('role_assignments')
         .set({ revoked_at: now, updated_at: now })
-        .where('id', 'in', live.map((r) => r.id))
+        .where(
+          'id',
+          'in',
+          live.map((r) => r.id),
+        )
         .execute();
       return 'done';
     });
@@ -227,14 +228,7 @@ export class TeamManagementStore {
       .where((eb) => eb.not(eb.exists(eb.selectFrom('role_assignments').select('role_assignments.id').whereRef('role_assignments.team_id', '=', 'teams.id'))))
       .execute();
     for (const t of orphans) {
-      const first = await this.db
-        .selectFrom('users')
-        .select('id')
-        .where('team_id', '=', t.id)
-        .where('status', '=', 'active')
-        .orderBy('created_at')
-        .orderBy('id')
-        .executeTakeFirst();
+      const first = await this.db.selectFrom('users').select('id').where('team_id', '=', t.id).where('status', '=', 'active').orderBy('created_at').orderBy('id').executeTakeFirst();
       if (first) await insertAssignment(this.db, { id: newId(), teamId: t.id, userId: first.id, roleName: OWNER, grantedBy: first.id, now });
     }
   }

@@ -26,7 +26,10 @@ export class TeamStore {
   }
 
   async countTeams(): Promise<number> {
-    const row = await this.db.selectFrom('teams').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('teams')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -41,7 +44,11 @@ export class TeamStore {
   }
 
   async setTeamLimits(id: string, limits: Record<string, number>): Promise<void> {
-    await this.db.updateTable('teams').set({ limits: JSON.stringify(limits) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('teams')
+      .set({ limits: JSON.stringify(limits) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Creates a team with its owner user and first key, atomically. */
@@ -56,10 +63,7 @@ export class TeamStore {
   }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       await tx.insertInto('teams').values({ id: t.teamId, name: t.teamName, limits: null, created_at: t.now }).execute();
-      await tx
-        .insertInto('users')
-        .values({ id: t.userId, team_id: t.teamId, email: t.email, full_name: t.fullName, status: 'active', created_at: t.now, updated_at: t.now })
-        .execute();
+      await tx.insertInto('users').values({ id: t.userId, team_id: t.teamId, email: t.email, full_name: t.fullName, status: 'active', created_at: t.now, updated_at: t.now }).execute();
       await tx
         .insertInto('api_keys')
         .values({
@@ -122,27 +126,12 @@ export class TeamStore {
 
   /** Revokes a live key of the team; false when there is none. */
   async revokeKey(teamId: string, id: string, now: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: now })
-      .where('id', '=', id)
-      .where('team_id', '=', teamId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const res = await this.db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('team_id', '=', teamId).where('revoked_at', 'is', null).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 }
 
-export function toKey(row: {
-  id: string;
-  team_id: string;
-  user_id: string;
-  name: string;
-  key_prefix: string;
-  permissions: string;
-  created_at: number;
-  last_used_at: number | null;
-}): ApiKeyRecord {
+export function toKey(row: { id: string; team_id: string; user_id: string; name: string; key_prefix: string; permissions: string; created_at: number; last_used_at: number | null }): ApiKeyRecord {
   return {
     id: row.id,
     teamId: row.team_id,

@@ -129,13 +129,7 @@ export class TemplateStore {
   }
 
   async byName(teamId: string, name: string): Promise<TemplateRecord | undefined> {
-    const row = await this.db
-      .selectFrom('templates')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('name', '=', name)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('templates').selectAll().where('team_id', '=', teamId).where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
     return row && (await this.#withLatest([row]))[0];
   }
 
@@ -151,7 +145,12 @@ export class TemplateStore {
   }
 
   async count(teamId: string): Promise<number> {
-    const r = await this.db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('templates')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -191,7 +190,11 @@ export class TemplateStore {
 
   /** Set and cleared only here (save leaves it), so a build saving its template never races the capture. */
   async setCapture(templateId: string, capture: TemplateCapture | null): Promise<void> {
-    await this.db.updateTable('templates').set({ capture: capture === null ? null : JSON.stringify(capture) }).where('id', '=', templateId).execute();
+    await this.db
+      .updateTable('templates')
+      .set({ capture: capture === null ? null : JSON.stringify(capture) })
+      .where('id', '=', templateId)
+      .execute();
   }
 
   /** Live templates with a built version. */

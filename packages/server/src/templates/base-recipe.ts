@@ -16,9 +16,20 @@ export interface BaseRecipe {
 const here = import.meta.dirname;
 
 export const BASE_PACKAGES = [
-  'python3', 'python3-venv', 'python3-pip', 'python-is-python3',
-  'git', 'curl', 'ca-certificates', 'build-essential',
-  'procps', 'iproute2', 'less', 'xz-utils', 'bash', 'sudo',
+  'python3',
+  'python3-venv',
+  'python3-pip',
+  'python-is-python3',
+  'git',
+  'curl',
+  'ca-certificates',
+  'build-essential',
+  'procps',
+  'iproute2',
+  'less',
+  'xz-utils',
+  'bash',
+  'sudo',
 ];
 
 export function baseRecipe(): BaseRecipe {

@@ -33,9 +33,10 @@ export function ensureBaseTemplate(imageDir: string, opts: { mirror?: string; on
   let shared = inFlight.get(rootfs);
   if (!shared) {
     const listeners = new Set<ProgressFn>();
-    const emit = (p: BuildProgress): void => { for (const l of listeners) l(p); };
-    const done = buildLocked(baseDir, finalDir, hash, imageDir, opts.mirror, emit)
-      .finally(() => inFlight.delete(rootfs));
+    const emit = (p: BuildProgress): void => {
+      for (const l of listeners) l(p);
+    };
+    const done = buildLocked(baseDir, finalDir, hash, imageDir, opts.mirror, emit).finally(() => inFlight.delete(rootfs));
     shared = { done, listeners };
     inFlight.set(rootfs, shared);
   }
@@ -46,8 +47,7 @@ export function ensureBaseTemplate(imageDir: string, opts: { mirror?: string; on
 async function buildLocked(baseDir: string, finalDir: string, hash: string, imageDir: string, mirror: string | undefined, emit: ProgressFn): Promise<string> {
   const rootfs = join(finalDir, 'rootfs');
   await mkdir(baseDir, { recursive: true });
-  const release = await acquireLock(join(baseDir, '.lock'), () =>
-    emit({ phase: 'waiting', done: 0, total: 1, line: 'another process is building this template' }));
+  const release = await acquireLock(join(baseDir, '.lock'), () => emit({ phase: 'waiting', done: 0, total: 1, line: 'another process is building this template' }));
   try {
     if (existsSync(rootfs)) return rootfs;
     // Leftovers of a crashed build (possibly with debootstrap's /proc still mounted).

@@ -30,11 +30,7 @@ const TAIL_BYTES = 2000;
  * 5 ms and back off to 250 ms, so a quick server is seen ready at once.
  * `minUptimeMs`: without a ready_cmd, how long start_cmd must stay up to count as started.
  */
-export async function startAndWaitReady(
-  client: AgentClient,
-  cmds: BootCommands,
-  opts: { onOutput?: (source: string, text: string) => void; minUptimeMs?: number } = {},
-): Promise<void> {
+export async function startAndWaitReady(client: AgentClient, cmds: BootCommands, opts: { onOutput?: (source: string, text: string) => void; minUptimeMs?: number } = {}): Promise<void> {
   const cwd = cmds.workdir ?? SANDBOX_HOME;
   let startExit: string | undefined;
   let started: AgentProcess | undefined;

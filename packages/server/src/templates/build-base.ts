@@ -33,12 +33,7 @@ export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: stri
   const mirror = mirrorOverride ?? (await debianMirror(recipe.suite));
   const counter = new DebootstrapProgress();
   progress({ phase: 'debootstrap', done: 0, total: counter.total, line: `mirror ${mirror}` });
-  await runCommand('debootstrap', [
-    `--variant=${recipe.variant}`,
-    `--cache-dir=${debCache}`,
-    `--include=${recipe.packages.join(',')}`,
-    recipe.suite, root, mirror,
-  ], {
+  await runCommand('debootstrap', [`--variant=${recipe.variant}`, `--cache-dir=${debCache}`, `--include=${recipe.packages.join(',')}`, recipe.suite, root, mirror], {
     env: { ...process.env, PATH: SYSTEM_PATH, DEBIAN_FRONTEND: 'noninteractive' },
     onLine: (line) => {
       if (counter.feed(line) || line.startsWith('E:') || line.startsWith('W:')) {
@@ -50,8 +45,7 @@ export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: stri
 
   progress({ phase: 'node', done: 0, total: 1, line: recipe.nodePackage });
   const local = join(root, 'usr/local');
-  await runCommand('tar', ['-xzf', await nodeTgz, '-C', local, '--strip-components=1', '--no-same-owner',
-    'package/bin', 'package/include', 'package/share']);
+  await runCommand('tar', ['-xzf', await nodeTgz, '-C', local, '--strip-components=1', '--no-same-owner', 'package/bin', 'package/include', 'package/share']);
   progress({ phase: 'node', done: 1, total: 1 });
 
   progress({ phase: 'npm', done: 0, total: 1, line: recipe.npmPackage });
@@ -69,11 +63,18 @@ export async function buildBase(root: string, recipe: BaseRecipe, cacheDir: stri
   progress({ phase: 'finalize', done: 0, total: 1 });
   await runCommand('chroot', [root, '/bin/sh', '-s'], { input: recipe.finalizeScript, env: CHROOT_ENV });
   const { stdout: nodeVersion } = await runCommand('chroot', [root, '/usr/local/bin/node', '--version'], { env: CHROOT_ENV });
-  await writeFile(join(root, 'etc/sandpit-template.json'), `${JSON.stringify({
-    template: 'platform/base',
-    node: nodeVersion.trim(),
-    packages: recipe.packages,
-    builtAt: new Date().toISOString(),
-  }, null, 2)}\n`);
+  await writeFile(
+    join(root, 'etc/sandpit-template.json'),
+    `${JSON.stringify(
+      {
+        template: 'platform/base',
+        node: nodeVersion.trim(),
+        packages: recipe.packages,
+        builtAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   progress({ phase: 'finalize', done: 1, total: 1 });
 }

@@ -24,7 +24,9 @@ export async function acquireLock(path: string, onWait?: () => void): Promise<()
     for (;;) {
       try {
         await link(mine, path);
-        return async () => { await rm(path, { force: true }); };
+        return async () => {
+          await rm(path, { force: true });
+        };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }

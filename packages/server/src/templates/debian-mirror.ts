@@ -10,8 +10,7 @@ export async function debianMirror(suite: string): Promise<string> {
   for (const f of files.filter((n) => n.endsWith('.sources')).sort()) {
     const text = await readFile(`${dir}/${f}`, 'utf8').catch(() => '');
     for (const stanza of text.split(/\n\s*\n/)) {
-      const field = (name: string): string =>
-        stanza.match(new RegExp(`^${name}:\\s*(.+)$`, 'mi'))?.[1]?.trim() ?? '';
+      const field = (name: string): string => stanza.match(new RegExp(`^${name}:\\s*(.+)$`, 'mi'))?.[1]?.trim() ?? '';
       if (!field('Types').split(/\s+/).includes('deb')) continue;
       if (!field('Suites').split(/\s+/).includes(suite)) continue;
       candidates.push(...field('URIs').split(/\s+/).filter(Boolean));

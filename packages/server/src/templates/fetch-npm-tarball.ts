@@ -19,11 +19,7 @@ function npmCommand(): { file: string; env: NodeJS.ProcessEnv } {
 export async function fetchNpmTarball(spec: string, dir: string): Promise<string> {
   const { file, env } = npmCommand();
   try {
-    const { stdout } = await runCommand(
-      file,
-      ['pack', spec, '--json', '--prefer-offline', '--pack-destination', dir, '--loglevel=error'],
-      { env, cwd: dir },
-    );
+    const { stdout } = await runCommand(file, ['pack', spec, '--json', '--prefer-offline', '--pack-destination', dir, '--loglevel=error'], { env, cwd: dir });
     const parsed = JSON.parse(stdout) as Array<{ filename: string }>;
     const name = parsed[0]?.filename;
     if (!name) throw new Error(`npm pack ${spec} printed no file name`);
@@ -32,9 +28,7 @@ export async function fetchNpmTarball(spec: string, dir: string): Promise<string
     const at = spec.lastIndexOf('@');
     const name = spec.slice(0, at > 0 ? at : spec.length);
     const major = at > 0 ? spec.slice(at + 1) : '';
-    const cached = (await readdir(dir))
-      .filter((f) => f.startsWith(`${name}-${major}`) && f.endsWith('.tgz'))
-      .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    const cached = (await readdir(dir)).filter((f) => f.startsWith(`${name}-${major}`) && f.endsWith('.tgz')).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
     const last = cached.at(-1);
     if (last) return join(dir, last);
     throw new Error(`could not fetch ${spec} from the npm registry: ${(err as Error).message}`);

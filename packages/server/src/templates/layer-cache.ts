@@ -21,7 +21,10 @@ export class LayerCache {
   }
 
   async has(key: string): Promise<boolean> {
-    return stat(this.root(key)).then(() => true, () => false);
+    return stat(this.root(key)).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Copies `upper` (a stopped or idle sandbox's writes) in as layer `key`; returns its size in bytes. */
@@ -41,7 +44,6 @@ export class LayerCache {
       throw err;
     }
   }
-
 }
 
 /** Chains a step onto its parent's key: equal keys mean equal filesystem results. */

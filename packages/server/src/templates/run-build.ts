@@ -68,7 +68,10 @@ export class BuildLog extends EventEmitter<{ event: [BuildLogEvent] }> {
 
   static async read(path: string): Promise<BuildLogEvent[]> {
     const text = await readFile(path, 'utf8').catch(() => '');
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as BuildLogEvent);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as BuildLogEvent);
   }
 }
 
@@ -178,10 +181,14 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<{ ve
     log.line(`checking start_cmd${readyCmd ? ' and ready_cmd' : ''} in a sandbox of the result`);
     await inSandbox(deps, input.teamId, specFor(base, layers, env), log, async (client) => {
       try {
-        await startAndWaitReady(client, { startCmd, readyCmd, readyTimeoutS: input.readyTimeoutS, workdir }, {
-          onOutput: (source, text) => log.line(`[${source}] ${text}`),
-          minUptimeMs: START_UPTIME_MS,
-        });
+        await startAndWaitReady(
+          client,
+          { startCmd, readyCmd, readyTimeoutS: input.readyTimeoutS, workdir },
+          {
+            onOutput: (source, text) => log.line(`[${source}] ${text}`),
+            minUptimeMs: START_UPTIME_MS,
+          },
+        );
       } catch (err) {
         if (err instanceof BootError) throw new BuildFailure(err.code, err.message);
         throw err;
@@ -213,13 +220,7 @@ function specFor(base: BuildBase, layers: string[], env: Record<string, string>)
 }
 
 /** A throwaway sandbox (no store row, not billed) with egress where the network layer runs. */
-async function inSandbox<T>(
-  deps: BuildDeps,
-  teamId: string,
-  partial: Omit<SandboxSpec, 'id'>,
-  log: BuildLog,
-  fn: (client: AgentClient, upper: string) => Promise<T>,
-): Promise<T> {
+async function inSandbox<T>(deps: BuildDeps, teamId: string, partial: Omit<SandboxSpec, 'id'>, log: BuildLog, fn: (client: AgentClient, upper: string) => Promise<T>): Promise<T> {
   const id = newId();
   let net: PreparedNetwork | undefined;
   try {
@@ -284,7 +285,10 @@ function runStep(
     p.on('stderr', out);
     if (stdin !== undefined) {
       p.once('spawn', () => {
-        writeAll(p, stdin!).then(() => p.closeStdin(), () => p.kill('SIGKILL'));
+        writeAll(p, stdin!).then(
+          () => p.closeStdin(),
+          () => p.kill('SIGKILL'),
+        );
       });
     }
     p.once('exit', (info) => resolve(info.timedOut ? { exitCode: 124, error: 'timed out' } : { exitCode: info.exitCode }));

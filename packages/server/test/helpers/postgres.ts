@@ -65,7 +65,7 @@ export class PostgresCluster {
   }
 
   async #as(cmd: string, args: string[]): Promise<void> {
-    const asUser = userInfo().uid === 0 ? ['runuser', ['-u', this.#user, '--', cmd, ...args]] as const : [cmd, args] as const;
+    const asUser = userInfo().uid === 0 ? (['runuser', ['-u', this.#user, '--', cmd, ...args]] as const) : ([cmd, args] as const);
     await run(asUser[0], [...asUser[1]], { cwd: this.dir });
   }
 

@@ -72,7 +72,10 @@ export class TestRegistry {
     const deadline = Date.now() + 20_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`docker-registry exited: ${r.output}`);
-      const ok = await fetch(`http://${r.host}/v2/`).then((res) => res.status === 200 || res.status === 401, () => false);
+      const ok = await fetch(`http://${r.host}/v2/`).then(
+        (res) => res.status === 200 || res.status === 401,
+        () => false,
+      );
       if (ok) return r;
       if (Date.now() > deadline) throw new Error(`docker-registry did not start: ${r.output}`);
       await new Promise((res) => setTimeout(res, 50));
@@ -103,7 +106,21 @@ const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 /** A token endpoint: checks basic credentials and answers a JWT (RS256, its certificate in x5c) granting the asked scope. */
 async function startTokenServer(dir: string, auth: { username: string; password: string }): Promise<{ server: Server; realm: string }> {
-  await runCommand('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'token-key.pem'), '-out', join(dir, 'token-cert.pem'), '-days', '2', '-subj', '/CN=sandpit-test-token']);
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'token-key.pem'),
+    '-out',
+    join(dir, 'token-cert.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=sandpit-test-token',
+  ]);
   const key = createPrivateKey(await readFile(join(dir, 'token-key.pem')));
   const cert = new X509Certificate(await readFile(join(dir, 'token-cert.pem')));
   const expected = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
@@ -114,10 +131,13 @@ async function startTokenServer(dir: string, auth: { username: string; password:
       res.writeHead(401).end('{"errors":[{"code":"UNAUTHORIZED","message":"bad credentials"}]}');
       return;
     }
-    const access = given === undefined ? [] : url.searchParams.getAll('scope').map((scope) => {
-      const [type, name, actions] = scope.split(':');
-      return { type, name, actions: (actions ?? '').split(',').filter(Boolean) };
-    });
+    const access =
+      given === undefined
+        ? []
+        : url.searchParams.getAll('scope').map((scope) => {
+            const [type, name, actions] = scope.split(':');
+            return { type, name, actions: (actions ?? '').split(',').filter(Boolean) };
+          });
     const now = Math.floor(Date.now() / 1000);
     const header = { alg: 'RS256', typ: 'JWT', x5c: [cert.raw.toString('base64')] };
     const claims = { iss: TOKEN_ISSUER, sub: given ? auth.username : '', aud: TOKEN_SERVICE, exp: now + 600, nbf: now - 60, iat: now, jti: randomBytes(8).toString('hex'), access };

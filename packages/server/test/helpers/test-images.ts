@@ -29,7 +29,13 @@ export async function makeImage(layout: string, tag: string, layers: ((root: str
 
 async function debianRoot(root: string): Promise<void> {
   for (const d of ['usr/bin', 'usr/lib/x86_64-linux-gnu', 'usr/lib64', 'etc', 'root', 'tmp', 'srv']) await mkdir(join(root, d), { recursive: true });
-  for (const [l, t] of [['bin', 'usr/bin'], ['lib', 'usr/lib'], ['lib64', 'usr/lib64'], ['sbin', 'usr/bin']]) await symlink(t!, join(root, l!));
+  for (const [l, t] of [
+    ['bin', 'usr/bin'],
+    ['lib', 'usr/lib'],
+    ['lib64', 'usr/lib64'],
+    ['sbin', 'usr/bin'],
+  ])
+    await symlink(t!, join(root, l!));
   const libs = new Set<string>();
   for (const b of DEBIAN_BINS) {
     const path = (await runCommand('sh', ['-c', `command -v ${b}`])).stdout.trim();
@@ -52,16 +58,32 @@ async function debianRoot(root: string): Promise<void> {
 /** Every image the image-template tests pull, in one OCI layout. */
 export async function makeTestImages(layout: string): Promise<void> {
   await umoci('init', '--layout', layout);
-  await makeImage(layout, 'debian', [debianRoot], [
-    '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin', '--config.env', 'IMAGE_VAR=from-image',
-    '--config.workingdir', '/srv',
-    '--config.cmd', '/bin/sh', '--config.cmd', '-c', '--config.cmd', 'echo cmd-ran > /tmp/cmd-ran; exec sleep 100000',
-  ]);
+  await makeImage(
+    layout,
+    'debian',
+    [debianRoot],
+    [
+      '--config.env',
+      'PATH=/usr/local/bin:/usr/bin:/bin',
+      '--config.env',
+      'IMAGE_VAR=from-image',
+      '--config.workingdir',
+      '/srv',
+      '--config.cmd',
+      '/bin/sh',
+      '--config.cmd',
+      '-c',
+      '--config.cmd',
+      'echo cmd-ran > /tmp/cmd-ran; exec sleep 100000',
+    ],
+  );
   // No shell, no libc, no /etc: one static program.
-  await makeImage(layout, 'busybox', [async (root) => {
-    await copyFile('/bin/busybox', join(root, 'busybox'));
-    await chmod(join(root, 'busybox'), 0o755);
-  }]);
+  await makeImage(layout, 'busybox', [
+    async (root) => {
+      await copyFile('/bin/busybox', join(root, 'busybox'));
+      await chmod(join(root, 'busybox'), 0o755);
+    },
+  ]);
   await makeImage(layout, 'layers', [
     async (root) => {
       await mkdir(join(root, 'bin'));
@@ -85,28 +107,42 @@ export async function makeTestImages(layout: string): Promise<void> {
     },
   ]);
   for (const arch of ['amd64', 'arm64']) {
-    await makeImage(layout, arch, [async (root) => {
-      await copyFile('/bin/busybox', join(root, 'busybox'));
-      await chmod(join(root, 'busybox'), 0o755);
-      await writeFile(join(root, 'arch'), `${arch}\n`);
-    }], ['--architecture', arch]);
+    await makeImage(
+      layout,
+      arch,
+      [
+        async (root) => {
+          await copyFile('/bin/busybox', join(root, 'busybox'));
+          await chmod(join(root, 'busybox'), 0o755);
+          await writeFile(join(root, 'arch'), `${arch}\n`);
+        },
+      ],
+      ['--architecture', arch],
+    );
   }
   // Random bytes do not compress: over the test server's size limit either way.
-  await makeImage(layout, 'big', [async (root) => {
-    await writeFile(join(root, 'blob'), randomBytes(16 * 1024 * 1024));
-  }]);
+  await makeImage(layout, 'big', [
+    async (root) => {
+      await writeFile(join(root, 'blob'), randomBytes(16 * 1024 * 1024));
+    },
+  ]);
   // A layer no other image has, for the test that corrupts it in the registry.
-  await makeImage(layout, 'unique', [async (root) => {
-    await writeFile(join(root, 'unique'), randomBytes(4096));
-  }]);
+  await makeImage(layout, 'unique', [
+    async (root) => {
+      await writeFile(join(root, 'unique'), randomBytes(4096));
+    },
+  ]);
 }
 
 /** Pushes image `tag` of the layout to `dest` (`host:port/repo:tag`) over plain HTTP. */
 export async function pushImage(layout: string, tag: string, dest: string, creds?: { username: string; password: string }): Promise<void> {
   await runCommand('skopeo', [
-    '--insecure-policy', 'copy', '--dest-tls-verify=false',
+    '--insecure-policy',
+    'copy',
+    '--dest-tls-verify=false',
     ...(creds ? ['--dest-creds', `${creds.username}:${creds.password}`] : []),
-    `oci:${layout}:${tag}`, `docker://${dest}`,
+    `oci:${layout}:${tag}`,
+    `docker://${dest}`,
   ]);
 }
 

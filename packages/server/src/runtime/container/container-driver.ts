@@ -91,10 +91,7 @@ export class ContainerDriver implements RuntimeDriver {
 
   /** Prepares the crun root, cgroup parents and the layer store; re-mounts them after a host restart. */
   async init(): Promise<void> {
-    await Promise.all([
-      mkdir(this.paths.crunRoot, { recursive: true, mode: 0o700 }),
-      mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 }),
-    ]);
+    await Promise.all([mkdir(this.paths.crunRoot, { recursive: true, mode: 0o700 }), mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 })]);
     await ensureHugetlbMounted();
     const cgroups = await CgroupV1.detect();
     if (!cgroups.controllers.has('freezer')) throw new Error('the cgroup v1 freezer is not mounted');
@@ -145,29 +142,28 @@ export class ContainerDriver implements RuntimeDriver {
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
-      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
-        mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
+      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
       const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as { mounts: object[] };
       const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
         config.mounts.push(...m);
         return writeFile(sp.config, JSON.stringify(config));
       });
-      const started = settleAll([mounted, configured]).then(() =>
-        this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
+      const started = settleAll([mounted, configured]).then(() => this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
       const [subvolId] = await settleAll([limited, started] as const);
       const meta: SandboxMeta = {
-        id, templateRoot: spec.templateRoot, templateLayers: spec.templateLayers, hostname: spec.hostname, resources: spec.resources,
-        subvolId, createdAt: new Date().toISOString(),
+        id,
+        templateRoot: spec.templateRoot,
+        templateLayers: spec.templateLayers,
+        hostname: spec.hostname,
+        resources: spec.resources,
+        subvolId,
+        createdAt: new Date().toISOString(),
       };
       const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
-      await Promise.all([
-        writeFile(sp.meta, JSON.stringify(meta)),
-        waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid)),
-      ]);
+      await Promise.all([writeFile(sp.meta, JSON.stringify(meta)), waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid))]);
     } catch (err) {
       const log = (await readFile(sp.log, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n');
-      await this.destroyLocked(id).catch((e: Error) =>
-        this.logger.warn(`cleanup after failed create of ${id}: ${e.message}`));
+      await this.destroyLocked(id).catch((e: Error) => this.logger.warn(`cleanup after failed create of ${id}: ${e.message}`));
       throw new Error(`creating sandbox ${id} failed: ${(err as Error).message}${log ? `\n${log}` : ''}`);
     } finally {
       this.layers.replenishSoon();
@@ -203,7 +199,11 @@ export class ContainerDriver implements RuntimeDriver {
     const sp = sandboxPaths(this.paths, id);
     // SIGKILL while still frozen, then thaw: nothing runs another instruction.
     for (const pid of await cg.procs(id)) {
-      try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     if ((await cg.freezerState(id)) !== undefined) await cg.thaw(id).catch(() => undefined);
     await waitEmpty(cg, id, 3000);
@@ -219,12 +219,7 @@ export class ContainerDriver implements RuntimeDriver {
     checkId(id);
     const cg = this.cg();
     const sp = sandboxPaths(this.paths, id);
-    const [cs, frozen, onDisk, inLayers] = await Promise.all([
-      this.crun.state(id),
-      cg.freezerState(id),
-      exists(sp.dir),
-      exists(this.layers.dir(id)),
-    ]);
+    const [cs, frozen, onDisk, inLayers] = await Promise.all([this.crun.state(id), cg.freezerState(id), exists(sp.dir), exists(this.layers.dir(id))]);
     if (cs) {
       if (cs.status === 'paused' || frozen === 'FROZEN' || frozen === 'FREEZING') {
         return cs.status === 'stopped' ? 'stopped' : 'paused';
@@ -240,11 +235,7 @@ export class ContainerDriver implements RuntimeDriver {
   }
 
   async list(): Promise<string[]> {
-    const [dirs, crunIds, layerIds] = await Promise.all([
-      subdirNames(this.paths.sandboxesDir),
-      this.crun.list(),
-      this.layers.list(),
-    ]);
+    const [dirs, crunIds, layerIds] = await Promise.all([subdirNames(this.paths.sandboxesDir), this.crun.list(), this.layers.list()]);
     return [...new Set([...dirs, ...crunIds, ...layerIds])].sort();
   }
 
@@ -267,7 +258,6 @@ export class ContainerDriver implements RuntimeDriver {
     return this.cgroups;
   }
 }
-
 
 async function waitEmpty(cg: CgroupV1, id: string, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;

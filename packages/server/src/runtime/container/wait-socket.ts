@@ -4,8 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 function tryConnect(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = connect(path);
-    sock.once('connect', () => { sock.destroy(); resolve(true); });
-    sock.once('error', () => { sock.destroy(); resolve(false); });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => {
+      sock.destroy();
+      resolve(false);
+    });
   });
 }
 

@@ -152,10 +152,7 @@ export class GvisorDriver implements RuntimeDriver {
   }
 
   async init(): Promise<void> {
-    await Promise.all([
-      mkdir(this.paths.runscRoot, { recursive: true, mode: 0o700 }),
-      mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 }),
-    ]);
+    await Promise.all([mkdir(this.paths.runscRoot, { recursive: true, mode: 0o700 }), mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 })]);
     const cgroups = await CgroupV1.detect();
     await cgroups.prepareParent();
     this.cgroups = cgroups;
@@ -222,8 +219,7 @@ export class GvisorDriver implements RuntimeDriver {
         await mkdir(sp.runDir, { recursive: true });
         const { ready, capped } = this.layers.acquire(spec.id, spec.resources.diskMib);
         const layer = ready.then(() => writeSandboxEtc(this.layers.upper(spec.id), spec, undefined));
-        const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() =>
-          mountOverlay(lowerDirs(spec), this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
+        const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), this.layers.upper(spec.id), this.layers.work(spec.id), sp.rootfs));
         const [subvolId, net] = await Promise.all([
           capped,
           spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
@@ -305,17 +301,12 @@ export class GvisorDriver implements RuntimeDriver {
     const meta = await readJson<SandboxMeta>(sp.meta);
     if (!meta) throw new Error(`sandbox ${id} not found`);
     // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
-    const [rs, tcp] = await Promise.all([
-      known ?? this.liveState(id, meta.runscId),
-      meta.netnsPath ? this.procNetTcp(id, meta.runscId).catch((err: Error) => err) : undefined,
-    ]);
+    const [rs, tcp] = await Promise.all([known ?? this.liveState(id, meta.runscId), meta.netnsPath ? this.procNetTcp(id, meta.runscId).catch((err: Error) => err) : undefined]);
     if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
     if (tcp instanceof Error) throw tcp;
     const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
     if (open.length > 0) {
-      throw new CaptureRefused(
-        `the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`,
-      );
+      throw new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`);
     }
     this.capturing.add(id);
     const ch = this.channel(id);
@@ -403,7 +394,9 @@ export class GvisorDriver implements RuntimeDriver {
     } catch (err) {
       await this.channel(id).close(0);
       await this.runsc.deleteForce(runscId).catch(() => undefined);
-      await this.cg().remove(runscId).catch(() => undefined);
+      await this.cg()
+        .remove(runscId)
+        .catch(() => undefined);
       throw err;
     }
   }
@@ -427,8 +420,7 @@ export class GvisorDriver implements RuntimeDriver {
     const running = rs?.status === 'running';
     if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
     const snap = snapshotPaths(this.paths, snapshotId);
-    const prepared = Promise.all([removeTree(snap.partial), rm(snap.imagePartial, { recursive: true, force: true })]).then(() =>
-      Promise.all([mkdir(snap.partial), mkdir(snap.imagePartial)]));
+    const prepared = Promise.all([removeTree(snap.partial), rm(snap.imagePartial, { recursive: true, force: true })]).then(() => Promise.all([mkdir(snap.partial), mkdir(snap.imagePartial)]));
     prepared.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     let restoring: Promise<boolean> | undefined;
     // A running sandbox continues; if it cannot, it stays paused on its complete image.
@@ -454,8 +446,14 @@ export class GvisorDriver implements RuntimeDriver {
       await Promise.all((await readdir(sp.image)).map((f) => link(join(sp.image, f), join(snap.imagePartial, f))));
       await rename(snap.imagePartial, snap.image);
       const sm: SnapshotMeta = {
-        sourceId: id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, hostname: meta.hostname, resources: meta.resources,
-        netns: !!meta.netnsPath, statxShim: meta.statxShim, createdAt: new Date().toISOString(),
+        sourceId: id,
+        templateRoot: meta.templateRoot,
+        templateLayers: meta.templateLayers,
+        hostname: meta.hostname,
+        resources: meta.resources,
+        netns: !!meta.netnsPath,
+        statxShim: meta.statxShim,
+        createdAt: new Date().toISOString(),
       };
       await writeFile(join(snap.partial, 'snapshot.json'), JSON.stringify(sm));
       await rename(snap.partial, snap.dir);
@@ -542,7 +540,9 @@ export class GvisorDriver implements RuntimeDriver {
     for (const rid of (await this.runsc.list()).filter((r) => sandboxOf(r) === id)) {
       await this.runsc.kill(rid);
       await this.runsc.deleteForce(rid);
-      await this.cg().remove(rid).catch((err: Error) => this.logger.warn(`gvisor: ${err.message}`));
+      await this.cg()
+        .remove(rid)
+        .catch((err: Error) => this.logger.warn(`gvisor: ${err.message}`));
     }
     await unmountUnder(sp.dir);
     const meta = await readJson<SandboxMeta>(sp.meta);
@@ -602,18 +602,29 @@ export class GvisorDriver implements RuntimeDriver {
 
 function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
   return {
-    id: spec.id, templateRoot: spec.templateRoot, hostname: spec.hostname, resources: spec.resources,
+    id: spec.id,
+    templateRoot: spec.templateRoot,
+    hostname: spec.hostname,
+    resources: spec.resources,
     ...(spec.templateLayers?.length ? { templateLayers: spec.templateLayers } : {}),
-    ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}), ...(spec.mounts ? { mounts: spec.mounts } : {}),
-    runscId, createdAt: new Date().toISOString(),
+    ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}),
+    ...(spec.mounts ? { mounts: spec.mounts } : {}),
+    runscId,
+    createdAt: new Date().toISOString(),
   };
 }
 
 /** The spec a restore writes its config from (env lives in the image, not here). */
 function specOf(meta: SandboxMeta): SandboxSpec {
   return {
-    id: meta.id, templateRoot: meta.templateRoot, templateLayers: meta.templateLayers, resources: meta.resources, env: {}, hostname: meta.hostname,
-    ...(meta.netnsPath ? { netnsPath: meta.netnsPath } : {}), ...(meta.mounts ? { mounts: meta.mounts } : {}),
+    id: meta.id,
+    templateRoot: meta.templateRoot,
+    templateLayers: meta.templateLayers,
+    resources: meta.resources,
+    env: {},
+    hostname: meta.hostname,
+    ...(meta.netnsPath ? { netnsPath: meta.netnsPath } : {}),
+    ...(meta.mounts ? { mounts: meta.mounts } : {}),
   };
 }
 
@@ -630,5 +641,3 @@ async function snapshotBytes(snap: SnapshotPaths): Promise<number> {
   const [dir, image] = await Promise.all([treeBytes(snap.dir), treeBytes(snap.image)]);
   return dir + image;
 }
-
-

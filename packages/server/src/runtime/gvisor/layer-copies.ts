@@ -19,10 +19,7 @@ export async function thawLayer(src: string, dest: string, btrfs: boolean, diskM
     return undefined;
   }
   await runCaptured('btrfs', ['subvolume', 'snapshot', src, dest]);
-  const [, rootid] = await Promise.all([
-    runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * 1024 * 1024), dest]),
-    runCaptured('btrfs', ['inspect-internal', 'rootid', dest]),
-  ]);
+  const [, rootid] = await Promise.all([runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * 1024 * 1024), dest]), runCaptured('btrfs', ['inspect-internal', 'rootid', dest])]);
   return Number(rootid.stdout.trim());
 }
 

@@ -17,11 +17,7 @@ const ip = (netnsPath: string, args: string[]) => runCaptured('nsenter', [`--net
 
 /** Reads what runsc's netstack will take over from the namespace (it removes the addresses and routes it copies), when the caller did not say. */
 export async function captureNet(netnsPath: string): Promise<NetConfig> {
-  const [addrs, routes4, routes6] = await Promise.all([
-    ip(netnsPath, ['-j', 'addr', 'show']),
-    ip(netnsPath, ['-j', '-4', 'route', 'show']),
-    ip(netnsPath, ['-j', '-6', 'route', 'show']),
-  ]);
+  const [addrs, routes4, routes6] = await Promise.all([ip(netnsPath, ['-j', 'addr', 'show']), ip(netnsPath, ['-j', '-4', 'route', 'show']), ip(netnsPath, ['-j', '-6', 'route', 'show'])]);
   const cfg: NetConfig = { addrs: [], routes: [] };
   for (const link of JSON.parse(addrs.stdout || '[]') as IpAddr[]) {
     if (link.ifname === 'lo') continue;
@@ -80,6 +76,9 @@ function hexAddr(hex: string): string {
   const [addr, port] = hex.split(':') as [string, string];
   const p = parseInt(port, 16);
   if (addr.length !== 8) return `[v6]:${p}`;
-  const b = addr.match(/../g)!.map((x) => parseInt(x, 16)).reverse();
+  const b = addr
+    .match(/../g)!
+    .map((x) => parseInt(x, 16))
+    .reverse();
   return `${b.join('.')}:${p}`;
 }

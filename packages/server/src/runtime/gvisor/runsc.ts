@@ -115,7 +115,10 @@ export class Runsc {
 
   async list(): Promise<string[]> {
     const { stdout } = await runCaptured('runsc', ['--root', this.root, 'list', '--quiet']).catch(() => ({ stdout: '' }));
-    return stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+    return stdout
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   async #detached(netns: boolean, args: string[], logPath: string): Promise<void> {
@@ -130,7 +133,10 @@ export class Runsc {
 
 /** The last meaningful line runsc wrote (its errors end the log). */
 function lastError(text: string): string {
-  const lines = text.trim().split('\n').filter((l) => l.trim() !== '');
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return (lines.at(-1) ?? '').slice(0, 500);
 }
 

@@ -131,7 +131,9 @@ export class CgroupV1 {
       try {
         await readdir(join(mount, CGROUP_PARENT, id));
         return true;
-      } catch { /* not here */ }
+      } catch {
+        /* not here */
+      }
     }
     return false;
   }

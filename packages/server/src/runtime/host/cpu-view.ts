@@ -41,7 +41,9 @@ export async function cpuViewMounts(dir: string, cpus: number[] | undefined): Pr
   if (!cpus) return [];
   const onlineFile = join(dir, 'cpu-online');
   const cpuinfoFile = join(dir, 'cpuinfo');
-  const blocks = readFileSync('/proc/cpuinfo', 'utf8').split('\n\n').filter((b) => b.trim() !== '');
+  const blocks = readFileSync('/proc/cpuinfo', 'utf8')
+    .split('\n\n')
+    .filter((b) => b.trim() !== '');
   const mine = cpus.map((c, i) => (blocks[c] ?? blocks[0]!).replace(/^processor\s*:\s*\d+/m, `processor\t: ${i}`));
   await Promise.all([writeFile(onlineFile, cpus.length === 1 ? '0\n' : `0-${cpus.length - 1}\n`), writeFile(cpuinfoFile, `${mine.join('\n\n')}\n\n`)]);
   const ro = ['bind', 'ro', 'nosuid', 'nodev', 'noexec'];

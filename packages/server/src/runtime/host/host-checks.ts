@@ -4,7 +4,10 @@ import { runCommand } from './run-command.ts';
 
 /** crun refuses a hybrid cgroup layout unless hugetlb is mounted on v1 too (as scripts/bootstrap.sh does). */
 export async function ensureHugetlbMounted(): Promise<void> {
-  const hasV1Memory = await stat('/sys/fs/cgroup/memory').then(() => true, () => false);
+  const hasV1Memory = await stat('/sys/fs/cgroup/memory').then(
+    () => true,
+    () => false,
+  );
   if (!hasV1Memory) return;
   const mounts = await listMounts();
   if (mounts.some((m) => m.mountPoint === '/sys/fs/cgroup/hugetlb')) return;

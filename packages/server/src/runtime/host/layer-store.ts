@@ -71,7 +71,10 @@ export class LayerStore {
     let mount = (await listMounts()).find((m) => m.mountPoint === mountPoint);
     if (mount && mount.fsType !== 'btrfs') throw new Error(`${mountPoint} is a ${mount.fsType} mount, not btrfs`);
     if (!mount) {
-      const exists = await stat(image).then(() => true, () => false);
+      const exists = await stat(image).then(
+        () => true,
+        () => false,
+      );
       if (!exists) {
         const fh = await open(image, 'wx');
         await fh.truncate(sizeGiB * 1024 ** 3);
@@ -85,7 +88,13 @@ export class LayerStore {
       if (!mount) throw new Error(`mounting ${image} at ${mountPoint} left no mount`);
     }
     this.sysfsQgroups = await findSysfsQgroups(mount.source);
-    if (!this.sysfsQgroups || !(await stat(this.sysfsQgroups).then(() => true, () => false))) {
+    if (
+      !this.sysfsQgroups ||
+      !(await stat(this.sysfsQgroups).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       await runCommand('btrfs', ['quota', 'enable', mountPoint]);
       this.sysfsQgroups = await findSysfsQgroups(mount.source);
     }
@@ -123,7 +132,9 @@ export class LayerStore {
   acquire(id: string, diskMib: number): { ready: Promise<void>; capped: Promise<number | undefined> } {
     const dir = this.dir(id);
     if (!this.btrfs) {
-      const ready = mkdir(dir).then(() => Promise.all([mkdir(this.upper(id)), mkdir(this.work(id))])).then(() => undefined);
+      const ready = mkdir(dir)
+        .then(() => Promise.all([mkdir(this.upper(id)), mkdir(this.work(id))]))
+        .then(() => undefined);
       return { ready, capped: ready.then(() => undefined) };
     }
     this.wantedMib = diskMib;
@@ -131,9 +142,7 @@ export class LayerStore {
     const entry = i >= 0 ? this.pool.splice(i, 1)[0] : this.pool.shift();
     if (entry) {
       const ready = rename(entry.path, dir);
-      const capped = entry.diskMib === diskMib
-        ? ready.then(() => entry.subvolId)
-        : ready.then(() => runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir])).then(() => entry.subvolId);
+      const capped = entry.diskMib === diskMib ? ready.then(() => entry.subvolId) : ready.then(() => runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir])).then(() => entry.subvolId);
       return { ready, capped };
     }
     const ready = makeLayer(dir);
@@ -184,7 +193,13 @@ export class LayerStore {
 
   async remove(id: string, subvolId: number | undefined): Promise<void> {
     const dir = this.dir(id);
-    if (!(await stat(dir).then(() => true, () => false))) return;
+    if (
+      !(await stat(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     if (this.btrfs && (await stat(dir)).ino === 256) {
       await runCaptured('btrfs', ['subvolume', 'delete', dir]);
       // The qgroup outlives its subvolume until btrfs has cleaned it; an
@@ -217,10 +232,7 @@ async function makeLayer(dir: string): Promise<void> {
 
 /** Sets the qgroup limit on the subvolume at `dir`; returns its id. */
 async function capLayer(dir: string, diskMib: number): Promise<number> {
-  const [, rootid] = await Promise.all([
-    runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir]),
-    runCaptured('btrfs', ['inspect-internal', 'rootid', dir]),
-  ]);
+  const [, rootid] = await Promise.all([runCaptured('btrfs', ['qgroup', 'limit', String(diskMib * MIB), dir]), runCaptured('btrfs', ['inspect-internal', 'rootid', dir])]);
   return Number(rootid.stdout.trim());
 }
 

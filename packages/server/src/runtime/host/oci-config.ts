@@ -9,9 +9,20 @@ const CPU_PERIOD_US = 100_000;
 
 /** Docker's default capability set: enough for the agent to switch to `user`, not enough to escape. */
 const CAPS = [
-  'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FSETID', 'CAP_FOWNER', 'CAP_MKNOD', 'CAP_NET_RAW',
-  'CAP_SETGID', 'CAP_SETUID', 'CAP_SETFCAP', 'CAP_SETPCAP', 'CAP_NET_BIND_SERVICE',
-  'CAP_SYS_CHROOT', 'CAP_KILL', 'CAP_AUDIT_WRITE',
+  'CAP_CHOWN',
+  'CAP_DAC_OVERRIDE',
+  'CAP_FSETID',
+  'CAP_FOWNER',
+  'CAP_MKNOD',
+  'CAP_NET_RAW',
+  'CAP_SETGID',
+  'CAP_SETUID',
+  'CAP_SETFCAP',
+  'CAP_SETPCAP',
+  'CAP_NET_BIND_SERVICE',
+  'CAP_SYS_CHROOT',
+  'CAP_KILL',
+  'CAP_AUDIT_WRITE',
 ];
 
 const DEFAULT_ENV: Record<string, string> = {
@@ -71,18 +82,8 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigI
         cpu: { quota: Math.round(spec.resources.vcpuCount * CPU_PERIOD_US), period: CPU_PERIOD_US, ...(cpus ? { cpus: cpus.join(',') } : {}) },
         pids: { limit: PIDS_LIMIT },
       },
-      namespaces: [
-        { type: 'pid' },
-        { type: 'ipc' },
-        { type: 'uts' },
-        { type: 'mount' },
-        { type: 'cgroup' },
-        spec.netnsPath ? { type: 'network', path: spec.netnsPath } : { type: 'network' },
-      ],
-      maskedPaths: [
-        '/proc/acpi', '/proc/asound', '/proc/kcore', '/proc/keys', '/proc/latency_stats',
-        '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/sys/firmware', '/proc/scsi',
-      ],
+      namespaces: [{ type: 'pid' }, { type: 'ipc' }, { type: 'uts' }, { type: 'mount' }, { type: 'cgroup' }, spec.netnsPath ? { type: 'network', path: spec.netnsPath } : { type: 'network' }],
+      maskedPaths: ['/proc/acpi', '/proc/asound', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/sys/firmware', '/proc/scsi'],
       readonlyPaths: ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'],
     },
   };

@@ -32,8 +32,14 @@ export function runCommand(file: string, args: readonly string[], opts: RunOptio
       pending = lines.pop() ?? '';
       for (const line of lines) opts.onLine(line);
     };
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => { stdout += c; feed(c); });
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => { stderr += c; feed(c); });
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      feed(c);
+    });
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      feed(c);
+    });
     if (opts.input !== undefined && child.stdin) child.stdin.end(opts.input);
     child.on('error', (err) => reject(new Error(`${file}: ${err.message}`)));
     child.on('close', (code, signal) => {

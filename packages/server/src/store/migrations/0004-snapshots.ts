@@ -23,13 +23,7 @@ export const snapshots: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addColumn('deleted_at', 'bigint')
       .execute();
-    await db.schema
-      .createIndex('snapshots_idempotency')
-      .on('snapshots')
-      .columns(['sandbox_id', 'idempotency_key'])
-      .unique()
-      .where(sql.ref('idempotency_key'), 'is not', null)
-      .execute();
+    await db.schema.createIndex('snapshots_idempotency').on('snapshots').columns(['sandbox_id', 'idempotency_key']).unique().where(sql.ref('idempotency_key'), 'is not', null).execute();
     await db.schema.createIndex('snapshots_team_list').on('snapshots').columns(['team_id', 'deleted_at', 'created_at', 'id']).execute();
   },
 };

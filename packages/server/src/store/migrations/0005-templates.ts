@@ -18,13 +18,7 @@ export const templates: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addColumn('deleted_at', 'bigint')
       .execute();
-    await db.schema
-      .createIndex('templates_team_name')
-      .on('templates')
-      .columns(['team_id', 'name'])
-      .unique()
-      .where(sql.ref('deleted_at'), 'is', null)
-      .execute();
+    await db.schema.createIndex('templates_team_name').on('templates').columns(['team_id', 'name']).unique().where(sql.ref('deleted_at'), 'is', null).execute();
     await db.schema
       .createTable('template_builds')
       .addColumn('id', 'text', (c) => c.primaryKey())

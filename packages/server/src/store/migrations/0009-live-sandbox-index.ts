@@ -9,11 +9,6 @@ import type { Migration } from 'kysely/migration';
  */
 export const liveSandboxIndex: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema
-      .createIndex('sandboxes_team_live')
-      .on('sandboxes')
-      .columns(['team_id', 'created_at desc', 'id desc'])
-      .where(sql.ref('deleted_at'), 'is', null)
-      .execute();
+    await db.schema.createIndex('sandboxes_team_live').on('sandboxes').columns(['team_id', 'created_at desc', 'id desc']).where(sql.ref('deleted_at'), 'is', null).execute();
   },
 };

@@ -131,7 +131,13 @@ export class ImageStore {
 }
 
 async function readImageJson(bundle: string): Promise<ImageRunConfig | undefined> {
-  if (!(await stat(join(bundle, 'rootfs')).then(() => true, () => false))) return undefined;
+  if (
+    !(await stat(join(bundle, 'rootfs')).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return undefined;
   try {
     return (JSON.parse(await readFile(join(bundle, 'image.json'), 'utf8')) as { config: ImageRunConfig }).config;
   } catch {

@@ -7,9 +7,7 @@ export interface Descriptor {
   size: number;
 }
 
-export type ParsedManifest =
-  | { kind: 'index'; manifests: (Descriptor & { platform?: { os?: string; architecture?: string } })[] }
-  | { kind: 'manifest'; config: Descriptor; layers: Descriptor[] };
+export type ParsedManifest = { kind: 'index'; manifests: (Descriptor & { platform?: { os?: string; architecture?: string } })[] } | { kind: 'manifest'; config: Descriptor; layers: Descriptor[] };
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const INDEX_TYPES = new Set(['application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.list.v2+json']);

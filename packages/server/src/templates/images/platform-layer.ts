@@ -31,7 +31,11 @@ export async function platformLayer(cache: LayerCache, imageDigest: string, root
   const upper = join(tmp, 'root');
   try {
     await mkdir(join(upper, 'etc'), { recursive: true, mode: 0o755 });
-    await writeFile(join(upper, 'etc/passwd'), withLine(withLine(passwd, 'root', 'root:x:0:0:root:/root:/bin/sh'), 'user', `user:x:${account.uid}:${account.gid}:Sandpit user:${account.home}:${await shellOf(rootfs)}`), { mode: 0o644 });
+    await writeFile(
+      join(upper, 'etc/passwd'),
+      withLine(withLine(passwd, 'root', 'root:x:0:0:root:/root:/bin/sh'), 'user', `user:x:${account.uid}:${account.gid}:Sandpit user:${account.home}:${await shellOf(rootfs)}`),
+      { mode: 0o644 },
+    );
     await writeFile(join(upper, 'etc/group'), withLine(withLine(group, 'root', 'root:x:0:'), 'user', `user:x:${account.gid}:`), { mode: 0o644 });
     for (const dir of ['run/sandpit', '.sandpit', 'proc', 'dev', 'sys']) await ensureDir(rootfs, upper, dir, 0o755);
     await ensureDir(rootfs, upper, 'root', 0o700);
@@ -53,7 +57,10 @@ export async function platformLayer(cache: LayerCache, imageDigest: string, root
 
 /** `user`'s identity: the image's own `user`, else its USER account, else a free uid from 1000 up. */
 export function chooseAccount(passwd: string, group: string, imageUser: string | undefined): Account {
-  const entries = passwd.split('\n').map((l) => l.split(':')).filter((f) => f.length >= 7);
+  const entries = passwd
+    .split('\n')
+    .map((l) => l.split(':'))
+    .filter((f) => f.length >= 7);
   const own = entries.find((f) => f[0] === 'user');
   if (own) return { uid: Number(own[2]), gid: Number(own[3]), home: own[5] || '/home/user' };
   const [name, grp] = (imageUser ?? '').split(':');
@@ -92,5 +99,8 @@ async function readImageFile(rootfs: string, rel: string): Promise<string> {
 }
 
 function exists(path: string): Promise<boolean> {
-  return lstat(path).then(() => true, () => false);
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }

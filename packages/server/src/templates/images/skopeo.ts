@@ -22,9 +22,7 @@ async function skopeo(registry: string, access: RegistryAccess, args: (authFile:
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-auth-'));
   const authFile = join(dir, 'auth.json');
   try {
-    const auths = access.credentials
-      ? { [registry]: { auth: Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64') } }
-      : {};
+    const auths = access.credentials ? { [registry]: { auth: Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64') } } : {};
     await writeFile(authFile, JSON.stringify({ auths }), { mode: 0o600 });
     // An empty registries.conf: no mirrors or rewrites of the host's decide where a reference is pulled from.
     await writeFile(join(dir, 'registries.conf'), '');
@@ -53,7 +51,18 @@ function run(args: string[], onLine?: (line: string) => void): Promise<string> {
 
 /** The raw manifest (or index) the registry serves for `ref` (`host/repo:tag` or `host/repo@digest`). */
 export function inspectRaw(registry: string, ref: string, access: RegistryAccess): Promise<string> {
-  return skopeo(registry, access, (authFile) => ['--command-timeout', INSPECT_TIMEOUT, 'inspect', '--raw', '--retry-times', '0', '--authfile', authFile, `--tls-verify=${!access.insecure}`, `docker://${ref}`]);
+  return skopeo(registry, access, (authFile) => [
+    '--command-timeout',
+    INSPECT_TIMEOUT,
+    'inspect',
+    '--raw',
+    '--retry-times',
+    '0',
+    '--authfile',
+    authFile,
+    `--tls-verify=${!access.insecure}`,
+    `docker://${ref}`,
+  ]);
 }
 
 /** Copies one image (by digest) into the OCI layout `layout` under `tag`; blobs already there are not fetched again. */
@@ -61,7 +70,20 @@ export function copyToLayout(registry: string, ref: string, access: RegistryAcce
   return skopeo(
     registry,
     access,
-    (authFile) => ['copy', '--retry-times', '2', '--src-authfile', authFile, `--src-tls-verify=${!access.insecure}`, '--override-os', 'linux', '--override-arch', 'amd64', `docker://${ref}`, `oci:${layout}:${tag}`],
+    (authFile) => [
+      'copy',
+      '--retry-times',
+      '2',
+      '--src-authfile',
+      authFile,
+      `--src-tls-verify=${!access.insecure}`,
+      '--override-os',
+      'linux',
+      '--override-arch',
+      'amd64',
+      `docker://${ref}`,
+      `oci:${layout}:${tag}`,
+    ],
     onLine,
   );
 }
@@ -69,7 +91,10 @@ export function copyToLayout(registry: string, ref: string, access: RegistryAcce
 /** skopeo's last message, named by what went wrong. */
 export function classify(stderr: string): string {
   const lines = stderr.trim().split('\n').filter(Boolean);
-  const last = (lines.at(-1) ?? 'skopeo failed').replace(/^time="[^"]*" level=\w+ msg="/, '').replace(/"$/, '').replace(/\\"/g, '"');
+  const last = (lines.at(-1) ?? 'skopeo failed')
+    .replace(/^time="[^"]*" level=\w+ msg="/, '')
+    .replace(/"$/, '')
+    .replace(/\\"/g, '"');
   const msg = last.replace(/^Error parsing image name "[^"]*": /, '').slice(0, 400);
   const has = (re: RegExp) => re.test(msg);
   if (has(/Digest did not match|digest mismatch|size mismatch|expected size/i)) return `layer digest mismatch: ${msg}`;
