@@ -15,6 +15,7 @@ import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import { waitForSocket } from './wait-socket.ts';
 import { isAlive } from '../host/pids.ts';
+import type { LayeredSandboxMeta } from '../host/sandbox-meta.ts';
 
 export interface ContainerDriverOptions {
   dataDir: string;
@@ -29,17 +30,6 @@ export interface ContainerDriverOptions {
   resolvConf?: (spec: SandboxSpec) => string | undefined;
   /** How long create waits for the agent's socket (default 10 s). */
   readyTimeoutMs?: number;
-}
-
-/** What is kept on disk per sandbox so that a restarted server can manage it. */
-interface SandboxMeta {
-  id: string;
-  templateRoot: string;
-  templateLayers?: string[];
-  hostname: string;
-  resources: SandboxSpec['resources'];
-  subvolId?: number;
-  createdAt: string;
 }
 
 const SOCKET_PATH_MAX = 107;
@@ -150,7 +140,7 @@ export class ContainerDriver implements RuntimeDriver {
       });
       const started = settleAll([mounted, configured]).then(() => this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
       const [subvolId] = await settleAll([limited, started] as const);
-      const meta: SandboxMeta = {
+      const meta: LayeredSandboxMeta = {
         id,
         templateRoot: spec.templateRoot,
         templateLayers: spec.templateLayers,
@@ -210,7 +200,7 @@ export class ContainerDriver implements RuntimeDriver {
     await this.crun.deleteForce(id);
     await cg.remove(id);
     await unmountUnder(sp.dir);
-    const meta = await readJson<SandboxMeta>(sp.meta);
+    const meta = await readJson<LayeredSandboxMeta>(sp.meta);
     await this.layers.remove(id, meta?.subvolId);
     await rm(sp.dir, { recursive: true, force: true });
   }
@@ -243,7 +233,7 @@ export class ContainerDriver implements RuntimeDriver {
     checkId(id);
     const cg = this.cg();
     const sp = sandboxPaths(this.paths, id);
-    const meta = await readJson<SandboxMeta>(sp.meta);
+    const meta = await readJson<LayeredSandboxMeta>(sp.meta);
     if (!meta && !(await exists(sp.dir))) throw new Error(`sandbox ${id} not found`);
     const [memoryBytes, cpuUsageNs, diskBytes] = await Promise.all([
       cg.readNumber('memory', id, 'memory.usage_in_bytes'),

@@ -1,0 +1,125 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { exists } from '../../optional-files.ts';
+import { CaptureRefused } from '../driver.ts';
+import { isMountPoint } from '../host/mounts.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { isAlive } from '../host/pids.ts';
+import { cg, type DriverState, forget } from './driver-state.ts';
+import { channel, start, writeConfig } from './launch.ts';
+import { openTcpEndpoints, provisionNet } from './netns.ts';
+import { gvisorSandboxPaths } from './paths.ts';
+import type { RunscState } from './runsc.ts';
+import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
+
+const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
+/** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
+const AGENT_CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Checkpoints a running sandbox to its image; the sandbox ends, its memory
+ * is freed. Refused (CaptureRefused) when gVisor would fail the save, since
+ * this runsc ends the sandbox on a failed save. `known`: its runsc state, when the caller just read it.
+ * The caller holds the sandbox's lock.
+ */
+export async function checkpointLocked(st: DriverState, id: string, known?: RunscState): Promise<void> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const meta = await readMeta(sp.meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
+  const [rs, tcp] = await Promise.all([known ?? liveState(st, id, meta.runscId), meta.netnsPath ? procNetTcp(st, id, meta.runscId).catch((err: Error) => err) : undefined]);
+  if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
+  if (tcp instanceof Error) throw tcp;
+  const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
+  if (open.length > 0) {
+    throw new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`);
+  }
+  st.capturing.add(id);
+  const ch = channel(st, id);
+  try {
+    if (!(await ch.close(CHANNEL_CLOSE_TIMEOUT_MS, rs.pid))) {
+      await ch.open();
+      throw new CaptureRefused('a process in the sandbox keeps the agent channel open, which gVisor cannot checkpoint; retry');
+    }
+    await rm(sp.partial, { recursive: true, force: true });
+    await mkdir(sp.partial, { recursive: true });
+    try {
+      await st.runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
+    } catch (err) {
+      await rm(sp.partial, { recursive: true, force: true });
+      if ((await st.runsc.state(meta.runscId))?.status === 'running') {
+        // The save failed but the sandbox survived it (e.g. a just-closed connection the check could not see): keep it, refuse.
+        await ch.open();
+        throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
+      }
+      throw new Error(`${(err as Error).message} (runsc ended the sandbox)`);
+    } finally {
+      await rm(sp.checkpointPid, { force: true });
+    }
+    // The saved sandbox has exited: its runsc record and cgroups go in the background, the image stays.
+    forget(st, meta.runscId);
+  } finally {
+    st.capturing.delete(id);
+  }
+}
+
+/** Restores a sandbox from `image` as a new runsc container. The caller holds the sandbox's lock. */
+export async function restoreLocked(st: DriverState, id: string, image: string): Promise<void> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const meta = await readMeta(sp.meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
+  const runscId = `${id}-${Date.now().toString(36)}`;
+  await Promise.all([
+    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim),
+    writeMeta(sp.meta, { ...meta, runscId }),
+    // After a host restart the overlay is gone (the layer store is re-mounted by init).
+    isMountPoint(sp.rootfs).then(async (m) => {
+      if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);
+    }),
+    meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
+  ]);
+  try {
+    await start(st, id, runscId, () => st.runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
+  } catch (err) {
+    await channel(st, id).close(0);
+    await st.runsc.deleteForce(runscId).catch(() => undefined);
+    await cg(st)
+      .remove(runscId)
+      .catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * What `runsc state` (a process start) would say of a running sandbox, learnt
+ * faster while its agent's control connection is up: the agent answers, and
+ * runsc's state file names the sandbox process, which is alive.
+ */
+export async function liveState(st: DriverState, id: string, runscId: string): Promise<RunscState | undefined> {
+  const control = st.channels.get(id)?.control;
+  if (control) {
+    const [pid] = await Promise.all([st.runsc.sandboxPid(runscId), within(control.ping(), AGENT_CHECK_TIMEOUT_MS)]).catch(() => [undefined]);
+    if (pid && isAlive(pid)) return { id: runscId, pid, status: 'running' };
+  }
+  return st.runsc.state(runscId);
+}
+
+/**
+ * /proc/net/tcp{,6} of a running sandbox, read by the agent itself through
+ * its control connection; `runsc exec` (two orders of magnitude dearer under
+ * ptrace, docs/host-timings.md) only while the agent has not dialed in, e.g. just after a server restart.
+ */
+async function procNetTcp(st: DriverState, id: string, runscId: string): Promise<string> {
+  const control = st.channels.get(id)?.control;
+  const viaRunsc = () => st.runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+  if (!control) return viaRunsc();
+  const files = await within(Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p))), AGENT_CHECK_TIMEOUT_MS).catch(() => undefined);
+  return files ? Buffer.concat(files).toString('utf8') : viaRunsc();
+}
+
+/** `p`, or a rejection once `ms` have passed. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,56 @@
+import { rename, writeFile } from 'node:fs/promises';
+import { readJson } from '../../optional-files.ts';
+import type { BindMount, NetConfig, SandboxSpec } from '../driver.ts';
+import type { LayeredSandboxMeta } from '../host/sandbox-meta.ts';
+
+/** Kept on disk per sandbox so that a restarted server can resume, snapshot and destroy it. */
+export interface SandboxMeta extends LayeredSandboxMeta {
+  netnsPath?: string;
+  net?: NetConfig;
+  mounts?: BindMount[];
+  /** Runs with the statx shim preloaded (restores must mount exactly what the checkpoint had). */
+  statxShim?: boolean;
+  /**
+   * runsc container of the current run: every restore starts a new one, so the
+   * saved one can be deleted in the background (runsc delete waits until init
+   * has reaped the exited sandbox, which takes seconds).
+   */
+  runscId: string;
+}
+
+export function readMeta(path: string): Promise<SandboxMeta | undefined> {
+  return readJson<SandboxMeta>(path);
+}
+
+export async function writeMeta(path: string, meta: SandboxMeta): Promise<void> {
+  await writeFile(`${path}.tmp`, JSON.stringify(meta));
+  await rename(`${path}.tmp`, path);
+}
+
+export function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
+  return {
+    id: spec.id,
+    templateRoot: spec.templateRoot,
+    hostname: spec.hostname,
+    resources: spec.resources,
+    ...(spec.templateLayers?.length ? { templateLayers: spec.templateLayers } : {}),
+    ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}),
+    ...(spec.mounts ? { mounts: spec.mounts } : {}),
+    runscId,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** The spec a restore writes its config from (env lives in the image, not here). */
+export function specOf(meta: SandboxMeta): SandboxSpec {
+  return {
+    id: meta.id,
+    templateRoot: meta.templateRoot,
+    templateLayers: meta.templateLayers,
+    resources: meta.resources,
+    env: {},
+    hostname: meta.hostname,
+    ...(meta.netnsPath ? { netnsPath: meta.netnsPath } : {}),
+    ...(meta.mounts ? { mounts: meta.mounts } : {}),
+  };
+}

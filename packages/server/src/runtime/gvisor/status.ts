@@ -1,0 +1,49 @@
+import { exists, subdirNames } from '../../optional-files.ts';
+import type { EngineState, EngineStats } from '../driver.ts';
+import { type EngineHealth, pidHealth } from '../engine-health.ts';
+import { cg, type DriverState } from './driver-state.ts';
+import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
+import type { RunscState } from './runsc.ts';
+import { readMeta } from './sandbox-meta.ts';
+
+/** `runsc state` of a sandbox's current run. */
+export async function runscState(st: DriverState, id: string): Promise<RunscState | undefined> {
+  const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
+  return meta ? st.runsc.state(meta.runscId) : undefined;
+}
+
+export async function state(st: DriverState, id: string): Promise<EngineState> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const [rs, image, dir, layer] = await Promise.all([runscState(st, id), exists(sp.image), exists(sp.dir), exists(st.layers.dir(id))]);
+  if (rs?.status === 'running') return 'running';
+  if (image) return 'paused';
+  return rs || dir || layer ? 'stopped' : 'missing';
+}
+
+/** Every sandbox with anything left on this host: a dir, a runsc container, a layer or a checkpoint. */
+export async function list(st: DriverState): Promise<string[]> {
+  const [dirs, runscIds, layerIds, checkpoints] = await Promise.all([
+    subdirNames(st.paths.sandboxesDir),
+    st.runsc.list().then((ids) => ids.map(sandboxOf)),
+    st.layers.list(),
+    subdirNames(st.paths.checkpointsDir),
+  ]);
+  return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
+}
+
+export async function health(st: DriverState, id: string): Promise<EngineHealth> {
+  const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
+  if (!meta || st.capturing.has(id)) return 'unknown';
+  return pidHealth(await st.runsc.sandboxPid(meta.runscId), cg(st).dir('memory', meta.runscId));
+}
+
+export async function stats(st: DriverState, id: string): Promise<EngineStats> {
+  const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  const [memoryBytes, cpuUsageNs, diskBytes] = await Promise.all([
+    cg(st).readNumber('memory', meta.runscId, 'memory.usage_in_bytes'),
+    cg(st).readNumber('cpuacct', meta.runscId, 'cpuacct.usage'),
+    st.layers.usage(id, meta.subvolId),
+  ]);
+  return { memoryBytes, cpuUsageNs, diskBytes };
+}

@@ -1,0 +1,12 @@
+import type { SandboxSpec } from '../driver.ts';
+
+/** What both drivers keep on disk per sandbox so that a restarted server can manage it. */
+export interface LayeredSandboxMeta {
+  id: string;
+  templateRoot: string;
+  templateLayers?: string[];
+  hostname: string;
+  resources: SandboxSpec['resources'];
+  subvolId?: number;
+  createdAt: string;
+}
