@@ -10,8 +10,6 @@ const TEAM_DOC =
   'Usage is metered from sandbox lifecycle events: vCPU and memory while a sandbox is active, disk size (sampled) from creation to deletion. ' +
   'Periods are calendar months in UTC: `open` while current, `finalized` (totals frozen) once rolled over.';
 
-type TeamReq = { params: { team_id: string }; query: { period_id?: string } };
-
 export async function billingRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
   const tags = ['billing'];
@@ -37,7 +35,7 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
     async (req) => s.billing.summary(principal(req)),
   );
 
-  app.get(
+  app.get<{ Params: TeamParams; Querystring: PeriodQuery }>(
     '/teams/:team_id/billing/usage',
     {
       onRequest,
@@ -50,13 +48,10 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
         response: { 200: Type.Ref('TeamBillingUsage'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const { params, query } = req as unknown as TeamReq;
-      return s.billing.usage(principal(req), params.team_id, query.period_id);
-    },
+    async (req) => s.billing.usage(principal(req), req.params.team_id, req.query.period_id),
   );
 
-  app.get(
+  app.get<{ Params: TeamParams; Querystring: PeriodQuery }>(
     '/teams/:team_id/billing/usage/sandboxes',
     {
       onRequest,
@@ -69,13 +64,10 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
         response: { 200: SandboxUsageList, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => {
-      const { params, query } = req as unknown as TeamReq;
-      return s.billing.sandboxUsage(principal(req), params.team_id, query.period_id);
-    },
+    async (req) => s.billing.sandboxUsage(principal(req), req.params.team_id, req.query.period_id),
   );
 
-  app.get(
+  app.get<{ Params: TeamParams }>(
     '/teams/:team_id/billing/periods',
     {
       onRequest,
@@ -87,6 +79,6 @@ export async function billingRoutes(app: FastifyInstance, s: Services) {
         response: { 200: BillingPeriodList, ...errors(401, 403) },
       },
     },
-    async (req) => ({ periods: await s.billing.periods(principal(req), (req.params as { team_id: string }).team_id) }),
+    async (req) => ({ periods: await s.billing.periods(principal(req), req.params.team_id) }),
   );
 }

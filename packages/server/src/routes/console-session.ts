@@ -13,7 +13,7 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
   await app.register(fastifyCookie);
   const cookie = (secure: boolean, maxAgeS: number) => ({ path: '/', httpOnly: true, sameSite: 'strict' as const, secure, maxAge: maxAgeS });
 
-  app.post(
+  app.post<{ Body: SignInBody }>(
     '/session',
     {
       schema: {
@@ -26,7 +26,7 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { token, principal: p, expiresAt } = await s.consoleSessions.signIn((req.body as SignInBody).api_key);
+      const { token, principal: p, expiresAt } = await s.consoleSessions.signIn(req.body.api_key);
       reply.header('cache-control', 'no-store').setCookie(SESSION_COOKIE, token, cookie(req.protocol === 'https', Math.floor(s.consoleSessions.ttlMs / 1000)));
       return { team_id: p.teamId, user_id: p.userId, key_id: p.keyId, permissions: [...p.permissions], expires_at: new Date(expiresAt).toISOString() };
     },

@@ -24,9 +24,11 @@ function header(req: FastifyRequest, name: string): string | undefined {
  */
 export function dataPlaneHook(s: Services, opts: { query?: boolean } = {}) {
   return async (req: FastifyRequest) => {
-    const q = opts.query ? (req.query as Record<string, string | undefined>) : {};
+    // Read from the URL: this hook serves routes of every query schema, so req.query has no one type here.
+    const params = opts.query ? new URL(req.url, 'http://localhost').searchParams : undefined;
+    const q = (name: string): string | undefined => params?.get(name) ?? undefined;
     const fromHost = SANDBOX_HOST.exec(req.hostname)?.[1];
-    req.dataPlaneSandbox = await s.sandboxes.getWithToken(fromHost ?? header(req, 'x-platform-sandbox-id') ?? q.sandbox_id, header(req, 'x-access-token') ?? q.access_token);
+    req.dataPlaneSandbox = await s.sandboxes.getWithToken(fromHost ?? header(req, 'x-platform-sandbox-id') ?? q('sandbox_id'), header(req, 'x-access-token') ?? q('access_token'));
   };
 }
 

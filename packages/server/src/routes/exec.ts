@@ -21,11 +21,11 @@ async function streamExec(s: Services, rec: SandboxRecord, body: ExecBody, reply
 
 export async function controlExecRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
-  const sandbox = async (req: FastifyRequest) => {
+  const sandbox = async (req: FastifyRequest<{ Params: SandboxIdParam }>) => {
     s.auth.require(principal(req), 'sandboxes:write');
-    return s.sandboxes.get(principal(req), (req.params as { sandbox_id: string }).sandbox_id);
+    return s.sandboxes.get(principal(req), req.params.sandbox_id);
   };
-  app.post(
+  app.post<{ Params: SandboxIdParam; Body: ExecBody }>(
     '/sandboxes/:sandbox_id/exec',
     {
       onRequest,
@@ -38,11 +38,11 @@ export async function controlExecRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req) => {
-      const { truncated: _t, ...result } = await s.exec.run(await sandbox(req), req.body as ExecBody);
+      const { truncated: _t, ...result } = await s.exec.run(await sandbox(req), req.body);
       return result;
     },
   );
-  app.post(
+  app.post<{ Params: SandboxIdParam; Body: ExecBody }>(
     '/sandboxes/:sandbox_id/exec/stream',
     {
       onRequest,
@@ -55,7 +55,7 @@ export async function controlExecRoutes(app: FastifyInstance, s: Services) {
         response: { 200: { description: STREAM_DOC, content: { 'text/event-stream': { schema: ExecStreamEvent } } }, ...errors(400, 401, 403, 404, 409, 503) },
       },
     },
-    async (req, reply) => streamExec(s, await sandbox(req), req.body as ExecBody, reply),
+    async (req, reply) => streamExec(s, await sandbox(req), req.body, reply),
   );
 }
 
@@ -64,7 +64,7 @@ export async function dataPlaneExecRoutes(app: FastifyInstance, s: Services) {
   const onRequest = dataPlaneHook(s);
   const headers = dataPlaneHeaders;
   const target = dataPlaneSandbox;
-  app.post(
+  app.post<{ Body: ExecBody }>(
     '/exec',
     {
       onRequest,
@@ -77,9 +77,9 @@ export async function dataPlaneExecRoutes(app: FastifyInstance, s: Services) {
         response: { 200: DataExecResult, ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (req) => s.exec.run(target(req), req.body as ExecBody),
+    async (req) => s.exec.run(target(req), req.body),
   );
-  app.post(
+  app.post<{ Body: ExecBody }>(
     '/exec/stream',
     {
       onRequest,
@@ -93,6 +93,6 @@ export async function dataPlaneExecRoutes(app: FastifyInstance, s: Services) {
         response: { 200: { description: STREAM_DOC, content: { 'text/event-stream': { schema: ExecStreamEvent } } }, ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (req, reply) => streamExec(s, target(req), req.body as ExecBody, reply),
+    async (req, reply) => streamExec(s, target(req), req.body, reply),
   );
 }

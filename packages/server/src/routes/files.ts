@@ -21,7 +21,7 @@ const security = [{ AccessToken: [] }];
 export async function fileRoutes(app: FastifyInstance, s: Services) {
   const onRequest = dataPlaneHook(s);
 
-  app.get(
+  app.get<{ Querystring: PathQuery }>(
     '/files',
     {
       onRequest,
@@ -36,21 +36,21 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { size, stream } = await s.files.download(target(req), (req.query as PathQuery).path);
+      const { size, stream } = await s.files.download(target(req), req.query.path);
       return reply.type('application/octet-stream').header('content-length', size).send(stream);
     },
   );
 
-  app.get(
+  app.get<{ Querystring: PathQuery }>(
     '/files/list',
     {
       onRequest,
       schema: { summary: 'List a directory', description: ERRORS_DOC, tags, security, headers, querystring: PathQuery, response: { 200: FileList, ...errors(400, 401, 403, 404, 503) } },
     },
-    async (req) => ({ entries: await s.files.list(target(req), (req.query as PathQuery).path) }),
+    async (req) => ({ entries: await s.files.list(target(req), req.query.path) }),
   );
 
-  app.get(
+  app.get<{ Querystring: PathQuery }>(
     '/files/stat',
     {
       onRequest,
@@ -64,10 +64,10 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
         response: { 200: Type.Ref('FileEntry'), ...errors(400, 401, 403, 404, 503) },
       },
     },
-    async (req) => s.files.stat(target(req), (req.query as PathQuery).path),
+    async (req) => s.files.stat(target(req), req.query.path),
   );
 
-  app.post(
+  app.post<{ Body: MkdirBody }>(
     '/files/mkdir',
     {
       onRequest,
@@ -82,12 +82,12 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req) => {
-      const body = req.body as MkdirBody;
+      const body = req.body;
       return s.files.mkdir(target(req), body.path, body.parents ?? true);
     },
   );
 
-  app.post(
+  app.post<{ Body: RemoveBody }>(
     '/files/remove',
     {
       onRequest,
@@ -102,13 +102,13 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const body = req.body as RemoveBody;
+      const body = req.body;
       await s.files.remove(target(req), body.path, body.recursive ?? false);
       return reply.code(204).send();
     },
   );
 
-  app.post(
+  app.post<{ Body: RenameBody }>(
     '/files/rename',
     {
       onRequest,
@@ -123,12 +123,12 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req) => {
-      const body = req.body as RenameBody;
+      const body = req.body;
       return s.files.rename(target(req), body.from, body.to, body.overwrite ?? true);
     },
   );
 
-  app.get(
+  app.get<{ Querystring: WatchQuery }>(
     '/files/watch',
     {
       onRequest,
@@ -143,8 +143,7 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const q = req.query as { path: string; recursive?: string };
-      const watch = await s.files.openWatch(target(req), q.path, q.recursive === 'true');
+      const watch = await s.files.openWatch(target(req), req.query.path, req.query.recursive === 'true');
       const sse = openEventStream(reply);
       try {
         await s.files.streamWatch(watch, sse.send, sse.signal);
@@ -158,7 +157,7 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
   await app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
-    raw.put(
+    raw.put<{ Querystring: PathQuery; Body: Readable | undefined }>(
       '/files',
       {
         onRequest,
@@ -177,9 +176,9 @@ export async function fileRoutes(app: FastifyInstance, s: Services) {
         },
       },
       async (req, reply) => {
-        const body = (req.body as Readable | undefined) ?? req.raw;
+        const body = req.body ?? req.raw;
         try {
-          return await s.files.upload(target(req), (req.query as PathQuery).path, body);
+          return await s.files.upload(target(req), req.query.path, body);
         } catch (err) {
           // An answer before the body was read (the service drops at most 256 MiB of it): close.
           if (!req.raw.complete) reply.header('connection', 'close');

@@ -7,7 +7,7 @@ import { apiKeyHook, principal, type Services } from './context.ts';
 export async function previewPortRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
   const tags = ['previews'];
-  app.post(
+  app.post<{ Params: SandboxIdParam; Body: PublishPreviewPortBody }>(
     '/sandboxes/:sandbox_id/preview-ports',
     {
       onRequest,
@@ -22,22 +22,22 @@ export async function previewPortRoutes(app: FastifyInstance, s: Services) {
     async (req, reply) => {
       const p = principal(req);
       s.auth.require(p, 'sandboxes:write');
-      const out = await s.previews.publish(p, (req.params as { sandbox_id: string }).sandbox_id, req.body as PublishPreviewPortBody, s.auth.clock.now());
+      const out = await s.previews.publish(p, req.params.sandbox_id, req.body, s.auth.clock.now());
       reply.code(201).header('cache-control', 'no-store');
       return out;
     },
   );
-  app.get(
+  app.get<{ Params: SandboxIdParam }>(
     '/sandboxes/:sandbox_id/preview-ports',
     { onRequest, schema: { summary: 'List published preview ports', tags, params: SandboxIdParam, response: { 200: PreviewPortList, ...errors(400, 401, 403, 404) } } },
     async (req, reply) => {
       const p = principal(req);
       s.auth.require(p, 'sandboxes:read');
       reply.header('cache-control', 'no-store');
-      return { preview_ports: await s.previews.list(p, (req.params as { sandbox_id: string }).sandbox_id) };
+      return { preview_ports: await s.previews.list(p, req.params.sandbox_id) };
     },
   );
-  app.delete(
+  app.delete<{ Params: PreviewPortParams }>(
     '/sandboxes/:sandbox_id/preview-ports/:port',
     {
       onRequest,
@@ -46,7 +46,7 @@ export async function previewPortRoutes(app: FastifyInstance, s: Services) {
     async (req, reply) => {
       const p = principal(req);
       s.auth.require(p, 'sandboxes:write');
-      const params = req.params as { sandbox_id: string; port: string };
+      const params = req.params;
       await s.previews.unpublish(p, params.sandbox_id, params.port);
       reply.code(204);
     },

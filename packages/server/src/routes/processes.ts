@@ -14,14 +14,11 @@ const STREAM_DOC =
 const ABOUT =
   'Background processes run as `user`, outlive the request, client disconnects and pause/resume (the container driver keeps them in RAM), and are found again after a server restart. The last 1 MiB of output is kept on the host.';
 
-type IdParam = { id: string };
-
 /** Data-plane background processes. */
 export async function processRoutes(app: FastifyInstance, s: Services) {
   const onRequest = dataPlaneHook(s);
-  const id = (req: { params: unknown }) => (req.params as IdParam).id;
 
-  app.post(
+  app.post<{ Body: ProcessBody }>(
     '/processes',
     {
       onRequest,
@@ -35,7 +32,7 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
         response: { 201: Type.Ref('ProcessInfo'), ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (req, reply) => reply.code(201).send(await s.processes.start(target(req), req.body as ProcessBody)),
+    async (req, reply) => reply.code(201).send(await s.processes.start(target(req), req.body)),
   );
 
   app.get(
@@ -47,13 +44,13 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
     async (req) => ({ processes: await s.processes.list(target(req)) }),
   );
 
-  app.get(
+  app.get<{ Params: ProcessIdParam }>(
     '/processes/:id',
     { onRequest, schema: { summary: 'A background process', tags, security, headers, params: ProcessIdParam, response: { 200: Type.Ref('ProcessInfo'), ...errors(401, 404, 503) } } },
-    async (req) => s.processes.get(target(req), id(req)),
+    async (req) => s.processes.get(target(req), req.params.id),
   );
 
-  app.get(
+  app.get<{ Params: ProcessIdParam }>(
     '/processes/:id/output',
     {
       onRequest,
@@ -66,10 +63,10 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
         response: { 200: ProcessOutput, ...errors(401, 404, 503) },
       },
     },
-    async (req) => s.processes.output(target(req), id(req)),
+    async (req) => s.processes.output(target(req), req.params.id),
   );
 
-  app.get(
+  app.get<{ Params: ProcessIdParam }>(
     '/processes/:id/stream',
     {
       onRequest,
@@ -84,7 +81,7 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const run = await s.processes.stream(target(req), id(req));
+      const run = await s.processes.stream(target(req), req.params.id);
       const sse = openEventStream(reply);
       try {
         await run(sse.send, sse.signal);
@@ -94,7 +91,7 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post(
+  app.post<{ Params: ProcessIdParam; Body: StdinBody }>(
     '/processes/:id/stdin',
     {
       onRequest,
@@ -110,13 +107,13 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const body = req.body as StdinBody;
-      await s.processes.writeStdin(target(req), id(req), Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8'), body.eof ?? false);
+      const body = req.body;
+      await s.processes.writeStdin(target(req), req.params.id, Buffer.from(body.data, body.encoding === 'base64' ? 'base64' : 'utf8'), body.eof ?? false);
       return reply.code(204).send();
     },
   );
 
-  app.post(
+  app.post<{ Params: ProcessIdParam; Body: SignalBody }>(
     '/processes/:id/signal',
     {
       onRequest,
@@ -131,12 +128,12 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      await s.processes.signal(target(req), id(req), (req.body as SignalBody).signal);
+      await s.processes.signal(target(req), req.params.id, req.body.signal);
       return reply.code(204).send();
     },
   );
 
-  app.delete(
+  app.delete<{ Params: ProcessIdParam }>(
     '/processes/:id',
     {
       onRequest,
@@ -150,7 +147,7 @@ export async function processRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      await s.processes.remove(target(req), id(req));
+      await s.processes.remove(target(req), req.params.id);
       return reply.code(204).send();
     },
   );

@@ -4,14 +4,13 @@ import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { EventsQuery, MetricsQuery, SandboxEventList, SandboxMetricsResponse } from '../schemas/sandbox-observability.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
-type IdParams = { sandbox_id: string };
 const tags = ['sandboxes'];
 
 /** Per-sandbox metrics (sampled time series) and lifecycle events with reasons. */
 export async function sandboxObservabilityRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
 
-  app.get(
+  app.get<{ Params: SandboxIdParam; Querystring: MetricsQuery }>(
     '/sandboxes/:sandbox_id/metrics',
     {
       onRequest,
@@ -26,13 +25,13 @@ export async function sandboxObservabilityRoutes(app: FastifyInstance, s: Servic
     async (req) => {
       const p = principal(req);
       s.auth.require(p, 'sandboxes:read');
-      const rec = await s.sandboxes.get(p, (req.params as IdParams).sandbox_id);
-      const raw = (req.query as { since?: string }).since;
+      const rec = await s.sandboxes.get(p, req.params.sandbox_id);
+      const raw = req.query.since;
       const since = raw === undefined ? 0 : Date.parse(raw);
       if (Number.isNaN(since)) throw badRequest(`'since' is not a date-time: '${raw}'`);
       const m = s.sandboxMetrics;
       return {
-        sandbox_id: (req.params as IdParams).sandbox_id,
+        sandbox_id: req.params.sandbox_id,
         interval_ms: m.deps.intervalMs,
         window_ms: m.deps.windowMs,
         resources: rec.resources,
@@ -50,7 +49,7 @@ export async function sandboxObservabilityRoutes(app: FastifyInstance, s: Servic
     },
   );
 
-  app.get(
+  app.get<{ Params: SandboxIdParam; Querystring: EventsQuery }>(
     '/sandboxes/:sandbox_id/events',
     {
       onRequest,
@@ -65,8 +64,8 @@ export async function sandboxObservabilityRoutes(app: FastifyInstance, s: Servic
     async (req) => {
       const p = principal(req);
       s.auth.require(p, 'sandboxes:read');
-      const rec = await s.sandboxes.get(p, (req.params as IdParams).sandbox_id);
-      const q = req.query as { after?: string; limit?: string };
+      const rec = await s.sandboxes.get(p, req.params.sandbox_id);
+      const q = req.query;
       const limit = q.limit === undefined ? 200 : Number(q.limit);
       if (limit < 1 || limit > 1000) throw badRequest('limit must be 1 to 1000');
       return { events: await s.sandboxEvents.list(rec.id, q.after === undefined ? 0 : Number(q.after), limit) };

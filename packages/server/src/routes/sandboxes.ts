@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
@@ -7,12 +7,10 @@ import { sandboxView, withToken } from '../services/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
-type IdParams = { sandbox_id: string };
-
 export async function sandboxRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
-  const read = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:read');
-  const write = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:write');
+  const read = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:read');
+  const write = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:write');
   const tags = ['sandboxes'];
   const view = (rec: SandboxRecord) => sandboxView(rec, s.secrets.revokedNames(rec.id));
 
@@ -35,7 +33,8 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get(
+  // The raw query: metadata.{key} filters and repeated parameters are checked here, beyond ListSandboxesQuery's own fields.
+  app.get<{ Querystring: Record<string, string | string[]> }>(
     '/sandboxes',
     {
       onRequest,
@@ -48,7 +47,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       read(req);
-      const query = req.query as Record<string, string | string[]>;
+      const query = req.query;
       const metadata: [string, string][] = [];
       for (const [k, v] of Object.entries(query)) {
         if (!k.startsWith('metadata.')) continue;
@@ -65,7 +64,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get<{ Params: IdParams }>(
+  app.get<{ Params: SandboxIdParam }>(
     '/sandboxes/:sandbox_id',
     { onRequest, schema: { summary: 'Get a sandbox', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404) } } },
     async (req) => {
@@ -74,7 +73,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.patch<{ Params: IdParams; Body: PatchSandboxBody }>(
+  app.patch<{ Params: SandboxIdParam; Body: PatchSandboxBody }>(
     '/sandboxes/:sandbox_id',
     {
       onRequest,
@@ -92,7 +91,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post<{ Params: IdParams }>(
+  app.post<{ Params: SandboxIdParam }>(
     '/sandboxes/:sandbox_id/pause',
     {
       onRequest,
@@ -108,7 +107,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     ['resume', 'Resume a paused sandbox (409 when active); returns the access token'],
     ['activate', 'Resume when paused, no-op when active; returns the access token'],
   ] as const) {
-    app.post<{ Params: IdParams }>(
+    app.post<{ Params: SandboxIdParam }>(
       `/sandboxes/:sandbox_id/${verb}`,
       { onRequest, schema: { summary, tags, params: SandboxIdParam, response: { 200: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 409, 429) } } },
       async (req, reply) => {
@@ -120,7 +119,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     );
   }
 
-  app.delete<{ Params: IdParams }>(
+  app.delete<{ Params: SandboxIdParam }>(
     '/sandboxes/:sandbox_id',
     { onRequest, schema: { summary: 'Delete a sandbox and release everything it held', tags, params: SandboxIdParam, response: { 204: Type.Null(), ...errors(400, 401, 403, 404) } } },
     async (req, reply) => {

@@ -11,7 +11,7 @@ const view = (s: SecretRecord) => ({ name: s.name, allowed_hosts: s.allowedHosts
 export async function secretRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
   const tags = ['secrets'];
-  app.post(
+  app.post<{ Body: CreateSecretBody }>(
     '/secrets',
     {
       onRequest,
@@ -25,7 +25,7 @@ export async function secretRoutes(app: FastifyInstance, s: Services) {
     async (req, reply) => {
       const p = principal(req);
       s.auth.require(p, 'secrets:write');
-      const rec = await s.secrets.create(p, req.body as CreateSecretBody);
+      const rec = await s.secrets.create(p, req.body);
       reply.code(201).header('cache-control', 'no-store');
       return view(rec);
     },
@@ -36,7 +36,7 @@ export async function secretRoutes(app: FastifyInstance, s: Services) {
     reply.header('cache-control', 'no-store');
     return { secrets: (await s.secrets.list(p)).map(view) };
   });
-  app.delete(
+  app.delete<{ Params: SecretNameParam }>(
     '/secrets/:name',
     {
       onRequest,
@@ -50,7 +50,7 @@ export async function secretRoutes(app: FastifyInstance, s: Services) {
     async (req, reply) => {
       const p = principal(req);
       s.auth.require(p, 'secrets:write');
-      await s.secrets.revoke(p, (req.params as { name: string }).name);
+      await s.secrets.revoke(p, req.params.name);
       reply.code(204).header('cache-control', 'no-store');
     },
   );

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { CreateSnapshotBody, ListSnapshotsQuery, PatchSnapshotBody, SnapshotIdParam, SnapshotList } from '../schemas/snapshot.ts';
@@ -7,12 +7,12 @@ import { apiKeyHook, principal, type Services } from './context.ts';
 
 export async function snapshotRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
-  const read = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'snapshots:read');
-  const write = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'snapshots:write');
+  const read = (req: FastifyRequest) => s.auth.require(principal(req), 'snapshots:read');
+  const write = (req: FastifyRequest) => s.auth.require(principal(req), 'snapshots:write');
   const tags = ['snapshots'];
   const snap = Type.Ref('Snapshot');
 
-  app.post<{ Params: { sandbox_id: string }; Body: CreateSnapshotBody | undefined }>(
+  app.post<{ Params: SandboxIdParam; Body: CreateSnapshotBody | undefined }>(
     '/sandboxes/:sandbox_id/snapshot',
     {
       onRequest,
@@ -51,7 +51,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get<{ Params: { snapshot_id: string } }>(
+  app.get<{ Params: SnapshotIdParam }>(
     '/snapshots/:snapshot_id',
     { onRequest, schema: { summary: 'Get a snapshot', tags, params: SnapshotIdParam, response: { 200: snap, ...errors(400, 401, 403, 404) } } },
     async (req) => {
@@ -60,7 +60,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.patch<{ Params: { snapshot_id: string }; Body: PatchSnapshotBody }>(
+  app.patch<{ Params: SnapshotIdParam; Body: PatchSnapshotBody }>(
     '/snapshots/:snapshot_id',
     { onRequest, schema: { summary: 'Rename a snapshot', tags, params: SnapshotIdParam, body: PatchSnapshotBody, response: { 200: snap, ...errors(400, 401, 403, 404) } } },
     async (req) => {
@@ -69,7 +69,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.delete<{ Params: { snapshot_id: string } }>(
+  app.delete<{ Params: SnapshotIdParam }>(
     '/snapshots/:snapshot_id',
     {
       onRequest,

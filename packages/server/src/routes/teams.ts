@@ -38,7 +38,7 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(Member);
   app.addSchema(RoleAssignment);
 
-  app.get(
+  app.get<{ Params: TeamParams }>(
     '/teams/:team_id/management',
     {
       onRequest,
@@ -51,7 +51,7 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req) => {
-      const { team_id } = req.params as { team_id: string };
+      const { team_id } = req.params;
       const st = await s.teamManagement.state(principal(req), team_id);
       return {
         team_id: principal(req).teamId,
@@ -63,7 +63,7 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post(
+  app.post<{ Params: TeamParams; Body: InviteBody }>(
     '/teams/:team_id/members',
     {
       onRequest,
@@ -77,14 +77,14 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { team_id } = req.params as { team_id: string };
-      const { member, key } = await s.teamManagement.invite(principal(req), team_id, req.body as { email: string; full_name: string; role: string });
+      const { team_id } = req.params;
+      const { member, key } = await s.teamManagement.invite(principal(req), team_id, req.body);
       reply.code(201).header('cache-control', 'no-store');
       return { member: memberView(member), api_key: key };
     },
   );
 
-  app.delete(
+  app.delete<{ Params: MemberParams }>(
     '/teams/:team_id/members/:user_id',
     {
       onRequest,
@@ -97,13 +97,13 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { team_id, user_id } = req.params as { team_id: string; user_id: string };
+      const { team_id, user_id } = req.params;
       await s.teamManagement.deactivate(principal(req), team_id, user_id);
       reply.code(204);
     },
   );
 
-  app.post(
+  app.post<{ Params: MemberParams; Body: GrantBody }>(
     '/teams/:team_id/members/:user_id/roles',
     {
       onRequest,
@@ -117,14 +117,14 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { team_id, user_id } = req.params as { team_id: string; user_id: string };
-      const a = await s.teamManagement.grant(principal(req), team_id, user_id, (req.body as { role_name: string }).role_name);
+      const { team_id, user_id } = req.params;
+      const a = await s.teamManagement.grant(principal(req), team_id, user_id, req.body.role_name);
       reply.code(201);
       return assignmentView(a);
     },
   );
 
-  app.delete(
+  app.delete<{ Params: RoleParams }>(
     '/teams/:team_id/members/:user_id/roles/:role_name',
     {
       onRequest,
@@ -137,7 +137,7 @@ export async function teamRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      const { team_id, user_id, role_name } = req.params as { team_id: string; user_id: string; role_name: string };
+      const { team_id, user_id, role_name } = req.params;
       await s.teamManagement.revoke(principal(req), team_id, user_id, role_name);
       reply.code(204);
     },

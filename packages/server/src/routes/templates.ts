@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { iso } from '../clock.ts';
 import { errors } from '../schemas/common.ts';
@@ -7,13 +7,10 @@ import type { BuildRecord, TemplateRecord } from '../store/templates.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 import { openEventStream } from './sse.ts';
 
-type IdParams = { template_id: string };
-type BuildIdParams = { template_id: string; build_id: string };
-
 export async function templateRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
-  const read = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:read');
-  const write = (req: { principal?: unknown }) => s.auth.require(principal(req as never), 'sandboxes:write');
+  const read = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:read');
+  const write = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:write');
   const tags = ['templates'];
   const view = (t: TemplateRecord) => templateView(t, s.warmPool.ready(t.id));
 
@@ -46,7 +43,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     return { templates: (await s.templates.list(principal(req))).map(view) };
   });
 
-  app.get<{ Params: IdParams }>(
+  app.get<{ Params: TemplateIdParam }>(
     '/templates/:template_id',
     { onRequest, schema: { summary: 'Get a template by UUID or name', tags, params: TemplateIdParam, response: { 200: Type.Ref('Template'), ...errors(401, 403, 404) } } },
     async (req) => {
@@ -55,7 +52,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.delete<{ Params: IdParams }>(
+  app.delete<{ Params: TemplateIdParam }>(
     '/templates/:template_id',
     {
       onRequest,
@@ -74,7 +71,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get<{ Params: BuildIdParams }>(
+  app.get<{ Params: BuildParams }>(
     '/templates/:template_id/builds/:build_id',
     { onRequest, schema: { summary: 'A build: status, error and which steps ran or came from the cache', tags, params: BuildParams, response: { 200: TemplateBuild, ...errors(401, 403, 404) } } },
     async (req) => {
@@ -84,7 +81,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get<{ Params: BuildIdParams }>(
+  app.get<{ Params: BuildParams }>(
     '/templates/:template_id/builds/:build_id/logs',
     {
       onRequest,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import type { WebSocket } from 'ws';
@@ -19,8 +19,6 @@ const FRAMING =
   '`{"type":"resize","cols":n,"rows":n}` or `{"type":"input","data":"..."}`, and any other text frame is taken as raw input (so xterm.js AttachAddon works unchanged). ' +
   'The session outlives the socket; several sockets may be connected to one session at once. Close code 4404: no such terminal.';
 
-type IdParam = { id: string };
-
 declare module 'fastify' {
   interface FastifyRequest {
     terminal?: Session;
@@ -30,9 +28,8 @@ declare module 'fastify' {
 /** Data-plane PTY sessions over WebSocket. */
 export async function terminalRoutes(app: FastifyInstance, s: Services) {
   const onRequest = dataPlaneHook(s);
-  const id = (req: FastifyRequest) => (req.params as IdParam).id;
 
-  app.post(
+  app.post<{ Body: TerminalBody | undefined }>(
     '/terminals',
     {
       onRequest,
@@ -46,23 +43,23 @@ export async function terminalRoutes(app: FastifyInstance, s: Services) {
         response: { 201: Type.Ref('TerminalInfo'), ...errors(400, 401, 404, 409, 503) },
       },
     },
-    async (req, reply) => reply.code(201).send(await s.terminals.create(target(req), (req.body as TerminalBody | undefined) ?? {})),
+    async (req, reply) => reply.code(201).send(await s.terminals.create(target(req), req.body ?? {})),
   );
 
   app.get('/terminals', { onRequest, schema: { summary: 'List terminal sessions', tags, security, headers, response: { 200: TerminalList, ...errors(401, 404, 503) } } }, async (req) => ({
     terminals: await s.terminals.list(target(req)),
   }));
 
-  app.get(
+  app.get<{ Params: TerminalIdParam }>(
     '/terminals/:id',
     {
       onRequest,
       schema: { summary: 'A terminal session', description: FRAMING, tags, security, headers, params: TerminalIdParam, response: { 200: Type.Ref('TerminalInfo'), ...errors(401, 404, 503) } },
     },
-    async (req) => s.terminals.get(target(req), id(req)),
+    async (req) => s.terminals.get(target(req), req.params.id),
   );
 
-  app.delete(
+  app.delete<{ Params: TerminalIdParam }>(
     '/terminals/:id',
     {
       onRequest,
@@ -76,23 +73,23 @@ export async function terminalRoutes(app: FastifyInstance, s: Services) {
       },
     },
     async (req, reply) => {
-      await s.terminals.remove(target(req), id(req));
+      await s.terminals.remove(target(req), req.params.id);
       return reply.code(204).send();
     },
   );
 
-  app.get(
+  app.get<{ Params: TerminalIdParam }>(
     '/terminals/:id/connect',
     {
       websocket: true,
       onRequest: dataPlaneHook(s, { query: true }),
       // Looked up before the upgrade, so an unknown id is an ordinary 404 envelope.
       preHandler: async (req) => {
-        req.terminal = await s.terminals.open(target(req), id(req));
+        req.terminal = await s.terminals.open(target(req), req.params.id);
       },
       schema: { params: TerminalIdParam },
     },
-    (socket: WebSocket, req: FastifyRequest) => {
+    (socket: WebSocket, req) => {
       const session = req.terminal!;
       const conn = s.terminals.connect(session, {
         output: (data) => socket.send(data, { binary: true }),

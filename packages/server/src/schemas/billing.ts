@@ -72,6 +72,7 @@ export const PeriodQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PeriodQuery = Static<typeof PeriodQuery>;
 
 const PERIOD_STATUS = 'open: the current period, still accruing; finalized: ended, totals frozen';
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { ERROR_CODE_LIST, type ErrorCode } from '../error-codes.ts';
 
 export const ErrorEnvelope = Type.Object(
@@ -27,5 +27,6 @@ export const DateTime = Type.String({ format: 'date-time' });
 export const SandboxIdParam = Type.Object({
   sandbox_id: Type.String({ description: 'PublicSandboxId: a UUID or sb-<region>-<uuid>' }),
 });
+export type SandboxIdParam = Static<typeof SandboxIdParam>;
 
 export const Empty = Type.Null({ description: 'No content' });

@@ -14,6 +14,7 @@ export const WatchQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export type WatchQuery = Static<typeof WatchQuery>;
 
 export const FileEntry = Type.Object(
   {
@@ -64,12 +65,9 @@ export const WatchEvent = Type.Object(
   {
     timestamp: DateTime,
     type: Type.Optional(
-      Type.Union(
-        ['create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'].map((t) => Type.Literal(t)),
-        {
-          description: 'rename_from/rename_to are the two halves of a rename (to or from outside the watched tree only one is seen)',
-        },
-      ),
+      Type.Union([Type.Literal('create'), Type.Literal('write'), Type.Literal('remove'), Type.Literal('rename_from'), Type.Literal('rename_to'), Type.Literal('chmod')], {
+        description: 'rename_from/rename_to are the two halves of a rename (to or from outside the watched tree only one is seen)',
+      }),
     ),
     path: Type.Optional(Type.String({ description: 'Absolute path of what changed' })),
     is_dir: Type.Optional(Type.Boolean()),
@@ -78,3 +76,4 @@ export const WatchEvent = Type.Object(
   },
   { description: 'One `data:` line of the text/event-stream response' },
 );
+export type WatchEvent = Static<typeof WatchEvent>;

@@ -26,3 +26,4 @@ export const PreviewPortParams = Type.Object({
   sandbox_id: Type.String({ description: 'PublicSandboxId: a UUID or sb-<region>-<uuid>' }),
   port: Type.String({ description: 'Port number, 1 to 65535' }),
 });
+export type PreviewPortParams = Static<typeof PreviewPortParams>;

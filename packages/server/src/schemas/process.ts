@@ -6,6 +6,7 @@ export const ProcessBody = Type.Omit(ExecBody, ['timeout_s'], { additionalProper
 export type ProcessBody = Static<typeof ProcessBody>;
 
 export const ProcessIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'Process id (or its pid)' }) });
+export type ProcessIdParam = Static<typeof ProcessIdParam>;
 
 export const ProcessInfo = Type.Object(
   {

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { DateTime, Resources } from './common.ts';
 
 const Nullable = (t: ReturnType<typeof Type.Number>) => Type.Union([t, Type.Null()]);
@@ -6,6 +6,7 @@ const Nullable = (t: ReturnType<typeof Type.Number>) => Type.Union([t, Type.Null
 export const MetricsQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Only points at or after this time (for polling)' })),
 });
+export type MetricsQuery = Static<typeof MetricsQuery>;
 
 export const MetricPoint = Type.Object({
   at: DateTime,
@@ -30,6 +31,7 @@ export const EventsQuery = Type.Object({
   after: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Only events with a larger seq (for polling)' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: '1 to 1000, default 200' })),
 });
+export type EventsQuery = Static<typeof EventsQuery>;
 
 export const SandboxEvent = Type.Object({
   seq: Type.Integer({ description: 'Increasing across the installation' }),
@@ -38,5 +40,6 @@ export const SandboxEvent = Type.Object({
   reason: Type.String({ description: 'Why it happened, in words' }),
   data: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
 });
+export type SandboxEvent = Static<typeof SandboxEvent>;
 
 export const SandboxEventList = Type.Object({ events: Type.Array(SandboxEvent) });

@@ -25,3 +25,4 @@ export const Secret = Type.Object({
 export const SecretList = Type.Object({ secrets: Type.Array(Secret) });
 
 export const SecretNameParam = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
+export type SecretNameParam = Static<typeof SecretNameParam>;

@@ -39,6 +39,7 @@ export const PatchSnapshotBody = Type.Object(
 export type PatchSnapshotBody = Static<typeof PatchSnapshotBody>;
 
 export const SnapshotIdParam = Type.Object({ snapshot_id: Type.String({ description: 'Snapshot UUID' }) });
+export type SnapshotIdParam = Static<typeof SnapshotIdParam>;
 
 export const ListSnapshotsQuery = Type.Object(
   {

@@ -1,9 +1,12 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { DateTime } from './common.ts';
 
 export const TeamParams = Type.Object({ team_id: Type.String({ description: 'Your team id (GET /me); any other id answers 403' }) });
+export type TeamParams = Static<typeof TeamParams>;
 export const MemberParams = Type.Object({ team_id: Type.String(), user_id: Type.String() });
+export type MemberParams = Static<typeof MemberParams>;
 export const RoleParams = Type.Object({ team_id: Type.String(), user_id: Type.String(), role_name: Type.String() });
+export type RoleParams = Static<typeof RoleParams>;
 
 const ROLE_DOC = 'owner, admin, member or billing_viewer';
 
@@ -37,20 +40,23 @@ export const RoleAssignment = Type.Object(
   { $id: 'RoleAssignment' },
 );
 
+export const TeamCapabilities = Type.Object(
+  {
+    can_view_role_assignments: Type.Boolean(),
+    can_invite_members: Type.Boolean(),
+    can_deactivate_members: Type.Boolean(),
+    can_assign_roles: Type.Boolean(),
+    can_revoke_roles: Type.Boolean(),
+  },
+  { description: 'What the calling API key may do here' },
+);
+export type TeamCapabilities = Static<typeof TeamCapabilities>;
+
 export const TeamManagement = Type.Object({
   team_id: Type.String({ format: 'uuid' }),
   members: Type.Array(Type.Ref('TeamMember'), { description: 'Every member, deactivated ones included' }),
   assignments: Type.Array(Type.Ref('RoleAssignment'), { description: 'Every role assignment, revoked ones included, oldest first' }),
-  capabilities: Type.Object(
-    {
-      can_view_role_assignments: Type.Boolean(),
-      can_invite_members: Type.Boolean(),
-      can_deactivate_members: Type.Boolean(),
-      can_assign_roles: Type.Boolean(),
-      can_revoke_roles: Type.Boolean(),
-    },
-    { description: 'What the calling API key may do here' },
-  ),
+  capabilities: TeamCapabilities,
   mutation_options: Type.Object({
     member_statuses: Type.Array(Type.String(), { description: 'Statuses a member can have' }),
     assignable_roles: Type.Array(Type.String(), { description: 'Roles the caller may grant or revoke: owners all, admins all but owner' }),
@@ -65,6 +71,7 @@ export const InviteBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type InviteBody = Static<typeof InviteBody>;
 
 export const InviteResponse = Type.Object({
   member: Type.Ref('TeamMember'),
@@ -76,3 +83,4 @@ export const InviteResponse = Type.Object({
 });
 
 export const GrantBody = Type.Object({ role_name: Type.String({ description: ROLE_DOC }) }, { additionalProperties: false });
+export type GrantBody = Static<typeof GrantBody>;

@@ -166,4 +166,6 @@ export const TemplateBuild = Type.Object({
 });
 
 export const TemplateIdParam = Type.Object({ template_id: Type.String({ description: 'Template UUID or name (platform/* names included, URL-encoded)' }) });
+export type TemplateIdParam = Static<typeof TemplateIdParam>;
 export const BuildParams = Type.Object({ template_id: Type.String(), build_id: Type.String() });
+export type BuildParams = Static<typeof BuildParams>;

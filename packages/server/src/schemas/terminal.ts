@@ -17,6 +17,7 @@ export const TerminalBody = Type.Object(
 export type TerminalBody = Static<typeof TerminalBody>;
 
 export const TerminalIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export type TerminalIdParam = Static<typeof TerminalIdParam>;
 
 export const TerminalInfo = Type.Object(
   {

@@ -4,7 +4,7 @@ import { iso, type Clock } from '../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../errors.ts';
 import { type AgentClient, type AgentError, type AgentProcess, fileFailure } from '../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../runtime/agent-protocol.ts';
-import type { FileEntry as FileEntryView } from '../schemas/files.ts';
+import type { FileEntry as FileEntryView, WatchEvent } from '../schemas/files.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import { SANDBOX_HOME, SANDBOX_USER } from '../templates/sandbox-user.ts';
@@ -23,14 +23,7 @@ const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 /** The API's file entry, plus owner ids (not in the API; the E2B layer names them). */
 export type FileEntry = FileEntryView & { uid?: number; gid?: number };
 
-export interface WatchEvent {
-  timestamp: string;
-  type?: string;
-  path?: string;
-  is_dir?: boolean;
-  finished?: boolean;
-  error?: string;
-}
+export type { WatchEvent };
 
 /** Validates a request path and makes it absolute (relative to /home/user). */
 export function sandboxPath(raw: string | undefined, what = 'path'): string {
@@ -365,9 +358,12 @@ export class FileService {
         if (r.tag !== RecordTag.event) continue;
         const t = decodeTlv(r.value);
         const name = t.get(EventTag.name)?.toString('utf8') ?? '';
+        const type = EventKind[t.get(EventTag.kind)?.readUInt8(0) ?? 0];
+        // A kind this server's contract does not name (a newer agent) is not passed on.
+        if (!type) continue;
         send({
           timestamp: iso(this.clock.now()),
-          type: EventKind[t.get(EventTag.kind)?.readUInt8(0) ?? 0] ?? 'unknown',
+          type,
           path: name ? posix.join(path, name) : path,
           is_dir: (t.get(EventTag.isDir)?.readUInt8(0) ?? 0) !== 0,
         });

@@ -1,13 +1,6 @@
+import type { SandboxEvent } from '../schemas/sandbox-observability.ts';
 import type { Db } from '../store/db.ts';
 import { listSandboxEvents, type SandboxEventRecord } from '../store/sandbox-events.ts';
-
-export interface SandboxEventView {
-  seq: number;
-  type: string;
-  at: string;
-  reason: string;
-  data: Record<string, unknown> | null;
-}
 
 const FAILURES: Record<string, string> = {
   engine_out_of_memory: 'failed: it ran out of memory and its engine was killed',
@@ -58,7 +51,7 @@ export class SandboxEvents {
   }
 
   /** Events after `afterSeq`, oldest first; the caller has already checked the sandbox is the team's. */
-  async list(sandboxId: string, afterSeq: number, limit: number): Promise<SandboxEventView[]> {
+  async list(sandboxId: string, afterSeq: number, limit: number): Promise<SandboxEvent[]> {
     const rows = await listSandboxEvents(this.#db, sandboxId, afterSeq, limit);
     return rows.map((e) => ({ seq: e.seq, type: e.type, at: new Date(e.at).toISOString(), reason: reasonOf(e), data: e.data }));
   }

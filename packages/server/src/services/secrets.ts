@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { newProxyToken, type TokenBinding } from '../network/token-swap.ts';
+import type { CreateSecretBody } from '../schemas/secret.ts';
 import type { SecretRecord, SecretStore } from '../store/secrets.ts';
 import type { Principal } from './auth.ts';
 import { parseCidr } from './sandbox-rules.ts';
@@ -28,12 +29,6 @@ const RESERVED_ENV = new Set([
   'REQUESTS_CA_BUNDLE',
   'CURL_CA_BUNDLE',
 ]);
-
-export interface CreateSecretInput {
-  name: string;
-  value: string;
-  allowed_hosts?: string[];
-}
 
 /** The 32-byte key: SANDPIT_SECRETS_KEY (base64 or hex), else a key file created 0600 on first start. */
 export async function loadSecretsKey(keyFile: string, fromEnv: string | undefined): Promise<Buffer> {
@@ -83,7 +78,7 @@ export class SecretsService {
     for (const b of bindings) this.#tokens(b.sandboxId).set(b.token, { env: b.env, secretId: b.secretId });
   }
 
-  async create(p: Principal, input: CreateSecretInput): Promise<SecretRecord> {
+  async create(p: Principal, input: CreateSecretBody): Promise<SecretRecord> {
     if (!SECRET_NAME.test(input.name)) throw badRequest('name must be 1 to 64 characters of A-Z a-z 0-9 _ . -');
     if (input.value.length === 0) throw badRequest('value must not be empty');
     if (Buffer.byteLength(input.value) > MAX_VALUE_BYTES) throw badRequest(`value is larger than ${MAX_VALUE_BYTES} bytes`);

@@ -1,24 +1,17 @@
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import type { TeamCapabilities } from '../schemas/team.ts';
 import { type AssignmentRecord, DEACTIVATED, type MemberRecord, OWNER, type TeamManagementStore } from '../store/team-management.ts';
 import { hashKey, newKeySecret, type Principal } from './auth.ts';
 import { isRole, PERMISSIONS, type Permission, permissionsOfRoles, ROLES, type Role } from './permissions.ts';
 
 export const MEMBER_STATUSES = ['active', DEACTIVATED] as const;
 
-export interface Capabilities {
-  can_view_role_assignments: boolean;
-  can_invite_members: boolean;
-  can_deactivate_members: boolean;
-  can_assign_roles: boolean;
-  can_revoke_roles: boolean;
-}
-
 export interface ManagementState {
   members: (MemberRecord & { roles: string[] })[];
   assignments: AssignmentRecord[];
-  capabilities: Capabilities;
+  capabilities: TeamCapabilities;
   assignableRoles: Role[];
 }
 
