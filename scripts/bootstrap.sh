@@ -30,21 +30,15 @@ ensure_packages() {
   # Templates from container images: registry protocol and verified blob copies, then OCI unpacking.
   command -v skopeo >/dev/null || missing+=(skopeo)
   command -v umoci >/dev/null || missing+=(umoci)
-  # Tests only: a registry on loopback, its htpasswd file and token certificate, a static busybox for tiny images.
-  command -v docker-registry >/dev/null || missing+=(docker-registry)
-  command -v htpasswd >/dev/null || missing+=(apache2-utils)
-  command -v openssl >/dev/null || missing+=(openssl)
-  dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
-  # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
-  /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
-    || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
-  if [ ${#missing[@]} -gt 0 ]; then
-    command -v apt-get >/dev/null || die "missing host packages (${missing[*]}) and no apt-get to install them"
-    say "installing host packages: ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
-      || die "apt-get could not install: ${missing[*]}"
-  fi
+  apt_install "${missing[@]}"
+}
+
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  command -v apt-get >/dev/null || die "missing host packages ($*) and no apt-get to install them"
+  say "installing host packages: $*"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null || die "apt-get could not install: $*"
 }
 
 ensure_postgres() {
@@ -122,20 +116,26 @@ ensure_console() {
 
 # What only the tests need (called by `./sandpit test`): the installed SDK and CLI are proven on
 # Node 20, 22 and 24 from the tools directory (whatever Node the host has), and in Debian's
-# Chromium (headless; never a downloaded browser).
+# Chromium (headless; never a downloaded browser); store tests run a throwaway PostgreSQL cluster.
 ensure_test_tools() {
   fetch_node 20
   fetch_node 22
   fetch_node 24
-  command -v chromium >/dev/null || {
-    say "installing chromium for the SDK's browser test"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || die "apt-get could not install chromium"
-  }
+  local missing=()
+  command -v chromium >/dev/null || missing+=(chromium)
+  # Tests only: a registry on loopback, its htpasswd file and token certificate, a static busybox for tiny images.
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v htpasswd >/dev/null || missing+=(apache2-utils)
+  command -v openssl >/dev/null || missing+=(openssl)
+  dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
+  # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
+  /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
+    || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
+  apt_install "${missing[@]}"
+  ensure_postgres
 }
 
 ensure_packages
-ensure_postgres
 ensure_localhost_names
 ensure_cgroups
 ensure_node
