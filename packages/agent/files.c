@@ -438,7 +438,20 @@ static size_t nwdirs, capwdirs;
 static int ifd, root_wd = -1;
 static const char *root_path;
 
-static void watch_add(const char *rel, int recursive) {
+static void emit_event(uint8_t kind, const char *name, uint8_t isdir) {
+  struct tlv_w w;
+  w.n = 0;
+  tlv_put(&w, EVENT_KIND, &kind, 1);
+  tlv_put(&w, EVENT_NAME, name, (uint32_t)strlen(name));
+  tlv_put(&w, EVENT_IS_DIR, &isdir, 1);
+  out_record(REC_EVENT, &w);
+}
+
+/*
+ * Watches rel (and, recursive, every directory below). `announce`: rel was just created, so what
+ * appeared in it before its watch existed raised no event of its own: report each entry as created.
+ */
+static void watch_add(const char *rel, int recursive, int announce) {
   char full[PATH_MAX];
   snprintf(full, sizeof full, "%s%s%s", root_path, *rel ? "/" : "", rel);
   int wd = inotify_add_watch(ifd, full, WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW);
@@ -456,10 +469,13 @@ static void watch_add(const char *rel, int recursive) {
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    uint8_t isdir = e->d_type == DT_DIR;
+    if (!isdir && !announce) continue;
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-    watch_add(sub, 1);
+    if (announce) emit_event(EV_CREATE, sub, isdir);
+    if (isdir) watch_add(sub, 1, announce);
   }
   closedir(d);
 }
@@ -491,7 +507,7 @@ static void op_watch(const char *path, uint32_t flags) {
   ifd = inotify_init1(IN_CLOEXEC);
   if (ifd < 0) fail("inotify", path);
   root_path = path;
-  watch_add("", recursive);
+  watch_add("", recursive, 0);
   if (!nwdirs) fail("watch", path);
   root_wd = wdirs[0].wd;
   report_ok(0);
@@ -538,12 +554,8 @@ static void op_watch(const char *path, uint32_t flags) {
       char name[PATH_MAX];
       snprintf(name, sizeof name, "%s%s%s", rel, *rel ? "/" : "", ev->name);
       uint8_t isdir = !!(ev->mask & IN_ISDIR);
-      w.n = 0;
-      tlv_put(&w, EVENT_KIND, &kind, 1);
-      tlv_put(&w, EVENT_NAME, name, (uint32_t)strlen(name));
-      tlv_put(&w, EVENT_IS_DIR, &isdir, 1);
-      out_record(REC_EVENT, &w);
-      if (recursive && isdir && (kind == EV_CREATE || kind == EV_RENAME_TO)) watch_add(name, 1);
+      emit_event(kind, name, isdir);
+      if (recursive && isdir && (kind == EV_CREATE || kind == EV_RENAME_TO)) watch_add(name, 1, 1);
     }
     out_flush();
   }

@@ -219,7 +219,8 @@ describe('newest SDK', () => {
     const s = await Sandbox.create({ timeoutMs: 60_000 });
     try {
       await s.files.write('state.txt', 'kept');
-      const counter = await s.commands.run('i=0; while true; do i=$((i+1)); echo $i > /tmp/count; sleep 0.2; done', { background: true, timeoutMs: 0 });
+      // Replaced by rename: a read never meets the file truncated (a pause may land between truncate and write).
+      const counter = await s.commands.run('i=0; while true; do i=$((i+1)); echo $i > /tmp/count.new && mv /tmp/count.new /tmp/count; sleep 0.2; done', { background: true, timeoutMs: 0 });
       const count = async (sb: Sandbox) => Number((await sb.files.read('/tmp/count').catch(() => '0')).trim());
       assert.ok(await until(async () => (await count(s)) >= 2));
       assert.equal(await s.pause(), true);
@@ -333,7 +334,8 @@ describe('gVisor: pause keeps a running process through the E2B API', () => {
     const opts = { apiUrl: url, sandboxUrl: url, apiKey: gvisor.key };
     const s = await Sandbox.create({ ...opts, timeoutMs: 120_000 });
     try {
-      await s.commands.run('i=0; while true; do i=$((i+1)); echo $i > /tmp/count; sleep 0.2; done', { background: true, timeoutMs: 0 });
+      // Replaced by rename: a read never meets the file truncated (a pause may land between truncate and write).
+      await s.commands.run('i=0; while true; do i=$((i+1)); echo $i > /tmp/count.new && mv /tmp/count.new /tmp/count; sleep 0.2; done', { background: true, timeoutMs: 0 });
       const count = async (sb: Sandbox) => Number((await sb.files.read('/tmp/count').catch(() => '0')).trim());
       assert.ok(await until(async () => (await count(s)) >= 2));
       assert.equal(await s.betaPause(), true);

@@ -193,7 +193,10 @@ describe('watch', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const text = res.text();
-    await sh('cd /home/user/watched && echo a > one.txt && mv one.txt sub/two.txt && mkdir sub/deep && echo b > sub/deep/three.txt && sleep 0.1 && cd / && rm -rf /home/user/watched');
+    // A tree moved in raises no event for what it holds: the watcher reports its entries as created.
+    await sh(
+      'mkdir -p /home/user/tree && echo c > /home/user/tree/inner.txt && cd /home/user/watched && echo a > one.txt && mv one.txt sub/two.txt && mkdir sub/deep && echo b > sub/deep/three.txt && mv /home/user/tree sub/moved && sleep 0.1 && cd / && rm -rf /home/user/watched',
+    );
     const { events } = parseSse(await text);
     const seen = events.filter((e) => e.type).map((e) => `${e.type} ${e.path}`);
     for (const want of [
@@ -203,6 +206,8 @@ describe('watch', () => {
       'rename_to /home/user/watched/sub/two.txt',
       'create /home/user/watched/sub/deep',
       'create /home/user/watched/sub/deep/three.txt',
+      'rename_to /home/user/watched/sub/moved',
+      'create /home/user/watched/sub/moved/inner.txt',
       'remove /home/user/watched/sub/two.txt',
     ]) {
       assert.ok(seen.includes(want), `${want} missing from ${JSON.stringify(seen)}`);
