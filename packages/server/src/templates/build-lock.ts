@@ -1,14 +1,6 @@
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { isAlive } from '../runtime/host/pids.ts';
 
 /**
  * Takes an exclusive lock file holding our pid, so two processes never build
@@ -31,7 +23,7 @@ export async function acquireLock(path: string, onWait?: () => void): Promise<()
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const owner = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (!owner || !alive(owner)) {
+      if (!owner || !isAlive(owner)) {
         await rm(path, { force: true });
         continue;
       }

@@ -1,9 +1,9 @@
-/** Whether a process with this pid exists (signal 0 only checks). */
+/** Whether a process with this pid exists (signal 0 only checks; EPERM means it exists, owned by another user). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

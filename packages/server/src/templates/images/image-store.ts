@@ -7,6 +7,7 @@ import { formatImageRef, type ImageRef, pinned } from './image-ref.ts';
 import { type ImageRunConfig, parseManifest, pickAmd64, runConfig, sha256 } from './manifest.ts';
 import { ImagePullError } from './pull-error.ts';
 import { copyToLayout, inspectRaw, type RegistryAccess } from './skopeo.ts';
+import { isAlive } from '../../runtime/host/pids.ts';
 
 /** An image unpacked on the host, ready to be a template's read-only root. */
 export interface PulledImage {
@@ -112,7 +113,7 @@ export class ImageStore {
     const dir = join(this.dir, 'rootfs');
     for (const e of await readdir(dir).catch(() => [] as string[])) {
       const pid = Number(/^\.tmp-[0-9a-f]+-(\d+)$/.exec(e)?.[1]);
-      if (pid && !alive(pid)) await rm(join(dir, e), { recursive: true, force: true });
+      if (pid && !isAlive(pid)) await rm(join(dir, e), { recursive: true, force: true });
     }
   }
 
@@ -149,15 +150,6 @@ async function readImageJson(bundle: string): Promise<ImageRunConfig | undefined
 async function treeBytes(path: string): Promise<number> {
   const { stdout } = await runCommand('du', ['-sb', path]);
   return Number(stdout.split('\t')[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function tooLarge(what: string, max: number): ImagePullError {
