@@ -95,6 +95,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     await app.register(fastifyRateLimit, {
       max: s.config.rateLimitMax,
       timeWindow: s.config.rateLimitWindowMs,
+      store: s.rateLimits?.pluginStore('api'),
       keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? sessionCookieOf(req.headers.cookie) ?? req.ip),
       errorResponseBuilder: (_req, ctx) => tooMany('rate_limited', `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s`, Math.ceil(ctx.ttl / 1000)),
     });

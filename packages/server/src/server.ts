@@ -16,6 +16,7 @@ import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/exec.ts';
 import { FileService } from './services/files.ts';
 import { ProcessService } from './services/processes.ts';
+import { SharedRateLimits } from './services/rate-limits.ts';
 import { SessionRegistry } from './services/sessions.ts';
 import { TerminalService } from './services/terminals.ts';
 import type { SandboxNetworkHooks } from './network/hooks.ts';
@@ -50,7 +51,10 @@ import { Lease } from './services/lease.ts';
 import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
+import { RateLimitStore } from './store/rate-limits.ts';
+import { dialectOf } from './store/dialect.ts';
 import { SandboxStore } from './store/sandboxes.ts';
+import { SnapshotReservationStore } from './store/snapshot-reservations.ts';
 import { SnapshotStore } from './store/snapshots.ts';
 import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
@@ -90,6 +94,8 @@ const TIMER_INTERVAL_MS = 250;
 /** Billing job: meters new lifecycle events and rolls periods over; disks are sampled every DISK_SAMPLE_MS of clock time. */
 const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
+/** How often a replica on a shared store asks it for secrets revoked elsewhere (bounds when its egress proxy stops swapping them). */
+const SECRET_REVOCATION_SYNC_MS = 500;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
 
@@ -177,6 +183,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const terminals = new TerminalService(sessions);
     const snapshots = new SnapshotService({
       store: snapshotStore,
+      reservations: new SnapshotReservationStore(db),
       sandboxStore: store,
       sandboxes,
       teams,
@@ -232,6 +239,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       windowMs: config.metricsWindowMs,
     });
     const sandboxEvents = new SandboxEvents(db);
+    // Other API replicas exist only on a shared store: with SQLite (one process) rate limits stay in memory, exact and without a write per request.
+    const sharedStore = dialectOf(db) === 'postgres';
+    const rateLimits = sharedStore ? new SharedRateLimits(new RateLimitStore(db), clock) : undefined;
 
     const app = await buildApp(
       {
@@ -254,12 +264,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         sandboxMetrics,
         sandboxEvents,
         driverName: driver.name,
+        rateLimits,
       },
       log,
     );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
-    const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
+    const e2b =
+      config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions }, log) : undefined;
     await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
@@ -286,6 +298,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     }, BILLING_INTERVAL_MS);
     billingTimer.unref();
     sandboxMetrics.start();
+    const revocationSync = sharedStore
+      ? setInterval(() => void secrets.syncRevocations().catch((err) => log.warn({ err: String(err) }, 'secret revocation sync failed')), SECRET_REVOCATION_SYNC_MS)
+      : undefined;
+    revocationSync?.unref();
 
     return {
       app,
@@ -301,6 +317,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(timer);
         await engineWatch.stop();
         clearInterval(billingTimer);
+        clearInterval(revocationSync);
         await billingRun;
         await Promise.all([timerLease.release(), billingLease.release()]).catch(() => undefined);
         e2b?.close();

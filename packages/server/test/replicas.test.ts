@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { systemClock } from '../src/clock.ts';
 import { AuthService } from '../src/services/auth.ts';
@@ -7,9 +10,12 @@ import { ActiveSlotStore } from '../src/store/active-slots.ts';
 import { type LedgerChange, MeterStore } from '../src/store/billing.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { LeaseStore } from '../src/store/leases.ts';
+import { RateLimitStore } from '../src/store/rate-limits.ts';
+import { SnapshotReservationStore } from '../src/store/snapshot-reservations.ts';
 import { TeamStore } from '../src/store/teams.ts';
+import { Internet } from './helpers/internet.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
-import { Api, ServerProcess } from './helpers/server-process.ts';
+import { Api, freePort, ServerProcess } from './helpers/server-process.ts';
 
 /* State that API replicas must agree on lives in PostgreSQL; every test here runs two of something against one database. */
 let cluster: PostgresCluster;
@@ -53,6 +59,53 @@ test('replica state in the store: leases, slot claims and the metering cursor ho
     await stores[0]!.release(`claim-${winner}`, 1000);
     assert.equal((await stores[1]!.claim('late', 'team-1', 3, 1000, 60_000)).claimed, true, 'a released slot is free again');
     assert.equal((await stores[1]!.claim('after-expiry', 'team-1', 3, 61_000, 60_000)).claimed, true, 'claims of a dead replica expire');
+  });
+
+  await t.test('concurrent snapshot reservations from both replicas hold the total and in-flight caps', async () => {
+    const stores = [new SnapshotReservationStore(a), new SnapshotReservationStore(b)];
+    const caps = { max: 5, maxInFlight: 2 };
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => stores[i % 2]!.reserve(`res-${i}`, 'team-1', caps, 1000, 60_000)));
+    assert.equal(results.filter((r) => r.reserved).length, 2);
+    assert.deepEqual(
+      results.find((r) => !r.reserved),
+      { reserved: false, cap: 'in_flight', total: 0, inFlight: 2 },
+    );
+    // A reservation turns into its snapshot row: the row holds the in-flight place from then on.
+    const first = results.findIndex((r) => r.reserved);
+    const row = { id: 'snap-1', team_id: 'team-1', sandbox_id: 'sb-1', template_id: null, kind: 'mem+fs', status: 'creating', name: null, size_bytes: 0 };
+    await a
+      .insertInto('snapshots')
+      .values({ ...row, resources: '{}', env: '{}', idempotency_key: null, created_at: 1000, ready_at: null, updated_at: 1000, deleted_at: null })
+      .execute();
+    await stores[0]!.release(`res-${first}`, 1000);
+    assert.equal((await stores[1]!.reserve('while-capturing', 'team-1', caps, 1000, 60_000)).reserved, false);
+    await a.updateTable('snapshots').set({ status: 'ready' }).where('id', '=', 'snap-1').execute();
+    assert.equal((await stores[1]!.reserve('after-capture', 'team-1', caps, 1000, 60_000)).reserved, true);
+    assert.deepEqual(await stores[0]!.reserve('over-total', 'team-1', { max: 3, maxInFlight: 10 }, 1000, 60_000), { reserved: false, cap: 'total', total: 1, inFlight: 2 });
+    assert.equal((await stores[0]!.reserve('after-expiry', 'team-1', caps, 61_000, 60_000)).reserved, true, 'reservations of a dead replica expire');
+  });
+
+  await t.test('rate-limit hits from both replicas count into one window per key', async () => {
+    const [ra, rb] = [new RateLimitStore(a), new RateLimitStore(b)];
+    const hits = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? ra : rb).hit('key-1', 5000 + i, 10_000)));
+    assert.deepEqual(
+      hits.map((h) => h.hits).toSorted((x, y) => x - y),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+      'every hit counted once',
+    );
+    assert.ok(
+      hits.every((h) => h.windowStart === hits.find((x) => x.hits === 1)!.windowStart),
+      'one window',
+    );
+    assert.deepEqual(await ra.hit('key-2', 5000, 10_000), { hits: 1, windowStart: 5000 }, 'keys count apart');
+    const start = hits.find((x) => x.hits === 1)!.windowStart;
+    assert.deepEqual(await rb.hit('key-1', start + 10_000, 10_000), { hits: 1, windowStart: start + 10_000 }, 'a new window starts afresh');
+    await ra.sweep(start + 10_000);
+    assert.deepEqual(
+      (await a.selectFrom('rate_limits').select('key').execute()).map((r) => r.key),
+      ['key-1'],
+      'ended windows are swept',
+    );
   });
 
   await t.test('a metering batch is applied by exactly one replica', async () => {
@@ -143,5 +196,73 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
       assert.equal(res.status, 200, `${JSON.stringify(res.body)}\n${servers.map((s) => s.output).join('\n')}`);
       assert.equal(res.body.sandboxes.length, made.length);
     }
+  });
+});
+
+/* The sandbox runs on the replica that created it; the other replica only answers API calls about it. */
+test('two API processes on one PostgreSQL: shared rate limits on both ports, and a revocation reaching the other egress proxy', async (t) => {
+  const database = await createDatabase(cluster.adminUrl);
+  const key = `sp_test_${randomBytes(12).toString('hex')}`;
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-replicas-'));
+  const inet = await Internet.start(dir);
+  const servers: ServerProcess[] = [];
+  let made: { api: Api; id: string } | undefined;
+  t.after(async () => {
+    if (made) await made.api.del(`/sandboxes/${made.id}`);
+    for (const s of servers) await s.stop();
+    inet.stop();
+    await rm(dir, { recursive: true, force: true });
+    await database.drop();
+  });
+  const seed = await openDb({ dataDir: cluster.dir, databaseUrl: database.url });
+  await new AuthService(new TeamStore(seed), systemClock).createTeam('default', { key });
+  await seed.destroy();
+  const env = {
+    SANDPIT_DATABASE_URL: database.url,
+    SANDPIT_BOOTSTRAP_API_KEY: key,
+    SANDPIT_DRIVER: 'container',
+    // Secrets are created on one replica and decrypted on the other.
+    SANDPIT_SECRETS_KEY: randomBytes(32).toString('hex'),
+    SANDPIT_DNS_UPSTREAM: `${inet.dns}:53`,
+    SANDPIT_EGRESS_UPSTREAM_CA: inet.caFile,
+    SANDPIT_RATE_LIMIT: '30',
+    SANDPIT_RATE_LIMIT_WINDOW_MS: '600000',
+  };
+  const e2bPorts = [await freePort(), await freePort()];
+  const started = await Promise.allSettled(e2bPorts.map((p) => ServerProcess.start({ ...env, SANDPIT_E2B_PORT: String(p) })));
+  for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  const [a, b] = servers.map((s) => new Api(s.url, key)) as [Api, Api];
+
+  await t.test('a key gets 30 requests per window across both replicas, on each port apart', async () => {
+    const made = await a.post('/api-keys', { name: 'limited' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    for (const bases of [servers.map((s) => s.url), e2bPorts.map((p) => `http://127.0.0.1:${p}`)]) {
+      const limited = bases.map((base) => new Api(base, made.body.key));
+      const statuses = [];
+      for (let i = 0; i < 30; i++) statuses.push((await limited[i % 2]!.get('/sandboxes')).status);
+      assert.ok(
+        statuses.every((s) => s === 200),
+        statuses.join(','),
+      );
+      for (const api of limited) assert.equal((await api.get('/sandboxes')).status, 429);
+    }
+  });
+
+  await t.test('a secret revoked through one replica stops being swapped by the other replica within a second', async () => {
+    assert.equal((await a.post('/secrets', { name: 'gh', value: 'REAL-replica-value' })).status, 201);
+    const created = await b.post('/sandboxes', { secrets: { GH_TOKEN: 'gh' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    made = { api: b, id: created.body.id };
+    const curl = async () => {
+      const res = await b.post(`/sandboxes/${created.body.id}/exec`, { command: `curl -sS -m 4 -H "Authorization: Bearer $GH_TOKEN" http://api.example.test/echo`, timeout_s: 20 });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return JSON.parse(res.body.stdout);
+    };
+    assert.equal((await curl()).headers.authorization, 'Bearer REAL-replica-value');
+    assert.equal((await a.del('/secrets/gh')).status, 204);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await curl()).error.code, 'secret_revoked');
+    assert.equal((await b.get(`/sandboxes/${created.body.id}`)).body.secrets[0].revoked, true);
   });
 });

@@ -2,6 +2,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AuthService } from '../services/auth.ts';
 import type { FileService } from '../services/files.ts';
+import type { SharedRateLimits } from '../services/rate-limits.ts';
 import type { SessionRegistry } from '../services/sessions.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
 import { serverStream, unary } from './connect.ts';
@@ -14,7 +15,7 @@ import { envdTarget } from './envd/target.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
-  rateLimit: { max: number; windowMs: number };
+  rateLimit: { max: number; windowMs: number; shared?: SharedRateLimits };
   auth: AuthService;
   sandboxes: SandboxService;
   files: FileService;
@@ -53,6 +54,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     await app.register(fastifyRateLimit, {
       max: deps.rateLimit.max,
       timeWindow: deps.rateLimit.windowMs,
+      store: deps.rateLimit.shared?.pluginStore('e2b'),
       keyGenerator: (req) => String(req.headers['x-api-key'] ?? req.headers['x-access-token'] ?? req.ip),
       errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, code: 429, message: `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s` }),
     });

@@ -8,6 +8,7 @@ import type { FileService } from '../services/files.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/processes.ts';
+import type { SharedRateLimits } from '../services/rate-limits.ts';
 import type { SandboxEvents } from '../services/sandbox-events.ts';
 import type { SandboxMetrics } from '../services/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes.ts';
@@ -46,6 +47,8 @@ export interface Services {
   sandboxMetrics: SandboxMetrics;
   sandboxEvents: SandboxEvents;
   driverName: string;
+  /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
+  rateLimits?: SharedRateLimits;
 }
 
 /** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */

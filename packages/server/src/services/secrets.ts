@@ -63,6 +63,7 @@ export class SecretsService {
   /** sandbox id -> token -> binding */
   readonly #bySandbox = new Map<string, Map<string, Binding>>();
   readonly #secrets = new Map<string, SecretRecord>();
+  #syncing: Promise<void> | undefined;
 
   constructor(store: SecretStore, key: Buffer, clock: Clock) {
     this.#store = store;
@@ -106,6 +107,22 @@ export class SecretsService {
     await this.#store.revoke(rec.id, now);
     const cached = this.#secrets.get(rec.id);
     if (cached) cached.revokedAt = now;
+  }
+
+  /**
+   * Learns revocations made on other API replicas for the secrets bound here, so the egress proxy
+   * stops swapping their tokens; run periodically (that period bounds how late a replica learns).
+   */
+  syncRevocations(): Promise<void> {
+    this.#syncing ??= this.#syncRevocations().finally(() => (this.#syncing = undefined));
+    return this.#syncing;
+  }
+
+  async #syncRevocations(): Promise<void> {
+    const bound = new Set<string>();
+    for (const tokens of this.#bySandbox.values()) for (const b of tokens.values()) if (this.#secrets.get(b.secretId)?.revokedAt === null) bound.add(b.secretId);
+    if (bound.size === 0) return;
+    for (const r of await this.#store.revokedAmong([...bound])) this.#secrets.get(r.id)!.revokedAt = r.revokedAt;
   }
 
   /** Validates bindings (nothing is written when one fails) and gives each a proxy token: env name -> token. */

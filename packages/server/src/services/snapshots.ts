@@ -6,6 +6,7 @@ import { newId, parseSandboxId, parseUuid } from '../ids.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
 import type { CreateSnapshotBody, PatchSnapshotBody, Snapshot } from '../schemas/snapshot.ts';
 import type { SandboxStore } from '../store/sandboxes.ts';
+import type { SnapshotReservationStore } from '../store/snapshot-reservations.ts';
 import type { SnapshotRecord, SnapshotStore } from '../store/snapshots.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { Principal } from './auth.ts';
@@ -16,6 +17,8 @@ import { markPaused } from './sandbox-rules.ts';
 
 export interface SnapshotServiceDeps {
   store: SnapshotStore;
+  /** Creations admitted but not yet stored, counted in the store so the caps hold across API replicas. */
+  reservations: SnapshotReservationStore;
   sandboxStore: SandboxStore;
   sandboxes: SandboxService;
   teams: TeamStore;
@@ -38,12 +41,12 @@ export interface CreateOutcome {
 
 /** Suggested poll interval after a 202. */
 const RETRY_AFTER_S = 2;
+/** A reservation lasts until its row is stored (after any wait for the sandbox's lock); one of a dead replica lapses after this. */
+const RESERVATION_TTL_MS = 15 * 60_000;
 
 /** Snapshots: capture (with idempotency keys, limits, and the 202 path), list, rename, delete. */
 export class SnapshotService {
   readonly deps: SnapshotServiceDeps;
-  /** Creations admitted but not yet stored, per team, so concurrent requests cannot overshoot the caps. */
-  readonly #reserved = new Map<string, number>();
   /** Captures whose request was already answered 202: a failure marks the row failed instead of removing it. */
   readonly #answered = new Set<string>();
 
@@ -60,12 +63,12 @@ export class SnapshotService {
       if (prev) return replay(prev, key);
     }
     const engine = snapshotEngineOf(this.deps.driver);
-    await this.#reserve(p.teamId);
+    const reservation = await this.#reserve(p.teamId);
     let reserved = true;
-    const unreserve = () => {
+    const unreserve = async () => {
       if (!reserved) return;
       reserved = false;
-      this.#reserved.set(p.teamId, (this.#reserved.get(p.teamId) ?? 1) - 1);
+      await this.deps.reservations.release(reservation, clock.now());
     };
     let onInserted!: (row: SnapshotRecord) => void;
     const inserted = new Promise<SnapshotRecord>((r) => (onInserted = r));
@@ -102,7 +105,7 @@ export class SnapshotService {
           if (prev) return replay(prev, key!);
           throw conflict('a concurrent request with the same idempotency_key is in progress; retry');
         }
-        unreserve();
+        await unreserve();
         onInserted(row);
         const { ready, settled } = await this.#capture(engine, row, cur.id);
         const outcome: CreateOutcome = { status: 201, snapshot: ready };
@@ -111,7 +114,8 @@ export class SnapshotService {
         await settled;
         return outcome;
       })
-      .finally(unreserve);
+      // A release that fails leaves the reservation to expire.
+      .finally(() => unreserve().catch(() => undefined));
     const answer = Promise.race([work, captured]);
     const first = await Promise.race([answer.then((done) => ({ done })), inserted.then((row) => ({ row }))]);
     if ('done' in first) return first.done;
@@ -177,21 +181,16 @@ export class SnapshotService {
     await sandboxStore.save(sb, { type: 'paused', at: now, data: { during: 'snapshot' } });
   }
 
-  async #reserve(teamId: string): Promise<void> {
+  /** Admits one creation under the team's caps across replicas; answers the reservation's id. */
+  async #reserve(teamId: string): Promise<string> {
     const team = await this.deps.teams.getTeam(teamId);
     const max = team?.limits.max_snapshots ?? this.deps.maxPerTeam;
     const maxInFlight = team?.limits.max_snapshots_in_flight ?? this.deps.maxInFlightPerTeam;
-    const reserved = this.#reserved.get(teamId) ?? 0;
-    this.#reserved.set(teamId, reserved + 1);
-    const { total, creating } = await this.deps.store.countForTeam(teamId);
-    const fail = (code: 'too_many_snapshots' | 'too_many_snapshots_in_flight', msg: string) => {
-      this.#reserved.set(teamId, (this.#reserved.get(teamId) ?? 1) - 1);
-      return tooMany(code, msg, RETRY_AFTER_S);
-    };
-    if (total + reserved >= max) throw fail('too_many_snapshots', `the team has ${total} snapshots, the limit is ${max}; delete one`);
-    if (creating + reserved >= maxInFlight) {
-      throw fail('too_many_snapshots_in_flight', `the team has ${creating + reserved} snapshots being created, the limit is ${maxInFlight}; retry shortly`);
-    }
+    const id = newId();
+    const res = await this.deps.reservations.reserve(id, teamId, { max, maxInFlight }, this.deps.clock.now(), RESERVATION_TTL_MS);
+    if (res.reserved) return id;
+    if (res.cap === 'total') throw tooMany('too_many_snapshots', `the team has ${res.total} snapshots, the limit is ${max}; delete one`, RETRY_AFTER_S);
+    throw tooMany('too_many_snapshots_in_flight', `the team has ${res.inFlight} snapshots being created, the limit is ${maxInFlight}; retry shortly`, RETRY_AFTER_S);
   }
 
   async get(p: Principal, rawId: string): Promise<SnapshotRecord> {

@@ -241,6 +241,8 @@ export interface Database {
   template_builds: TemplateBuildTable;
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
+  rate_limits: RateLimitTable;
+  snapshot_reservations: SnapshotReservationTable;
 }
 
 export interface TemplateTable {
@@ -284,6 +286,20 @@ export interface LeaseTable {
 
 /** A team's active-sandbox slot held by a create or resume in flight (expires if its replica dies). */
 export interface ActiveSlotClaimTable {
+  id: string;
+  team_id: string;
+  expires_at: number;
+}
+
+/** Requests counted against one rate-limit key (a hash, never the API key itself) in its current window. */
+export interface RateLimitTable {
+  key: string;
+  window_start: number;
+  hits: number;
+}
+
+/** A snapshot creation admitted under the team's caps but not yet stored (expires if its replica dies). */
+export interface SnapshotReservationTable {
   id: string;
   team_id: string;
   expires_at: number;

@@ -72,6 +72,22 @@ export class SecretStore {
     return rows.map(toSecret);
   }
 
+  /** Which of these secrets are revoked, and when (for caches of other API replicas). */
+  async revokedAmong(ids: string[]): Promise<{ id: string; revokedAt: number }[]> {
+    const out: { id: string; revokedAt: number }[] = [];
+    // Chunks keep the statement within both engines' limits on bound parameters.
+    for (let i = 0; i < ids.length; i += 1000) {
+      const rows = await this.db
+        .selectFrom('secrets')
+        .select(['id', 'revoked_at'])
+        .where('id', 'in', ids.slice(i, i + 1000))
+        .where('revoked_at', 'is not', null)
+        .execute();
+      for (const r of rows) out.push({ id: r.id, revokedAt: Number(r.revoked_at) });
+    }
+    return out;
+  }
+
   async revoke(id: string, now: number): Promise<void> {
     await this.db.updateTable('secrets').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   }

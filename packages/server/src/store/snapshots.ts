@@ -123,25 +123,6 @@ export class SnapshotStore {
     return rows.map(fromRow);
   }
 
-  /** Live snapshots of the team, and how many of them are still being created. */
-  async countForTeam(teamId: string): Promise<{ total: number; creating: number }> {
-    const rows = await this.db
-      .selectFrom('snapshots')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('team_id', '=', teamId)
-      .where('deleted_at', 'is', null)
-      .where('status', 'in', ['creating', 'ready', 'deleting'])
-      .groupBy('status')
-      .execute();
-    let total = 0;
-    let creating = 0;
-    for (const r of rows) {
-      total += Number(r.n);
-      if (r.status === 'creating') creating += Number(r.n);
-    }
-    return { total, creating };
-  }
-
   /** Rows a crash may have left mid-way (creating, deleting), across teams. */
   async unsettled(): Promise<SnapshotRecord[]> {
     const rows = await this.db.selectFrom('snapshots').selectAll().where('deleted_at', 'is', null).where('status', 'in', ['creating', 'deleting']).execute();
