@@ -324,6 +324,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await e2b?.app.close();
         await sandboxMetrics.close();
         await app.close();
+        await rateLimits?.close();
         await warmPool.close();
         await captures.close();
         agents.closeAll();

@@ -10,6 +10,7 @@ import { ActiveSlotStore } from '../src/store/active-slots.ts';
 import { type LedgerChange, MeterStore } from '../src/store/billing.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { LeaseStore } from '../src/store/leases.ts';
+import { SharedRateLimits } from '../src/services/rate-limits.ts';
 import { RateLimitStore } from '../src/store/rate-limits.ts';
 import { SnapshotReservationStore } from '../src/store/snapshot-reservations.ts';
 import { TeamStore } from '../src/store/teams.ts';
@@ -87,25 +88,52 @@ test('replica state in the store: leases, slot claims and the metering cursor ho
 
   await t.test('rate-limit hits from both replicas count into one window per key', async () => {
     const [ra, rb] = [new RateLimitStore(a), new RateLimitStore(b)];
-    const hits = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? ra : rb).hit('key-1', 5000 + i, 10_000)));
+    const added = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? ra : rb).add(
+          [
+            { key: 'key-1', hits: 1 },
+            { key: `own-${i}`, hits: 2 },
+          ],
+          5000 + i,
+          10_000,
+        ),
+      ),
+    );
+    const counts = added.map((rows) => rows.find((r) => r.key === 'key-1')!);
     assert.deepEqual(
-      hits.map((h) => h.hits).toSorted((x, y) => x - y),
+      counts.map((h) => h.hits).toSorted((x, y) => x - y),
       Array.from({ length: 20 }, (_, i) => i + 1),
       'every hit counted once',
     );
+    const start = counts.find((x) => x.hits === 1)!.windowStart;
     assert.ok(
-      hits.every((h) => h.windowStart === hits.find((x) => x.hits === 1)!.windowStart),
+      counts.every((h) => h.windowStart === start),
       'one window',
     );
-    assert.deepEqual(await ra.hit('key-2', 5000, 10_000), { hits: 1, windowStart: 5000 }, 'keys count apart');
-    const start = hits.find((x) => x.hits === 1)!.windowStart;
-    assert.deepEqual(await rb.hit('key-1', start + 10_000, 10_000), { hits: 1, windowStart: start + 10_000 }, 'a new window starts afresh');
+    assert.deepEqual(await rb.add([{ key: 'key-1', hits: 3 }], start + 10_000, 10_000), [{ key: 'key-1', hits: 3, windowStart: start + 10_000 }], 'a new window starts afresh');
     await ra.sweep(start + 10_000);
     assert.deepEqual(
       (await a.selectFrom('rate_limits').select('key').execute()).map((r) => r.key),
       ['key-1'],
       'ended windows are swept',
     );
+  });
+
+  await t.test("shared rate limits: each replica answers from memory and learns the others' hits at its next flush", async (st) => {
+    // A flush period no test run reaches: flushes happen here when the test says.
+    const [la, lb] = [a, b].map((db) => new SharedRateLimits(new RateLimitStore(db), systemClock, 3_600_000)) as [SharedRateLimits, SharedRateLimits];
+    st.after(() => Promise.all([la.close(), lb.close()]));
+    for (let i = 1; i <= 15; i++) assert.equal(la.hit('api', 'k', 60_000).current, i);
+    await la.flush();
+    assert.equal(lb.hit('api', 'k', 60_000).current, 1, 'not flushed yet: only its own hit');
+    await lb.flush();
+    assert.equal(lb.hit('api', 'k', 60_000).current, 17, "after its flush: replica a's 15 and its own");
+    assert.equal(lb.hit('api', 'other', 60_000).current, 1, 'keys count apart');
+    assert.equal(la.hit('e2b', 'k', 60_000).current, 1, 'scopes count apart');
+    assert.equal(la.hit('api', 'k', 60_000).current, 16, 'a replica that has not flushed since is one period behind');
+    await Promise.all([la.flush(), lb.flush()]);
+    assert.equal(la.hit('api', 'k', 60_000).current, 19);
   });
 
   await t.test('a metering batch is applied by exactly one replica', async () => {
@@ -234,18 +262,31 @@ test('two API processes on one PostgreSQL: shared rate limits on both ports, and
   for (const s of started) if (s.status === 'rejected') throw s.reason;
   const [a, b] = servers.map((s) => new Api(s.url, key)) as [Api, Api];
 
-  await t.test('a key gets 30 requests per window across both replicas, on each port apart', async () => {
+  await t.test('a key gets 30 requests per window across both replicas (15 on each), on each port apart', async () => {
     const made = await a.post('/api-keys', { name: 'limited' });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    for (const bases of [servers.map((s) => s.url), e2bPorts.map((p) => `http://127.0.0.1:${p}`)]) {
-      const limited = bases.map((base) => new Api(base, made.body.key));
-      const statuses = [];
-      for (let i = 0; i < 30; i++) statuses.push((await limited[i % 2]!.get('/sandboxes')).status);
-      assert.ok(
-        statuses.every((s) => s === 200),
-        statuses.join(','),
-      );
-      for (const api of limited) assert.equal((await api.get('/sandboxes')).status, 429);
+    // Longer than a replica's flush period (100 ms): what one replica served is then known to the other.
+    const flushed = () => new Promise((r) => setTimeout(r, 300));
+    const ports = [
+      { bases: servers.map((s) => s.url), code: (body: any) => body.error.code, refused: 'rate_limited' },
+      { bases: e2bPorts.map((p) => `http://127.0.0.1:${p}`), code: (body: any) => body.code, refused: 429 },
+    ];
+    for (const port of ports) {
+      const limited = port.bases.map((base) => new Api(base, made.body.key));
+      for (const api of limited) {
+        const statuses = [];
+        for (let i = 0; i < 15; i++) statuses.push((await api.get('/sandboxes')).status);
+        assert.deepEqual(statuses, Array(15).fill(200));
+        await flushed();
+      }
+      // Replica a last flushed before b's 15: its next answer may still let one through, then it knows.
+      for (const api of limited) {
+        await api.get('/sandboxes');
+        await flushed();
+        const res = await api.get('/sandboxes');
+        assert.equal(res.status, 429, JSON.stringify(res.body));
+        assert.equal(port.code(res.body), port.refused);
+      }
     }
   });
 
