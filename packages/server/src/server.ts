@@ -59,6 +59,8 @@ import { TemplateStore } from './store/templates.ts';
 import { NodeStore } from './store/nodes.ts';
 import { NodeService } from './services/nodes.ts';
 import { Placement } from './services/placement.ts';
+import { RegionService } from './services/regions.ts';
+import { RegionStore } from './store/regions.ts';
 import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
@@ -243,7 +245,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // A node's timers act on its own sandboxes only; the billing job and the node watch run on API replicas.
     const timerLease = new Lease(leases, nodeId ? `timers:${nodeId}` : 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
     const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
-    const nodeLease = new Lease(leases, 'nodes', replicaId, clock, JOB_LEASE_TTL_MS);
+    // Each region watches its own nodes: another region being down is not a node loss.
+    const nodeLease = new Lease(leases, `nodes:${config.region}`, replicaId, clock, JOB_LEASE_TTL_MS);
     const runsTimers = role !== 'api';
     const runsBilling = role !== 'node';
     if (runsBilling && (await billingLease.held())) await billing.runJob();
@@ -260,13 +263,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     const sandboxEvents = new SandboxEvents(db);
     const nodes = new NodeService({ store: nodeStore, sandboxes: store, clock, log, lostMs: config.cluster.lostMs });
+    // Asked only while serving, so the port is the one bound.
+    const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
+    const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, region: config.region },
+            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, regions },
           }
         : role === 'node'
           ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
@@ -293,13 +299,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         sandboxMetrics,
         sandboxEvents,
         driverName: driver.name,
+        regions,
       },
       log,
       edge,
     );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
-    const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${port}`;
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
       config.e2bPort > 0 && role !== 'api' ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
@@ -318,15 +324,17 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     timer.unref();
     const engineWatch = new EngineWatch({ store, driver, agents, lock: sandboxes.lock, clock, log });
     if (role !== 'api') engineWatch.start();
+    // An API replica announces itself to the other regions and, holding the lease, looks for lost nodes.
     let sweeping: Promise<void> | undefined;
+    const apiTick = () =>
+      Promise.all([regions.announce(), nodeLease.held().then((held) => (held ? nodes.sweep(config.region) : undefined))])
+        .then(() => undefined)
+        .catch((err) => log.error({ err: String(err) }, 'node sweep failed'));
+    if (role === 'api') await apiTick();
     const nodeSweep =
       role === 'api'
         ? setInterval(() => {
-            sweeping ??= nodeLease
-              .held()
-              .then((held) => (held ? nodes.sweep() : undefined))
-              .catch((err) => log.error({ err: String(err) }, 'node sweep failed'))
-              .finally(() => (sweeping = undefined));
+            sweeping ??= apiTick().finally(() => (sweeping = undefined));
           }, NODE_SWEEP_MS)
         : undefined;
     nodeSweep?.unref();
@@ -372,6 +380,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(timer);
         clearInterval(nodeSweep);
         await sweeping;
+        if (role === 'api') await regions.withdraw().catch(() => undefined);
         await nodeAgent?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);

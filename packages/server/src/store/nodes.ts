@@ -98,9 +98,9 @@ export class NodeStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** Marks nodes silent since before `deadline` lost (once); returns the ids newly marked. */
-  async markLost(deadline: number, now: number): Promise<string[]> {
-    const rows = await this.db.updateTable('nodes').set({ lost_at: now }).where('heartbeat_at', '<', deadline).where('lost_at', 'is', null).returning('id').execute();
+  /** Marks the region's nodes silent since before `deadline` lost (once); returns the ids newly marked. */
+  async markLost(region: string, deadline: number, now: number): Promise<string[]> {
+    const rows = await this.db.updateTable('nodes').set({ lost_at: now }).where('region', '=', region).where('heartbeat_at', '<', deadline).where('lost_at', 'is', null).returning('id').execute();
     return rows.map((r) => r.id);
   }
 

@@ -249,6 +249,14 @@ export interface Database {
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
   nodes: NodeTable;
+  region_endpoints: RegionEndpointTable;
+}
+
+/** An API replica's URL, announced for its region every second. */
+export interface RegionEndpointTable {
+  url: string;
+  region: string;
+  heartbeat_at: number;
 }
 
 /** A host running sandboxes (`sandpit node`), as its last heartbeat described it. */
