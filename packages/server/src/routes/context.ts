@@ -6,6 +6,7 @@ import type { ConsoleSessions } from '../services/console-sessions.ts';
 import type { ExecService } from '../services/exec.ts';
 import type { FileService } from '../services/files.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
+import type { RegionService } from '../services/regions.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/processes.ts';
 import type { SharedRateLimits } from '../services/rate-limits.ts';
@@ -47,6 +48,8 @@ export interface Services {
   sandboxMetrics: SandboxMetrics;
   sandboxEvents: SandboxEvents;
   driverName: string;
+  /** Regions this one knows, for GET /info (several regions). */
+  regions: RegionService;
   /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
   rateLimits?: SharedRateLimits;
 }
