@@ -1,16 +1,19 @@
 /**
  * Issue 12: `GET /sandboxes` over 100,000 sandbox rows, PostgreSQL next to SQLite in the same run.
  * Each store gets a real server process; the rows are written straight into its store (they have
- * no engine sandbox behind them, and are removed the same way before the server stops). Timed:
- * the first page with a metadata filter, a page deep in the filtered list by cursor, and an
- * unfiltered first page. Goal (issue 12): p99 <= 20 ms per page on PostgreSQL.
+ * no engine sandbox behind them, and are removed the same way before the server stops). Timed
+ * through the API: the first page with a metadata filter, a page deep in the filtered list by
+ * cursor, an unfiltered first page and page 101. Then the store's list query alone, old (before
+ * migration 0014: matches by the (key, value) index, read in full and sorted; cursor as an OR
+ * filter) next to new (the metadata index in list order; row-value cursor), on the same rows.
+ * Goal (issue 12): p99 <= 20 ms per page on PostgreSQL.
  * Run: node bench/store.bench.ts   (BENCH_ROWS, default 100000; BENCH_REQUESTS per case, default 300)
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { type Kysely, sql } from 'kysely';
+import { type Db, openDb } from '../packages/server/src/store/db.ts';
+import type { Keyset } from '../packages/server/src/store/keyset.ts';
+import { SandboxStore } from '../packages/server/src/store/sandboxes.ts';
 import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile, sample } from './stats.ts';
@@ -61,7 +64,7 @@ function* batches(teamId: string): Generator<{ sandboxes: Row[]; metadata: Row[]
         updated_at: at,
         deleted_at: null,
       });
-      for (const [key, value] of Object.entries(meta)) metadata.push({ sandbox_id: id, key, value });
+      for (const [key, value] of Object.entries(meta)) metadata.push({ sandbox_id: id, key, value, team_id: teamId, created_at: at });
     }
     yield { sandboxes, metadata };
   }
@@ -91,13 +94,17 @@ async function empty(db: Kysely<any>): Promise<void> {
 async function measure(label: string, server: ServerProcess): Promise<Record<string, number[]>> {
   const api = new Api(server.url, server.key);
   const filtered = '/sandboxes?limit=50&metadata.group=g7';
-  // Walk 10 pages into the filtered list for a cursor that is not at the top.
-  let cursor = '';
-  for (let i = 0; i < 10; i++) {
-    const next = (await api.get(`${filtered}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body.next_cursor;
-    if (!next) break;
-    cursor = next;
-  }
+  const cursorAfter = async (path: string, pages: number) => {
+    let cursor = '';
+    for (let i = 0; i < pages; i++) {
+      const next = (await api.get(`${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body.next_cursor;
+      if (!next) break;
+      cursor = next;
+    }
+    return cursor;
+  };
+  const deepFiltered = await cursorAfter(filtered, 10);
+  const deep = await cursorAfter('/sandboxes?limit=50', 100);
   const check = await api.get(filtered);
   if (check.status !== 200 || check.body.sandboxes.length !== Math.min(50, ROWS / GROUPS)) throw new Error(`${label}: unexpected first page ${check.status}`);
   const get = (path: string) => async () => {
@@ -106,9 +113,58 @@ async function measure(label: string, server: ServerProcess): Promise<Record<str
   };
   return {
     'first page, metadata filter': await sample(REQUESTS, get(filtered)),
-    'page 11 by cursor, metadata filter': await sample(REQUESTS, get(`${filtered}&cursor=${encodeURIComponent(cursor)}`)),
+    'page 11 by cursor, metadata filter': await sample(REQUESTS, get(`${filtered}&cursor=${encodeURIComponent(deepFiltered)}`)),
     'first page, no filter': await sample(REQUESTS, get('/sandboxes?limit=50')),
+    'page 101 by cursor, no filter': await sample(REQUESTS, get(`/sandboxes?limit=50&cursor=${encodeURIComponent(deep)}`)),
   };
+}
+
+/** The list query as it was before migration 0014, on the (key, value) index it had then. */
+function oldList(db: Db, teamId: string, metadata: [string, string] | undefined, after: Keyset | undefined) {
+  let q = db.selectFrom('sandboxes').selectAll().where('team_id', '=', teamId).where('deleted_at', 'is', null);
+  if (metadata) {
+    q = q.where('id', 'in', (eb) =>
+      eb.selectFrom('sandbox_metadata').select('sandbox_metadata.sandbox_id').where('sandbox_metadata.key', '=', metadata[0]).where('sandbox_metadata.value', '=', metadata[1]),
+    );
+  }
+  if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(51).execute();
+}
+
+/** The store's list query alone, old next to new, per case. */
+async function measureQueries(db: Db): Promise<Record<string, { old: number[]; new: number[] }>> {
+  const store = new SandboxStore(db);
+  const { id: teamId } = await db.selectFrom('teams').select('id').executeTakeFirstOrThrow();
+  const group: [string, string] = ['group', 'g7'];
+  const positionAfter = async (metadata: [string, string][] | undefined, pages: number): Promise<Keyset | undefined> => {
+    let after: Keyset | undefined;
+    for (let i = 0; i < pages; i++) {
+      const page = await store.list({ teamId, metadata, after, limit: 50 });
+      if (page.length === 0) break;
+      after = page.at(-1)!;
+    }
+    return after;
+  };
+  const cases: [string, [string, string] | undefined, Keyset | undefined][] = [
+    ['first page, metadata filter', group, undefined],
+    ['page 11, metadata filter', group, await positionAfter([group], 10)],
+    ['first page, no filter', undefined, undefined],
+    ['page 101, no filter', undefined, await positionAfter(undefined, 100)],
+  ];
+  const out: Record<string, { old: number[]; new: number[] }> = {};
+  await db.schema.createIndex('sandbox_metadata_kv').on('sandbox_metadata').columns(['key', 'value']).execute();
+  await sql`analyze`.execute(db);
+  try {
+    for (const [name, metadata, after] of cases) {
+      out[name] = {
+        old: await sample(REQUESTS, () => oldList(db, teamId, metadata, after)),
+        new: await sample(REQUESTS, () => store.list({ teamId, metadata: metadata && [metadata], after, limit: 51 })),
+      };
+    }
+  } finally {
+    await db.schema.dropIndex('sandbox_metadata_kv').execute();
+  }
+  return out;
 }
 
 const cluster = await PostgresCluster.start();
@@ -121,14 +177,12 @@ try {
   const liteServer = await ServerProcess.start(ENV);
   servers.push(liteServer);
 
-  const pgDb = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }) });
+  const pgDb = await openDb({ dataDir: pgServer.dataDir, databaseUrl: database.url });
   cleanups.push(async () => {
     await empty(pgDb);
     await pgDb.destroy();
   });
-  const lite = new BetterSqlite3(join(liteServer.dataDir, 'sandpit.db'));
-  lite.pragma('busy_timeout = 5000');
-  const liteDb = new Kysely<any>({ dialect: new SqliteDialect({ database: lite }) });
+  const liteDb = await openDb({ dataDir: liteServer.dataDir });
   cleanups.push(async () => {
     await empty(liteDb);
     await liteDb.destroy();
@@ -137,18 +191,28 @@ try {
   console.log(`rows: ${ROWS} sandboxes in ${GROUPS} metadata groups (${ROWS / GROUPS} per group), requests per case: ${REQUESTS}`);
   console.log(`fill PostgreSQL: ${((await fill(pgDb)) / 1000).toFixed(1)} s; SQLite: ${((await fill(liteDb)) / 1000).toFixed(1)} s`);
   // What autovacuum would have done by now on a store that grew to this size.
-  await sql`analyze`.execute(pgDb);
+  await sql`vacuum analyze`.execute(pgDb);
   await sql`analyze`.execute(liteDb);
 
+  const line = (store: string, xs: number[]) => `  ${store.padEnd(16)} median ${median(xs).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms`;
   const results = { PostgreSQL: await measure('PostgreSQL', pgServer), SQLite: await measure('SQLite', liteServer) };
   for (const name of Object.keys(results.PostgreSQL)) {
     const p = results.PostgreSQL[name]!;
     const s = results.SQLite[name]!;
-    const line = (store: string, xs: number[]) => `  ${store.padEnd(11)} median ${median(xs).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms`;
     console.log(`GET /sandboxes, ${name}`);
     console.log(line('PostgreSQL', p));
     console.log(line('SQLite', s));
     console.log(`  PostgreSQL / SQLite median ${(median(p) / median(s)).toFixed(2)}x   (goal: p99 <= 20 ms)`);
+  }
+  const queries = { PostgreSQL: await measureQueries(pgDb), SQLite: await measureQueries(liteDb) };
+  for (const name of Object.keys(queries.PostgreSQL)) {
+    console.log(`list query alone, ${name}`);
+    for (const [store, byCase] of Object.entries(queries)) {
+      const { old, new: now } = byCase[name]!;
+      console.log(line(`${store} old`, old));
+      console.log(line(`${store} new`, now));
+      console.log(`  ${store} new / old median ${(median(now) / median(old)).toFixed(2)}x`);
+    }
   }
 } finally {
   for (const c of cleanups) await c().catch((err) => console.error(`cleanup: ${String(err)}`));

@@ -246,11 +246,28 @@ describe('get, list, ids', () => {
     } while (cursor);
     assert.deepEqual(new Set(seen), new Set([a.id, b.id, c.id]));
     assert.equal(seen.length, 3);
+    // A filtered walk by cursor keeps the unfiltered list's order, restricted to the matches.
+    const g1Seen: string[] = [];
+    do {
+      const page = await api.get(`/sandboxes?limit=1&metadata.group=g1${cursor ? `&cursor=${cursor}` : ''}`);
+      g1Seen.push(...page.body.sandboxes.map((s: any) => s.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      g1Seen,
+      seen.filter((id) => id === a.id || id === b.id),
+    );
+    assert.equal((await api.del(`/sandboxes/${a.id}`)).status, 204);
+    assert.deepEqual(
+      (await api.get('/sandboxes?metadata.group=g1')).body.sandboxes.map((s: any) => s.id),
+      [b.id],
+      'a deleted sandbox no longer matches',
+    );
     assertEnvelope(await api.get('/sandboxes?limit=0'), 400, 'bad_request');
     assertEnvelope(await api.get('/sandboxes?limit=abc'), 400, 'bad_request');
     assertEnvelope(await api.get('/sandboxes?status=sleeping'), 400, 'bad_request');
     assertEnvelope(await api.get('/sandboxes?cursor=%%%'), 400, 'bad_request');
-    for (const sb of [a, b, c]) await api.del(`/sandboxes/${sb.id}`);
+    for (const sb of [b, c]) await api.del(`/sandboxes/${sb.id}`);
   });
 });
 

@@ -12,6 +12,7 @@ import { consoleSessions } from './migrations/0010-console-sessions.ts';
 import { nodes } from './migrations/0011-nodes.ts';
 import { regions } from './migrations/0012-regions.ts';
 import { replicaCounters } from './migrations/0013-replica-counters.ts';
+import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0011_nodes': nodes,
   '0012_regions': regions,
   '0013_replica_counters': replicaCounters,
+  '0014_metadata_list_order': metadataListOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

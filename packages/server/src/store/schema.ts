@@ -66,10 +66,13 @@ export interface SandboxTable {
   deleted_at: number | null;
 }
 
+/** A live sandbox's metadata pair, with the sandbox's team and creation time so a filtered list is read in list order. */
 export interface SandboxMetadataTable {
   sandbox_id: string;
   key: string;
   value: string;
+  team_id: string;
+  created_at: number;
 }
 
 /** Append-only lifecycle log: the source for metering and for audit. */
