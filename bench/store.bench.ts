@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { type Db, openDb } from '../packages/server/src/store/db.ts';
+import { dialectOf } from '../packages/server/src/store/dialect.ts';
 import type { Keyset } from '../packages/server/src/store/keyset.ts';
 import { SandboxStore } from '../packages/server/src/store/sandboxes.ts';
 import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
@@ -22,6 +23,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const GROUPS = 100;
 const BATCH = 1000;
+const BLOCK_RUNS = 50;
 const ENV = { SANDPIT_DRIVER: 'container', SANDPIT_RATE_LIMIT: '0' };
 
 interface Row {
@@ -131,8 +133,26 @@ function oldList(db: Db, teamId: string, metadata: [string, string] | undefined,
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(51).execute();
 }
 
+/** PostgreSQL: blocks (shared buffer hits and reads) one run of `fn` reads, over BLOCK_RUNS runs; independent of how busy the host is. */
+async function blocksPerRun(db: Db, fn: () => Promise<unknown>): Promise<number> {
+  // A backend reports its counts to pg_stat_database within a second of going idle.
+  const total = async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    return Number((await sql<{ b: string }>`select blks_hit + blks_read as b from pg_stat_database where datname = current_database()`.execute(db)).rows[0]!.b);
+  };
+  const before = await total();
+  for (let i = 0; i < BLOCK_RUNS; i++) await fn();
+  return ((await total()) - before) / BLOCK_RUNS;
+}
+
+interface QueryTimes {
+  old: number[];
+  new: number[];
+  blocks?: { old: number; new: number };
+}
+
 /** The store's list query alone, old next to new, per case. */
-async function measureQueries(db: Db): Promise<Record<string, { old: number[]; new: number[] }>> {
+async function measureQueries(db: Db): Promise<Record<string, QueryTimes>> {
   const store = new SandboxStore(db);
   const { id: teamId } = await db.selectFrom('teams').select('id').executeTakeFirstOrThrow();
   const group: [string, string] = ['group', 'g7'];
@@ -151,15 +171,15 @@ async function measureQueries(db: Db): Promise<Record<string, { old: number[]; n
     ['first page, no filter', undefined, undefined],
     ['page 101, no filter', undefined, await positionAfter(undefined, 100)],
   ];
-  const out: Record<string, { old: number[]; new: number[] }> = {};
+  const out: Record<string, QueryTimes> = {};
   await db.schema.createIndex('sandbox_metadata_kv').on('sandbox_metadata').columns(['key', 'value']).execute();
   await sql`analyze`.execute(db);
   try {
     for (const [name, metadata, after] of cases) {
-      out[name] = {
-        old: await sample(REQUESTS, () => oldList(db, teamId, metadata, after)),
-        new: await sample(REQUESTS, () => store.list({ teamId, metadata: metadata && [metadata], after, limit: 51 })),
-      };
+      const old = () => oldList(db, teamId, metadata, after);
+      const now = () => store.list({ teamId, metadata: metadata && [metadata], after, limit: 51 });
+      out[name] = { old: await sample(REQUESTS, old), new: await sample(REQUESTS, now) };
+      if (dialectOf(db) === 'postgres') out[name].blocks = { old: await blocksPerRun(db, old), new: await blocksPerRun(db, now) };
     }
   } finally {
     await db.schema.dropIndex('sandbox_metadata_kv').execute();
@@ -212,8 +232,14 @@ try {
       console.log(line(`${store} old`, old));
       console.log(line(`${store} new`, now));
       console.log(`  ${store} new / old median ${(median(now) / median(old)).toFixed(2)}x`);
+      const blocks = byCase[name]!.blocks;
+      if (blocks) console.log(`  ${store} blocks read per query: old ${blocks.old.toFixed(0)}, new ${blocks.new.toFixed(0)}`);
     }
   }
+} catch (err) {
+  // What the servers said explains a failed request better than the client's error.
+  for (const s of servers) console.error(s.output.slice(-4000));
+  throw err;
 } finally {
   for (const c of cleanups) await c().catch((err) => console.error(`cleanup: ${String(err)}`));
   for (const s of servers.toReversed()) await s.stop();

@@ -7,12 +7,18 @@ import { sandboxView, withToken } from '../services/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
+const NONE_REVOKED: ReadonlySet<string> = new Set();
+
 export async function sandboxRoutes(app: FastifyInstance, s: Services) {
   const onRequest = apiKeyHook(s.auth);
   const read = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:read');
   const write = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:write');
   const tags = ['sandboxes'];
-  const view = (rec: SandboxRecord) => sandboxView(rec, s.secrets.revokedNames(rec.id));
+  const views = async (recs: SandboxRecord[]) => {
+    const revoked = await s.secrets.revokedNames(recs.filter((r) => Object.keys(r.secrets).length > 0).map((r) => r.id));
+    return recs.map((r) => sandboxView(r, revoked.get(r.id) ?? NONE_REVOKED));
+  };
+  const view = async (rec: SandboxRecord) => (await views([rec]))[0]!;
 
   app.post<{ Body: CreateSandboxBody }>(
     '/sandboxes',
@@ -29,7 +35,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
       write(req);
       const rec = await s.sandboxes.create(principal(req), req.body);
       reply.code(201).header('cache-control', 'no-store');
-      return withToken(rec, view(rec));
+      return withToken(rec, await view(rec));
     },
   );
 
@@ -60,7 +66,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         return v;
       };
       const page = await s.sandboxes.list(principal(req), { limit: single('limit'), cursor: single('cursor'), status: single('status'), metadata });
-      return { sandboxes: page.items.map(view), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+      return { sandboxes: await views(page.items), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
     },
   );
 
@@ -114,7 +120,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         write(req);
         const rec = await s.sandboxes[verb](principal(req), req.params.sandbox_id);
         reply.header('cache-control', 'no-store');
-        return withToken(rec, view(rec));
+        return withToken(rec, await view(rec));
       },
     );
   }

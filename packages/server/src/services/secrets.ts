@@ -174,12 +174,13 @@ export class SecretsService {
     return { env: b.env, secret: s.name, revoked: s.revokedAt !== null, hosts: s.allowedHosts, value: () => this.#decrypt(s.id, s.ciphertext) };
   }
 
-  /** Names of this sandbox's bound secrets that are revoked. */
-  revokedNames(sandboxId: string): Set<string> {
-    const out = new Set<string>();
-    for (const b of this.#bySandbox.get(sandboxId)?.values() ?? []) {
-      const s = this.#secrets.get(b.secretId);
-      if (s && s.revokedAt !== null) out.add(s.name);
+  /** Names of each sandbox's bound secrets that are revoked, from the store: every replica answers the same. */
+  async revokedNames(sandboxIds: string[]): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const r of await this.#store.revokedBound(sandboxIds)) {
+      let names = out.get(r.sandboxId);
+      if (!names) out.set(r.sandboxId, (names = new Set()));
+      names.add(r.name);
     }
     return out;
   }

@@ -88,6 +88,19 @@ export class SecretStore {
     return out;
   }
 
+  /** Revoked secrets bound to these sandboxes, by name. */
+  async revokedBound(sandboxIds: string[]): Promise<{ sandboxId: string; name: string }[]> {
+    if (sandboxIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('secret_bindings')
+      .innerJoin('secrets', 'secrets.id', 'secret_bindings.secret_id')
+      .select(['secret_bindings.sandbox_id', 'secrets.name'])
+      .where('secret_bindings.sandbox_id', 'in', sandboxIds)
+      .where('secrets.revoked_at', 'is not', null)
+      .execute();
+    return rows.map((r) => ({ sandboxId: r.sandbox_id, name: r.name }));
+  }
+
   async revoke(id: string, now: number): Promise<void> {
     await this.db.updateTable('secrets').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   }
