@@ -8,3 +8,6 @@ export { GateService } from './services/gates.ts';
 export { TeamManagementStore } from './store/team-management.ts';
 export { systemClock, ManualClock, type Clock } from './clock.ts';
 export type { BuildProgress } from './templates/build-base.ts';
+export { LocalCluster, type ClusterStatus, type ClusterSummary, type ClusterUpOptions } from './cluster/local-cluster.ts';
+export { parseRegions } from './cluster/plan.ts';
+export { PostgresCluster, createDatabase } from './cluster/postgres.ts';
