@@ -1,6 +1,6 @@
-import { createDatabase } from '../../src/cluster/postgres.ts';
+import { createDatabase } from '../../src/local-cluster/postgres.ts';
 
-export { createDatabase, PostgresCluster } from '../../src/cluster/postgres.ts';
+export { createDatabase, PostgresCluster } from '../../src/local-cluster/postgres.ts';
 
 /** Tests run against the cluster this names (set by the PostgreSQL pass of the suite); unset means SQLite. */
 export const TEST_POSTGRES_ENV = 'SANDPIT_TEST_POSTGRES';

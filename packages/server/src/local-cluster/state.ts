@@ -14,7 +14,7 @@ export interface ClusterState {
   createdAt: string;
   apiKey: string;
   clusterKey: string;
-  postgres: { dir: string; databaseUrl: string };
+  postgres: { dir: string; databaseUrl: string; durable: boolean };
   regions: { name: string; apis: MemberState[]; nodes: MemberState[] }[];
 }
 

@@ -24,6 +24,8 @@ export interface ClusterUpOptions {
   env?: NodeJS.ProcessEnv;
   /** The shared template cache. Default: what this environment's SANDPIT_IMAGE_DIR / data dir name. */
   imageDir?: string;
+  /** PostgreSQL with fsync and synchronous commit (default); off for a throwaway cluster in a test. */
+  durable?: boolean;
   /** How long `up` waits for every API and node. Default 10 minutes. */
   readyTimeoutMs?: number;
   /** One line per step, for a person watching. */
@@ -117,7 +119,8 @@ export class LocalCluster {
     await claim(dir);
     try {
       progress(`starting PostgreSQL in ${join(dir, 'postgres')}`);
-      const postgres = await PostgresCluster.start({ dir: join(dir, 'postgres') });
+      const durable = opts.durable ?? true;
+      const postgres = await PostgresCluster.start({ dir: join(dir, 'postgres'), durable });
       const database = await createDatabase(postgres.adminUrl, DATABASE);
       const regions = opts.regions ?? ['local'];
       const apisPerRegion = opts.apisPerRegion ?? 2;
@@ -138,7 +141,7 @@ export class LocalCluster {
         dir,
         createdAt: new Date().toISOString(),
         ...keys,
-        postgres: { dir: postgres.dir, databaseUrl: database.url },
+        postgres: { dir: postgres.dir, databaseUrl: database.url, durable },
         regions: plans,
       });
       await save(cluster.state);
@@ -196,6 +199,16 @@ export class LocalCluster {
     for (const path of [...members.map((m) => m.dataDir), join(root, 'logs'), stateFile(root)]) await rm(path, { recursive: true, force: true });
     await rmdir(root).catch(() => undefined);
     return true;
+  }
+
+  /** Stops and removes this cluster (see the static `down`). */
+  async down(): Promise<void> {
+    await LocalCluster.down(this.dir);
+  }
+
+  /** The cluster's PostgreSQL, to halt and resume it (a store outage in tests). */
+  postgres(): Promise<PostgresCluster> {
+    return PostgresCluster.open(this.state.postgres.dir, { durable: this.state.postgres.durable });
   }
 
   /** Which APIs answer, and every node with its capacity and load as the API of its region reports it. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cidrsOverlap, parseCidr4 } from '../src/network/addr.ts';
-import { parseRegions, planCluster } from '../src/cluster/plan.ts';
+import { parseRegions, planCluster } from '../src/local-cluster/plan.ts';
 
 const input = {
   dir: '/c',
