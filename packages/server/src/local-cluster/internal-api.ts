@@ -1,4 +1,4 @@
-import { signInternalToken } from '../index.ts';
+import { API_AUDIENCE, signInternalToken } from '../internal-token.ts';
 
 /** A node as an API replica sees it (`GET /internal/nodes`). */
 export interface NodeView {
@@ -11,7 +11,9 @@ export interface NodeView {
   max_sandboxes: number;
   labels: Record<string, string>;
   engines: string[];
-  heartbeat_at: number;
+  disk_mib: number;
+  templates: number;
+  heartbeat_at: string;
   sandboxes: number;
   allocated_vcpus: number;
   allocated_memory_mib: number;
@@ -24,16 +26,17 @@ const TIMEOUT_MS = 5_000;
 
 /** The operator's side of the internal channel of API replicas: tokens signed with the cluster key. */
 export class InternalApi {
-  readonly #key: string;
+  readonly #key: Buffer;
 
+  /** The cluster key as `up` made it (hex). */
   constructor(clusterKey: string) {
-    this.#key = clusterKey;
+    this.#key = Buffer.from(clusterKey, 'hex');
   }
 
   async #call(url: string, method: 'GET' | 'POST'): Promise<unknown> {
     const res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${signInternalToken(this.#key, 'api', TOKEN_TTL_MS)}` },
+      headers: { authorization: `Bearer ${signInternalToken(this.#key, API_AUDIENCE, TOKEN_TTL_MS)}` },
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
