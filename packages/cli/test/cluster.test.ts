@@ -31,10 +31,16 @@ async function installation(dataDir: string): Promise<string> {
     .slice(0, 8);
 }
 
+/** Exists and is not a zombie (the members' parent is PID 1 once `up` has exited; it reaps them in its own time). */
+async function runs(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
 /** What still runs or is held on the host for the cluster: its PIDs, processes naming its dir, mounts, loop devices, namespaces, nft tables. */
 async function leftovers(dir: string, pids: number[], installations: string[]): Promise<string[]> {
   const found: string[] = [];
-  for (const pid of pids) if (existsSync(`/proc/${pid}`)) found.push(`pid ${pid} still runs`);
+  for (const pid of pids) if (await runs(pid)) found.push(`pid ${pid} still runs`);
   for (const line of (await readFile('/proc/mounts', 'utf8')).split('\n')) if (line.includes(dir)) found.push(`mount: ${line}`);
   for (const dev of await readdir('/sys/block')) {
     const backing = await readFile(`/sys/block/${dev}/loop/backing_file`, 'utf8').catch(() => '');
@@ -58,16 +64,17 @@ interface Status {
   regions: {
     name: string;
     apis: { name: string; url: string; pid: number; running: boolean; up: boolean }[];
-    nodes: { id: string; pid: number; running: boolean; state: string; sandboxes: number; vcpus: number; max_sandboxes: number }[];
+    nodes: { id: string; pid: number; running: boolean; state: string; sandboxes: number; vcpus: number; memory_mib: number }[];
   }[];
 }
 
-test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, and nothing left behind', async (t) => {
-  const dir = join(await mkdtemp(join(tmpdir(), 'sandpit-cluster-')), 'c');
+test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, then nothing left behind', async (t) => {
+  // Empty, so `up` takes it (it makes it traversable for PostgreSQL's user; its parent /tmp is).
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-cluster-'));
   t.after(async () => {
     // A failed assertion still takes the cluster down.
     if (existsSync(dir)) await cli(['cluster', 'down', '--dir', dir]);
-    await rm(join(dir, '..'), { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   });
 
   const up = await cli(['cluster', 'up', '--nodes', '1', '--json', '--dir', dir]);
@@ -105,15 +112,11 @@ test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, and 
   assert.equal(node!.state, 'ready');
   assert.equal(node!.running, true);
   assert.equal(node!.sandboxes, 1, 'the node carries the sandbox');
-  assert.ok(node!.vcpus > 0 && node!.max_sandboxes > 0, JSON.stringify(node));
+  assert.ok(node!.vcpus > 0 && node!.memory_mib > 0, JSON.stringify(node));
 
   assert.equal((await cli(['cluster', 'cordon', 'local-node-1', '--dir', dir])).code, 0);
   const cordoned = JSON.parse((await cli(['cluster', 'status', '--json', '--dir', dir])).stdout) as Status;
   assert.equal(cordoned.regions[0]!.nodes[0]!.state, 'cordoned');
-  assert.equal((await cli(['cluster', 'uncordon', 'local-node-1', '--dir', dir])).code, 0);
-  const unknown = await cli(['cluster', 'drain', 'no-such-node', '--dir', dir]);
-  assert.notEqual(unknown.code, 0);
-  assert.match(unknown.stderr, /no member no-such-node/);
 
   const pids = [...apis.map((a) => a.pid), node!.pid];
   const installations = await Promise.all(['local-api-1', 'local-api-2', 'local-node-1'].map((m) => installation(join(dir, m))));
@@ -123,5 +126,4 @@ test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, and 
   assert.equal(down.code, 0, down.stderr);
   assert.match(down.stdout, /stopped and removed/);
   assert.deepEqual(await leftovers(dir, pids, installations), []);
-  assert.match((await cli(['cluster', 'status', '--dir', dir])).stderr, /no cluster in/);
 });

@@ -85,7 +85,7 @@ export function clusterCommand(): Command {
               n.url,
               String(n.pid ?? '-'),
               n.running ? n.state : `${n.state} (process not running)`,
-              n.max_sandboxes === undefined ? '-' : `${n.sandboxes}/${n.max_sandboxes}`,
+              n.sandboxes === undefined ? '-' : n.max_sandboxes ? `${n.sandboxes}/${n.max_sandboxes}` : String(n.sandboxes),
               n.vcpus === undefined ? '-' : `${n.allocated_vcpus}/${n.vcpus}`,
               n.memory_mib === undefined ? '-' : `${n.allocated_memory_mib}/${n.memory_mib}`,
             ]),

@@ -148,16 +148,15 @@ export class LocalCluster {
       const deadline = Date.now() + (opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
       const base = inheritable(env);
       // The first API alone: it migrates the empty database and creates the team of the API key.
+      // Then all others at once (a node fails over to its region's next API until that one is up).
       const [first, ...apis] = cluster.state.regions.flatMap((r) => r.apis);
-      progress(`starting API replicas (${[first!, ...apis].map((a) => a.url).join(', ')})`);
+      progress(`starting the first API replica (${first!.url})`);
       await cluster.#start(first!, base);
       await cluster.#waitReady([first!], deadline);
-      for (const a of apis) await cluster.#start(a, base);
-      await cluster.#waitReady(apis, deadline);
-      const nodes = cluster.state.regions.flatMap((r) => r.nodes);
-      if (nodes.length > 0) progress(`starting nodes (${nodes.map((n) => n.name).join(', ')})`);
-      for (const n of nodes) await cluster.#start(n, base);
-      await cluster.#waitReady(nodes, deadline);
+      const rest = [...apis, ...cluster.state.regions.flatMap((r) => r.nodes)];
+      progress(`starting ${rest.map((m) => `${m.name} (${m.url})`).join(', ')}`);
+      for (const m of rest) await cluster.#start(m, base);
+      await cluster.#waitReady(rest, deadline);
       return cluster;
     } catch (err) {
       await LocalCluster.down(dir).catch(() => undefined);
