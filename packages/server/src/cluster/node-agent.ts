@@ -17,6 +17,8 @@ export interface NodeAgentDeps {
   url: string;
   engine: string;
   templates: TemplateStore;
+  /** Templates built elsewhere that this node holds a copy of. */
+  copies: { held(): string[] };
   tokens: TokenCache;
   log: Logger;
   /** The API marked this node lost while it was silent: destroy what the store no longer has live. */
@@ -102,10 +104,10 @@ export class NodeAgent {
   /** Versions whose layers are all on this node's own disk. */
   async #heldTemplates(): Promise<string[]> {
     const now = Date.now();
-    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return this.#templates.keys;
+    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
     const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
     const versions = await this.#deps.templates.builtVersions();
     this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
-    return this.#templates.keys;
+    return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
   }
 }
