@@ -20,7 +20,7 @@ export interface ClusterUpOptions {
   apisPerRegion?: number;
   /** Default 2. */
   nodesPerRegion?: number;
-  /** The environment members start from (say SANDPIT_DRIVER); the cluster's own settings override it. Default: this process's. */
+  /** Settings for every member over this process's environment (say SANDPIT_DRIVER); the cluster's own settings override both. */
   env?: NodeJS.ProcessEnv;
   /** The shared template cache. Default: what this environment's SANDPIT_IMAGE_DIR / data dir name. */
   imageDir?: string;
@@ -109,7 +109,7 @@ export class LocalCluster {
   /** Starts a cluster and waits until every API answers and every node is ready; on failure, removes what it started. */
   static async up(opts: ClusterUpOptions): Promise<LocalCluster> {
     const dir = resolve(opts.dir);
-    const env = opts.env ?? process.env;
+    const env = { ...process.env, ...opts.env };
     const progress = opts.onProgress ?? (() => undefined);
     await mkdir(dir, { recursive: true });
     // Traversable: PostgreSQL runs as its own user in a subdirectory.
@@ -140,6 +140,7 @@ export class LocalCluster {
       const cluster = new LocalCluster({
         dir,
         createdAt: new Date().toISOString(),
+        env: { ...opts.env } as Record<string, string>,
         ...keys,
         postgres: { dir: postgres.dir, databaseUrl: database.url, durable },
         regions: plans,
@@ -263,11 +264,11 @@ export class LocalCluster {
     if (m.process) await terminate(m.process, STOP_GRACE_MS);
   }
 
-  /** Starts a member that is not running with its saved settings and data directory, and waits until it is ready. */
+  /** Starts a member that is not running with its saved settings (and `up`'s `env`, then `opts.env`), and waits until it is ready. */
   async restart(name: string, opts: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<void> {
     const m = this.member(name);
     if (m.process && running(m.process)) throw new Error(`${name} still runs (pid ${m.process.pid})`);
-    await this.#start(m, inheritable(opts.env ?? process.env));
+    await this.#start(m, inheritable({ ...process.env, ...this.state.env, ...opts.env }));
     await this.#waitReady([m], Date.now() + (opts.readyTimeoutMs ?? READY_TIMEOUT_MS));
   }
 

@@ -12,6 +12,8 @@ export interface MemberState extends Member {
 export interface ClusterState {
   dir: string;
   createdAt: string;
+  /** The settings `up` was given for every member, reused by `restart`. */
+  env: Record<string, string>;
   apiKey: string;
   clusterKey: string;
   postgres: { dir: string; databaseUrl: string; durable: boolean };
