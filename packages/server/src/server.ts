@@ -362,6 +362,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             engine: driver.name,
             templates: templateStore,
             copies: copies!,
+            allocated: async () => (await nodeStore.load([nodeId!])).get(nodeId!) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 },
             tokens: tokens!,
             log,
             reconcile: async () => {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { API_AUDIENCE, type TokenCache } from '../internal-token.ts';
 import type { NodeReport } from '../schemas/node.ts';
+import type { NodeLoad } from '../store/nodes.ts';
 import type { TemplateStore } from '../store/templates.ts';
 
 const HEARTBEAT_MS = 1000;
@@ -17,6 +18,8 @@ export interface NodeAgentDeps {
   url: string;
   engine: string;
   templates: TemplateStore;
+  /** What this node's live sandboxes hold. */
+  allocated: () => Promise<NodeLoad>;
   /** Templates built elsewhere that this node holds a copy of. */
   copies: { held(): string[] };
   tokens: TokenCache;
@@ -98,6 +101,7 @@ export class NodeAgent {
       engines: [engine],
       labels: c.labels,
       templates: await this.#heldTemplates(),
+      allocated: await this.#deps.allocated().then((a) => ({ sandboxes: a.sandboxes, vcpus: a.vcpus, memory_mib: a.memoryMib })),
     };
   }
 
