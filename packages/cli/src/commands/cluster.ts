@@ -31,14 +31,23 @@ export function clusterCommand(): Command {
         const { LocalCluster, parseRegions } = await loadServer();
         if (opts.nodes < 0) throw new Error('--nodes must be 0 or more');
         const dir = await clusterDir(opts);
+        // Ctrl-C while starting: what was started is stopped and removed before the command ends.
+        const interrupt = new AbortController();
+        const onSigint = () => {
+          console.error('interrupted: stopping what was started');
+          interrupt.abort(new Error('interrupted'));
+        };
+        process.once('SIGINT', onSigint);
         const c = await LocalCluster.up({
           dir,
+          signal: interrupt.signal,
           regions: parseRegions(opts.regions),
           nodesPerRegion: opts.nodes,
           onProgress: (line) => {
             if (!opts.json) console.error(line);
           },
         });
+        process.off('SIGINT', onSigint);
         const summary = c.summary();
         if (opts.json) return console.log(JSON.stringify(summary));
         console.log(`Sandpit cluster up in ${c.dir} (logs in ${join(c.dir, 'logs')})`);

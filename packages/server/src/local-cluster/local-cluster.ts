@@ -30,6 +30,8 @@ export interface ClusterUpOptions {
   readyTimeoutMs?: number;
   /** One line per step, for a person watching. */
   onProgress?: (line: string) => void;
+  /** Stops the start (Ctrl-C): `up` then removes what it started and rejects. */
+  signal?: AbortSignal;
 }
 
 /** `cluster up --json`: what a client needs (decisions.md, "Regions and hosts"). */
@@ -152,12 +154,14 @@ export class LocalCluster {
       // Then all others at once (a node fails over to its region's next API until that one is up).
       const [first, ...apis] = cluster.state.regions.flatMap((r) => r.apis);
       progress(`starting the first API replica (${first!.url})`);
+      opts.signal?.throwIfAborted();
       await cluster.#start(first!, base);
-      await cluster.#waitReady([first!], deadline);
+      await cluster.#waitReady([first!], deadline, opts.signal);
       const rest = [...apis, ...cluster.state.regions.flatMap((r) => r.nodes)];
       progress(`starting ${rest.map((m) => `${m.name} (${m.url})`).join(', ')}`);
+      opts.signal?.throwIfAborted();
       for (const m of rest) await cluster.#start(m, base);
-      await cluster.#waitReady(rest, deadline);
+      await cluster.#waitReady(rest, deadline, opts.signal);
       return cluster;
     } catch (err) {
       await LocalCluster.down(dir).catch(() => undefined);
@@ -291,9 +295,10 @@ export class LocalCluster {
   }
 
   /** Until every API answers /info and every node is `ready` at an API of its region; a member that exits fails it. */
-  async #waitReady(members: MemberState[], deadline: number): Promise<void> {
+  async #waitReady(members: MemberState[], deadline: number, signal?: AbortSignal): Promise<void> {
     const pending = new Set(members);
     for (;;) {
+      signal?.throwIfAborted();
       for (const m of pending) {
         if (!m.process || !running(m.process)) throw new Error(`${m.name} exited while starting; the end of ${m.log}:\n${await tail(m.log)}`);
         if (m.role === 'api' && (await answersInfo(m.url))) pending.delete(m);
