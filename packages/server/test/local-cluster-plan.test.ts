@@ -61,4 +61,6 @@ test('region names are checked as SANDPIT_REGION checks them', () => {
   assert.throws(() => parseRegions('a,a'), /twice/);
   assert.throws(() => parseRegions(' , '), /at least one/);
   assert.throws(() => planCluster({ ...input, ports: [1] }), /one port per member/);
+  assert.throws(() => planCluster({ ...input, apisPerRegion: 0, ports: [1, 2, 3, 4, 5, 6] }), /at least one API/);
+  assert.throws(() => planCluster({ ...input, regions: ['a'], nodesPerRegion: 257, ports: [] }), /at most 256 nodes/);
 });

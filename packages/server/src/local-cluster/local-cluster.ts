@@ -114,11 +114,11 @@ export class LocalCluster {
     const env = { ...process.env, ...opts.env };
     const progress = opts.onProgress ?? (() => undefined);
     await mkdir(dir, { recursive: true });
-    // Traversable: PostgreSQL runs as its own user in a subdirectory.
-    await chmod(dir, 0o711);
     // `down` removes what a cluster made here: never a directory that held something else.
     if (!existsSync(stateFile(dir)) && (await readdir(dir)).length > 0) throw new Error(`${dir} is not empty: a cluster needs a directory of its own`);
     await claim(dir);
+    // Traversable: PostgreSQL runs as its own user in a subdirectory.
+    await chmod(dir, 0o711);
     try {
       progress(`starting PostgreSQL in ${join(dir, 'postgres')}`);
       const durable = opts.durable ?? true;
@@ -142,7 +142,7 @@ export class LocalCluster {
       const cluster = new LocalCluster({
         dir,
         createdAt: new Date().toISOString(),
-        env: { ...opts.env } as Record<string, string>,
+        env: Object.fromEntries(Object.entries(opts.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
         ...keys,
         postgres: { dir: postgres.dir, databaseUrl: database.url, durable },
         regions: plans,
@@ -190,7 +190,10 @@ export class LocalCluster {
     const members = (state?.regions ?? []).flatMap((r) => [...r.apis, ...r.nodes]);
     const started = members.filter((m): m is MemberState & { process: ProcessRef } => m.process !== undefined);
     progress(`stopping ${started.length} processes`);
-    await Promise.all(started.map((m) => terminate(m.process, STOP_GRACE_MS)));
+    const stopped = await Promise.allSettled(started.map((m) => terminate(m.process, STOP_GRACE_MS)));
+    // A member that would not die keeps the state file, so a later `down` tries again.
+    const stuck = stopped.find((r) => r.status === 'rejected');
+    if (stuck) throw (stuck as PromiseRejectedResult).reason;
     for (const m of members) {
       if (!existsSync(m.dataDir)) continue;
       progress(`releasing what ${m.name} holds on the host`);

@@ -64,6 +64,8 @@ export function parseRegions(raw: string): string[] {
 
 /** Where every process of the cluster runs, listens, logs and keeps its data, and the settings it starts with. */
 export function planCluster(p: PlanInput): RegionPlan[] {
+  if (!Number.isInteger(p.apisPerRegion) || p.apisPerRegion < 1) throw new Error('a region needs at least one API replica');
+  if (!Number.isInteger(p.nodesPerRegion) || p.nodesPerRegion < 0) throw new Error('nodes per region: a whole number, 0 or more');
   const nodeCount = p.regions.length * p.nodesPerRegion;
   if (nodeCount > MAX_NODES) throw new Error(`at most ${MAX_NODES} nodes in one cluster`);
   if (p.ports.length !== p.regions.length * (p.apisPerRegion + p.nodesPerRegion)) throw new Error('one port per member');

@@ -55,8 +55,15 @@ export async function terminate(ref: ProcessRef, graceMs: number): Promise<void>
   while (running(ref) && Date.now() < deadline) await sleep(100);
   if (!running(ref)) return;
   process.kill(ref.pid, 'SIGKILL');
-  while (running(ref)) await sleep(50);
+  // Only a process stuck in the kernel (uninterruptible sleep) outlives SIGKILL for long: say so rather than hang.
+  const killDeadline = Date.now() + KILL_WAIT_MS;
+  while (running(ref)) {
+    if (Date.now() > killDeadline) throw new Error(`pid ${ref.pid} is still there ${KILL_WAIT_MS / 1000} s after SIGKILL`);
+    await sleep(50);
+  }
 }
+
+const KILL_WAIT_MS = 10_000;
 
 /** Sends a signal if the process still runs (SIGKILL stands for a crashed member in tests). */
 export function signal(ref: ProcessRef, sig: NodeJS.Signals): void {
