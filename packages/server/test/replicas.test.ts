@@ -132,7 +132,9 @@ test('replica state in the store: leases, slot claims and the metering cursor ho
     assert.equal(lb.hit('api', 'other', 60_000).current, 1, 'keys count apart');
     assert.equal(la.hit('e2b', 'k', 60_000).current, 1, 'scopes count apart');
     assert.equal(la.hit('api', 'k', 60_000).current, 16, 'a replica that has not flushed since is one period behind');
-    await Promise.all([la.flush(), lb.flush()]);
+    // In turn, so replica a reads the total after both have added: 15 + 1 (a) + 2 (b).
+    await lb.flush();
+    await la.flush();
     assert.equal(la.hit('api', 'k', 60_000).current, 19);
   });
 
