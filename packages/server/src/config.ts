@@ -22,6 +22,7 @@ export const SETTINGS = {
   SANDPIT_RATE_LIMIT_WINDOW_MS: { default: '10000', meaning: 'rate limit window' },
   SANDPIT_MAX_ACTIVE_SANDBOXES: { default: '100', meaning: 'per-team active sandbox cap' },
   SANDPIT_MAX_CONCURRENT_STARTS: { default: '4', meaning: 'sandbox starts (network and engine) run at once on this host; more queue in arrival order (at least 1)' },
+  SANDPIT_DISK_RESERVE_MIB: { default: '256', meaning: 'free space kept on the data disk for running sandboxes: below it, creates, pauses, snapshots, template builds and uploads answer 507' },
   SANDPIT_MAX_SNAPSHOTS: { default: '200', meaning: 'per-team snapshot cap' },
   SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT: { default: '4', meaning: 'per-team cap on snapshots being captured' },
   SANDPIT_SNAPSHOT_DEADLINE_MS: { default: '30000', meaning: 'how long POST /snapshot waits before answering 202' },
@@ -74,6 +75,7 @@ export interface Config {
   rateLimitWindowMs: number;
   maxActiveSandboxesPerTeam: number;
   maxConcurrentStarts: number;
+  diskReserveMib: number;
   /** Per-team snapshot caps (teams.limits max_snapshots / max_snapshots_in_flight override them). */
   maxSnapshotsPerTeam: number;
   maxSnapshotsInFlightPerTeam: number;
@@ -172,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS'),
     maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES'),
     maxConcurrentStarts: Math.max(1, int(env, 'SANDPIT_MAX_CONCURRENT_STARTS')),
+    diskReserveMib: int(env, 'SANDPIT_DISK_RESERVE_MIB'),
     maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS'),
     maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT'),
     snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS'),

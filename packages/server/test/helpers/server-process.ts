@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +44,10 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  static async start(env: Record<string, string> = {}): Promise<ServerProcess> {
-    const dataDir = await mkdtemp(join(tmpdir(), 'sandpit-test-'));
+  /** `dataDir`: a directory to create and use (a test's own filesystem); default a fresh temp dir. */
+  static async start(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<ServerProcess> {
+    const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'sandpit-test-')));
+    if (opts.dataDir) await mkdir(dataDir, { recursive: true });
     const database = await testDatabase();
     const s = new ServerProcess(dataDir, await freePort(), database ? { SANDPIT_DATABASE_URL: database.url, ...env } : env);
     s.dropDatabase = database?.drop;
