@@ -126,3 +126,45 @@ describe('the data disk full', () => {
     assert.equal(run.body.stdout, 'ok\n');
   });
 });
+
+describe('a gVisor gofer killed from the host', () => {
+  let server: ServerProcess;
+  let api: Api;
+
+  before(async () => {
+    server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_RATE_LIMIT: '0' });
+    api = new Api(server.url, server.key);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  /** The gofer serving one sandbox: its bundle path names the data dir and the sandbox. (engine-pressure.test.ts kills the sentry.) */
+  const goferPid = (id: string) => {
+    const uuid = id.replace(/^sb-[a-z0-9]+-/, '');
+    const line = sh('ps', ['-eo', 'pid=,args='])
+      .split('\n')
+      .find((l) => l.includes('runsc-gofer') && l.includes(server.dataDir) && l.includes(uuid));
+    assert.ok(line, `no gofer for ${id}`);
+    return Number(line.trim().split(/\s+/)[0]);
+  };
+  const echo = async (id: string) => (await api.post(`/sandboxes/${id}/exec`, { command: 'echo ok', timeout_s: 10 })).body.stdout;
+
+  test('its sandbox is failed with a reason within seconds; the neighbour and new creates carry on', async () => {
+    const [victim, neighbour] = [(await api.post('/sandboxes', {})).body, (await api.post('/sandboxes', {})).body];
+    assert.equal(await echo(victim.id), 'ok\n');
+    process.kill(goferPid(victim.id), 'SIGKILL');
+
+    const view = await until('the sandbox failed', async () => {
+      const v = (await api.get(`/sandboxes/${victim.id}`)).body;
+      return v.status === 'active' ? undefined : v;
+    });
+    assert.deepEqual([view.status, view.failure_reason], ['failed', 'engine_exited']);
+    envelope(await api.post(`/sandboxes/${victim.id}/exec`, { command: 'true' }), 409, 'conflict');
+    assert.equal(await echo(neighbour.id), 'ok\n');
+    const fresh = await api.post('/sandboxes', {});
+    assert.equal(fresh.status, 201, JSON.stringify(fresh.body));
+    assert.equal(await echo(fresh.body.id), 'ok\n');
+    assert.equal((await api.del(`/sandboxes/${victim.id}`)).status, 204);
+  });
+});
