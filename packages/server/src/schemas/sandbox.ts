@@ -28,6 +28,7 @@ export const SecretBindings = Type.Record(Type.String(), Type.String(), {
 export const CreateSandboxBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Region the sandbox lives in (GET /info lists them); default: the region of the API that answers' })),
     from_template: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template UUID or name; default platform/base' })),
     from_snapshot: Type.Optional(
       Type.String({
@@ -81,7 +82,7 @@ const sandboxFields = {
   failure_reason: Type.Optional(
     Type.String({
       description:
-        'With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed.',
+        'With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed.',
     }),
   ),
   auto_pause_seconds: Type.Optional(Type.Integer()),
