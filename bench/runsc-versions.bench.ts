@@ -99,11 +99,11 @@ async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
     ckpt.map((c, k) => c + restore[k]!),
   );
 
-  const dirty = await cycle(e, state, idle, root, 'd', Math.max(3, N / 3), HOLD_256);
+  const dirty = await cycle(e, state, rootfs, root, 'd', Math.max(3, N / 3), HOLD_256);
   report('pause: checkpoint, 256 MiB in memory', dirty.ckpt);
   report('resume: restore, 256 MiB in memory', dirty.restore);
   for (const close of [false, true]) {
-    const r = await cycle(e, state, idle, root, close ? 'tw' : 'to', 1, tcp(close)).then(
+    const r = await cycle(e, state, rootfs, root, close ? 'tw' : 'to', 1, tcp(close)).then(
       () => 'works',
       (err: Error) => `fails (${err.message.split('\n').filter(Boolean).at(-1)?.trim().slice(0, 120)})`,
     );
@@ -111,20 +111,21 @@ async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
   }
 }
 
-/** Runs the idle bundle with `bg` started in it, checkpoints and restores it `n` times; the timings. */
-async function cycle(e: Engine, state: string[], idle: string, root: string, tag: string, n: number, bg: string): Promise<{ ckpt: number[]; restore: number[] }> {
+/** Runs `sh -c init` as a sandbox, checkpoints and restores it `n` times; the timings. */
+async function cycle(e: Engine, state: string[], rootfs: string, root: string, tag: string, n: number, init: string): Promise<{ ckpt: number[]; restore: number[] }> {
   const ckpt: number[] = [];
   const restore: number[] = [];
+  const dir = join(root, e.label, tag);
+  await bundle(dir, rootfs, ['/bin/sh', '-c', init]);
   for (let k = 0; k < n; k++) {
     const cid = `b${process.pid}-${tag}${k}`;
     const image = join(root, `img-${e.label}-${tag}${k}`);
-    await detached(e.bin, [...state, 'run', '--detach', '--bundle', idle, cid]);
+    await detached(e.bin, [...state, 'run', '--detach', '--bundle', dir, cid]);
     try {
-      await detached(e.bin, [...state, 'exec', '--detach', cid, '/bin/sh', '-c', bg]);
       await new Promise((r) => setTimeout(r, 1500));
       ckpt.push(await timeIt(() => run(e.bin, [...state, 'checkpoint', '--image-path', image, cid])));
       await run(e.bin, [...state, 'delete', '--force', cid]).catch(() => undefined);
-      restore.push(await timeIt(() => detached(e.bin, [...state, 'restore', '--detach', '--image-path', image, '--bundle', idle, `${cid}-r`])));
+      restore.push(await timeIt(() => detached(e.bin, [...state, 'restore', '--detach', '--image-path', image, '--bundle', dir, `${cid}-r`])));
     } finally {
       await run(e.bin, [...state, 'delete', '--force', cid]).catch(() => undefined);
       await run(e.bin, [...state, 'delete', '--force', `${cid}-r`]).catch(() => undefined);
