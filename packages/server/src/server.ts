@@ -41,6 +41,8 @@ import type { ImageTemplateDeps } from './services/image-templates.ts';
 import { ImageStore } from './templates/images/image-store.ts';
 import { LayerCache } from './templates/layer-cache.ts';
 import { SnapshotForks } from './services/snapshot-forks.ts';
+import { TemplateCopies } from './services/template-copies.ts';
+import type { TemplateInfo } from './services/template-info.ts';
 import type { BuildProgress } from './templates/build-base.ts';
 import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
@@ -159,16 +161,30 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes };
     const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
     await curated.init();
-    const catalog = new TemplateCatalog(templateStore, curated);
-    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const layerCache = new LayerCache(join(config.dataDir, 'templates', 'layers'));
     const images: ImageTemplateDeps = {
       images: new ImageStore(join(config.dataDir, 'templates', 'images')),
-      layers: new LayerCache(join(config.dataDir, 'templates', 'layers')),
+      layers: layerCache,
       insecureRegistries: config.templates.insecureRegistries,
       maxBytes: config.templates.imageMaxBytes,
       secretValue: (teamId, name) => secrets.valueOf(teamId, name),
     };
-    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures });
+    // A node rebuilds, from its recipe, a team template another node built; `catalog` is read when a copy is made.
+    const copies: TemplateCopies | undefined =
+      role === 'node'
+        ? new TemplateCopies({
+            ownDirs: [config.dataDir, config.imageDir],
+            dataDir: config.dataDir,
+            build,
+            images,
+            cache: layerCache,
+            resolveBase: (teamId: string, ref: string): Promise<TemplateInfo> => catalog.resolve(teamId, ref),
+            log,
+          })
+        : undefined;
+    const catalog: TemplateCatalog = new TemplateCatalog(templateStore, curated, copies);
+    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures, cache: layerCache });
     // Builds run on nodes, which end their own interrupted ones.
     if (role !== 'api') await templates.init();
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
@@ -330,7 +346,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const apiTick = () =>
       Promise.all([regions.announce(), nodeLease.held().then((held) => (held ? nodes.sweep(config.region) : undefined))])
         .then(() => undefined)
-        .catch((err) => log.error({ err: String(err) }, 'node sweep failed'));
+        .catch((err) => {
+          nodes.storeFailed();
+          log.error({ err: String(err) }, 'node sweep failed');
+        });
     if (role === 'api') await apiTick();
     const nodeSweep =
       role === 'api'
@@ -346,6 +365,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             url: config.cluster.nodeUrl ?? `http://${config.host}:${port}`,
             engine: driver.name,
             templates: templateStore,
+            copies: copies!,
+            allocated: async () => (await nodeStore.load([nodeId!])).get(nodeId!) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 },
             tokens: tokens!,
             log,
             reconcile: async () => {

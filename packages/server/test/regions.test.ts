@@ -60,8 +60,9 @@ before(async () => {
 });
 
 after(async () => {
-  for (const n of nodes) await n.stop().catch(() => undefined);
+  // Replicas first: their deletes reach the live nodes, which destroy the sandboxes.
   for (const s of Object.values(apis)) await s.stop().catch(() => undefined);
+  for (const n of nodes) await n.stop().catch(() => undefined);
   await db?.drop().catch(() => undefined);
   await pg?.stop();
 });

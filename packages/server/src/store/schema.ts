@@ -276,6 +276,10 @@ export interface NodeTable {
   labels: string;
   /** JSON array of template version keys whose files the node holds. */
   templates: string;
+  /** What its sandboxes held at its last heartbeat: placement reads this, not every sandbox row. */
+  sandboxes: number;
+  allocated_vcpus: number;
+  allocated_memory_mib: number;
   /** ready, cordoned (no new sandboxes) or draining (no new sandboxes; its sandboxes are being moved off or ended). */
   state: string;
   registered_at: number;
