@@ -51,7 +51,7 @@ export const SETTINGS = {
   SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB: { default: '1024', meaning: 'below this MemAvailable the warm pool stops refilling and shrinks' },
   SANDPIT_WARM_POOL_INTERVAL_MS: { default: '500', meaning: 'how often the warm pool refills' },
   SANDPIT_NET_POOL: { default: '100.96.0.0/12', meaning: "sandbox addresses (must avoid the host's own ranges)" },
-  SANDPIT_NET_WARM: { default: '2', meaning: 'network namespaces kept ready (0-64)' },
+  SANDPIT_NET_WARM: { default: '32', meaning: 'network namespaces kept ready (0-64): a burst of creates takes these instead of making its own' },
   SANDPIT_DNS_UPSTREAM: { meaning: 'DNS servers (ip[:port], comma-separated) sandboxes resolve through (default: /etc/resolv.conf)' },
   SANDPIT_EGRESS_UPSTREAM_CA: { meaning: "PEM of CAs the egress proxy and sandboxes trust (default: the host's bundle)" },
   SANDPIT_METRICS_INTERVAL_MS: { default: '10000', meaning: 'per-sandbox metrics: time between samples of every active sandbox (at least 100)' },
