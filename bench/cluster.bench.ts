@@ -143,7 +143,7 @@ try {
         latest_snapshot_id, failure_reason, node_id, vcpu_count, memory_mib, created_at, updated_at, deleted_at)
       select gen_random_uuid()::text, ${teamId}, 'bench-' || i, 'platform/base', 'gvisor', 'bench', case when i % 3 = 0 then 'active' else 'paused' end,
         '{}', '{}', null, '{}', 'private', '{"vcpu_count":1,"memory_mib":512,"disk_mib":1024}', gen_random_uuid()::text, null, null, null, null, null, null,
-        null, null, 'bench-' || (i % ${NODES}), 1, 512, ${now - ROWS} + i, ${now}, null
+        null, null, 'bench-' || (i % ${NODES}), 1, 512, ${now - ROWS}::bigint + i, ${now}::bigint, null
       from generate_series(1, ${ROWS}) as i`.execute(db);
     await sql`analyze`.execute(db);
     const store = new NodeStore(db as never);
