@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
@@ -9,7 +9,8 @@ import { unmountUnder } from '../host/mounts.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
-import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { lowerDirs } from '../host/overlay.ts';
+import { DEFAULT_ID_BASE, IdMapper } from '../host/idmap.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
@@ -30,6 +31,8 @@ export interface ContainerDriverOptions {
   resolvConf?: (spec: SandboxSpec) => string | undefined;
   /** How long create waits for the agent's socket (default 10 s). */
   readyTimeoutMs?: number;
+  /** Host uid and gid that sandbox root (0) is mapped to; sandbox ids 0..65535 take the 65536 from there. */
+  idBase?: number;
 }
 
 const SOCKET_PATH_MAX = 107;
@@ -52,6 +55,7 @@ export class ContainerDriver implements RuntimeDriver {
   private readonly crun: Crun;
   private readonly layers: LayerStore;
   private readonly mutex = new KeyedLock();
+  private readonly ids: IdMapper;
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
 
@@ -60,6 +64,7 @@ export class ContainerDriver implements RuntimeDriver {
     this.paths = driverPaths(opts.dataDir);
     this.logger = opts.logger ?? quietLogger;
     this.crun = new Crun(this.paths.crunRoot);
+    this.ids = new IdMapper(opts.idBase ?? DEFAULT_ID_BASE);
     this.layers = new LayerStore({
       image: this.paths.layerImage,
       mountPoint: this.paths.layersDir,
@@ -82,6 +87,8 @@ export class ContainerDriver implements RuntimeDriver {
   /** Prepares the crun root, cgroup parents and the layer store; re-mounts them after a host restart. */
   async init(): Promise<void> {
     await Promise.all([mkdir(this.paths.crunRoot, { recursive: true, mode: 0o700 }), mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 })]);
+    // crun sets up the root and its mounts as sandbox root (an unprivileged host uid), which must pass through.
+    await allowTraversal(this.opts.dataDir);
     await ensureHugetlbMounted();
     const cgroups = await CgroupV1.detect();
     if (!cgroups.controllers.has('freezer')) throw new Error('the cgroup v1 freezer is not mounted');
@@ -99,6 +106,7 @@ export class ContainerDriver implements RuntimeDriver {
    */
   async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.layers.close();
+    this.ids.close();
     if (!opts.release) return;
     const left = await this.list();
     if (left.length > 0) throw new Error(`cannot unmount the layer store: ${left.length} sandboxes remain`);
@@ -127,13 +135,15 @@ export class ContainerDriver implements RuntimeDriver {
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
     const id = spec.id;
     try {
+      // The agent (sandbox root) makes its socket there.
       await mkdir(sp.runDir, { recursive: true });
+      await chown(sp.runDir, this.ids.base, this.ids.base);
       // Independent steps run side by side; crun starts once root and config are in place.
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
-      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as { mounts: object[] };
+      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => this.ids.mountOverlay(lowerDirs(spec), this.layers.dir(id), sp.rootfs));
+      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base }) as { mounts: object[] };
       const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
         config.mounts.push(...m);
         return writeFile(sp.config, JSON.stringify(config));
@@ -247,6 +257,12 @@ export class ContainerDriver implements RuntimeDriver {
     if (!this.cgroups) throw new Error('container driver: call init() first');
     return this.cgroups;
   }
+}
+
+/** Adds search (not read) permission for others, as Docker does to its root with user namespaces. */
+async function allowTraversal(dir: string): Promise<void> {
+  const { mode } = await stat(dir);
+  if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001);
 }
 
 async function waitEmpty(cg: CgroupV1, id: string, timeoutMs: number): Promise<void> {
