@@ -94,6 +94,8 @@ export class ContainerDriver implements RuntimeDriver {
     if (!cgroups.controllers.has('freezer')) throw new Error('the cgroup v1 freezer is not mounted');
     await cgroups.prepareParent();
     await this.layers.init();
+    // Upper dirs hold sandbox files with their image ids (a set-uid file of sandbox root is set-uid 0 there): host root only.
+    await chmod(this.paths.layersDir, 0o700);
     this.nofile = await hardNofileLimit();
     this.cgroups = cgroups;
     this.layers.replenish();
@@ -135,8 +137,9 @@ export class ContainerDriver implements RuntimeDriver {
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
     const id = spec.id;
     try {
-      // The agent (sandbox root) makes its socket there.
-      await mkdir(sp.runDir, { recursive: true });
+      // The agent (sandbox root) makes its socket there; nobody else on the host may reach it.
+      await mkdir(sp.dir);
+      await mkdir(sp.runDir, { mode: 0o700 });
       await chown(sp.runDir, this.ids.base, this.ids.base);
       // Independent steps run side by side; crun starts once root and config are in place.
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
