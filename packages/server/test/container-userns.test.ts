@@ -95,6 +95,19 @@ describe('file ownership in layers', () => {
       'useradd -m -u 1500 alice && install -d -o alice -g alice /srv/alice && touch /srv/alice/f && chown alice:alice /srv/alice/f && touch /root/r && stat -c "%u:%g" /srv/alice/f /home/alice /root/r',
     );
     assert.equal(r.stdout, '1500:1500\n1500:1500\n0:0\n', r.stderr);
+    // apt-get installs a package (offline: a local .deb) with its files owned as packaged, dropping to _apt as usual.
+    const apt = await asRoot(
+      [
+        'mkdir -p /tmp/pkg/DEBIAN /tmp/pkg/opt/owned',
+        'printf "Package: owned\\nVersion: 1\\nArchitecture: all\\nMaintainer: t <t@t>\\nDescription: t\\n" > /tmp/pkg/DEBIAN/control',
+        'echo packaged > /tmp/pkg/opt/owned/file && chown -R 1500:1500 /tmp/pkg/opt/owned',
+        'dpkg-deb --root-owner-group -b /tmp/pkg /tmp/owned.deb >/dev/null',
+        'apt-get install -y -q /tmp/owned.deb >/dev/null',
+        'dpkg -s owned | grep Status',
+        'stat -c %u:%g /opt/owned/file',
+      ].join(' && '),
+    );
+    assert.equal(apt.stdout, 'Status: install ok installed\n0:0\n', apt.stderr);
     const mine = await exec('echo hi > /home/user/mine && stat -c %u:%g /home/user/mine');
     assert.equal(mine.stdout, '1000:1000\n', mine.stderr);
     const up = await fetch(`${server.url}/files?path=${encodeURIComponent('/home/user/up.txt')}`, {
@@ -115,6 +128,7 @@ describe('file ownership in layers', () => {
     assert.equal(await onDisk('home/user/up.txt'), '1000:1000');
     assert.equal(await onDisk('root/r'), '0:0');
     assert.equal(await onDisk('etc/passwd'), '0:0');
+    assert.equal(await onDisk('opt/owned/file'), '0:0');
   });
 
   test('a template built with root and user steps gives its sandboxes the same owners', async () => {

@@ -7,10 +7,12 @@ import { libc } from './libc.ts';
 export const SANDBOX_IDS = 65536;
 
 /**
- * The host ids sandbox id 0 starts at, for every sandbox of the installation: far above the ranges
- * Debian hands out in /etc/subuid (100000 + 65536 per user) and below 2^31 (some tools read ids as signed).
+ * The host ids sandbox id 0 starts at, for every sandbox of the installation: 0x70000000, in the range
+ * systemd leaves unused (above its container ranges, 524288-1879048191, and Debian's /etc/subuid
+ * ranges; below 2^31, as some tools read ids as signed). A multiple of 65536, so the low 16 bits of a
+ * host id are the sandbox's own id.
  */
-export const DEFAULT_ID_BASE = 1_000_000_000;
+export const DEFAULT_ID_BASE = 0x7000_0000;
 
 const AT_FDCWD = -100;
 const AT_EMPTY_PATH = 0x1000;
@@ -42,7 +44,9 @@ export class IdMapper {
   private userns: Promise<number> | undefined;
 
   constructor(base: number) {
-    if (!Number.isInteger(base) || base < 1 || base + SANDBOX_IDS > 2 ** 32 - 1) throw new Error(`bad sandbox id base ${base}`);
+    if (!Number.isInteger(base) || base < SANDBOX_IDS || base % SANDBOX_IDS !== 0 || base + SANDBOX_IDS >= 2 ** 32 - 1) {
+      throw new Error(`the sandbox id base must be a multiple of ${SANDBOX_IDS} from ${SANDBOX_IDS} to ${2 ** 32 - 2 * SANDBOX_IDS}, got ${base}`);
+    }
     this.base = base;
   }
 
