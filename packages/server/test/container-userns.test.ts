@@ -83,6 +83,10 @@ describe('sandbox root is not host root', () => {
     assert.match(mod.stdout.trim(), /^-1 (1|38)$/, `finit_module: ${mod.stdout} ${mod.stderr}`);
     const mnt = await asRoot('mount -t tmpfs none /mnt');
     assert.notEqual(mnt.exit_code, 0, 'sandbox root mounted a file system');
+    const limit = await asRoot('echo 8G > /sys/fs/cgroup/memory/memory.limit_in_bytes');
+    assert.notEqual(limit.exit_code, 0, 'sandbox root raised its own memory limit');
+    // Its /sys shows its own network namespace, not the host's interfaces.
+    assert.deepEqual((await exec('ls /sys/class/net')).stdout.trim().split('\n').sort(), ['eth0', 'lo']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
@@ -11,6 +12,7 @@ import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs } from '../host/overlay.ts';
 import { DEFAULT_ID_BASE, IdMapper } from '../host/idmap.ts';
+import { mountSysfsOf } from '../host/netns-sysfs.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
@@ -146,7 +148,10 @@ export class ContainerDriver implements RuntimeDriver {
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => this.ids.mountOverlay(lowerDirs(spec), this.layers.dir(id), sp.rootfs));
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base }) as { mounts: object[] };
+      const sysfs = spec.netnsPath ? await sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : undefined;
+      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base, sysfs }) as {
+        mounts: object[];
+      };
       const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
         config.mounts.push(...m);
         return writeFile(sp.config, JSON.stringify(config));
@@ -260,6 +265,13 @@ export class ContainerDriver implements RuntimeDriver {
     if (!this.cgroups) throw new Error('container driver: call init() first');
     return this.cgroups;
   }
+}
+
+/** A sandbox joining a network namespace the host made gets a sysfs mounted for it by the host. */
+async function sysfsFor(netnsPath: string, dir: string): Promise<string> {
+  await mkdir(dir);
+  mountSysfsOf(netnsPath, dir);
+  return dir;
 }
 
 /** Adds search (not read) permission for others, as Docker does to its root with user namespaces. */

@@ -41,10 +41,12 @@ export interface ConfigInput {
   nofile: number;
   /** Run in a user namespace: sandbox ids 0..65535 are host ids `idBase`.. (crun; gVisor has its own kernel). */
   idBase?: number;
+  /** A sysfs mounted for the sandbox's network namespace, bound at /sys instead of mounting one. */
+  sysfs?: string;
 }
 
 /** The OCI runtime config (config.json) that crun runs a sandbox from. */
-export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase }: ConfigInput): object {
+export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, sysfs }: ConfigInput): object {
   const env = { ...DEFAULT_ENV, HOSTNAME: spec.hostname, ...spec.env };
   const memoryBytes = spec.resources.memoryMib * 1024 * 1024;
   const cpus = pinnedCpus(spec.id, spec.resources.vcpuCount);
@@ -71,7 +73,7 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase }:
       { destination: '/dev/pts', type: 'devpts', source: 'devpts', options: ['nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620', 'gid=5'] },
       { destination: '/dev/shm', type: 'tmpfs', source: 'shm', options: [...noexec, 'mode=1777', `size=${shmMib}m`] },
       { destination: '/dev/mqueue', type: 'mqueue', source: 'mqueue', options: noexec },
-      { destination: '/sys', type: 'sysfs', source: 'sysfs', options: [...noexec, 'ro'] },
+      sysfs ? { destination: '/sys', type: 'bind', source: sysfs, options: ['bind', ...noexec, 'ro'] } : { destination: '/sys', type: 'sysfs', source: 'sysfs', options: [...noexec, 'ro'] },
       { destination: '/sys/fs/cgroup', type: 'cgroup', source: 'cgroup', options: [...noexec, 'relatime', 'ro'] },
       { destination: '/run/sandpit', type: 'bind', source: runDir, options: ['bind', 'rw', 'nosuid', 'nodev', 'noexec'] },
       { destination: AGENT_PATH, type: 'bind', source: agentBinary, options: ['bind', 'ro', 'nosuid', 'nodev'] },
