@@ -31,9 +31,19 @@ import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
 import { storeUnavailable } from './store/availability.ts';
+import { type ForwarderDeps, forwardToNodes } from './cluster/forwarder.ts';
+import { guardNode } from './cluster/node-guard.ts';
+import { nodeEngineRoutes } from './cluster/node-routes.ts';
+import { internalNodeRoutes } from './routes/internal-nodes.ts';
+import type { NodeService } from './services/nodes.ts';
+import type { RuntimeDriver } from './runtime/driver.ts';
+import type { SandboxStore } from './store/sandboxes.ts';
+
+/** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
+export type RoleEdge = { role: 'api'; key: Buffer; nodes: NodeService; forward: ForwarderDeps } | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore };
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
-export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<FastifyInstance> {
+export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     // Per-request lines would cost more than the requests at thousands per second; errors still log.
@@ -83,8 +93,11 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });
 
-  // Preview hosts are routed before everything else, the rate limit included.
-  await previewGateway(app, s);
+  if (edge?.role === 'node') guardNode(app, edge.key, edge.nodeId);
+  // Preview hosts are routed before everything else, the rate limit included; on an API replica every
+  // sandbox's traffic, previews included, goes on to its node.
+  if (edge?.role === 'api') await forwardToNodes(app, edge.forward);
+  else await previewGateway(app, s);
   await allowBrowsers(app, s.config.corsOrigins);
 
   app.setNotFoundHandler((req, reply) => {
@@ -147,5 +160,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger): Promise<Fas
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
+  if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.key);
+  if (edge?.role === 'node') await nodeEngineRoutes(app, edge.driver, edge.store);
   return app;
 }

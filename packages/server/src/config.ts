@@ -14,6 +14,20 @@ export const SETTINGS = {
   SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
   SANDPIT_PUBLIC_HOST: { default: 'localhost', meaning: 'host name clients use; sandbox and preview hosts are built under it' },
   SANDPIT_REGION: { default: 'local', meaning: 'region tag in sandbox ids ([a-z0-9]+)' },
+  SANDPIT_ROLE: {
+    default: 'all',
+    meaning: '`all` (one host: API and sandboxes), `api` (an API replica: sandbox work goes to nodes) or `node` (runs sandboxes for the API replicas); see docs/cluster.md',
+  },
+  SANDPIT_CLUSTER_KEY: { meaning: 'shared secret (hex or base64, at least 32 bytes) signing the internal channel between API replicas and nodes; required for `api` and `node`' },
+  SANDPIT_NODE_ID: { meaning: "a node's name (`[a-z0-9-]+`); required for `node`" },
+  SANDPIT_NODE_URL: { meaning: 'where API replicas reach this node (default `http://<HOST>:<PORT>`)' },
+  SANDPIT_API_URL: { meaning: "a node's API replicas (comma-separated URLs) it registers and heartbeats with" },
+  SANDPIT_NODE_LABELS: { meaning: "a node's labels, `k=v` comma-separated" },
+  SANDPIT_NODE_MAX_SANDBOXES: { default: '0', meaning: 'sandboxes a node takes at most (0: as many as its memory holds)' },
+  SANDPIT_NODE_MEMORY_MIB: { meaning: "memory a node offers sandboxes (default: the host's MemTotal)" },
+  SANDPIT_NODE_VCPUS: { meaning: "vCPUs a node reports (default: the host's CPU count)" },
+  SANDPIT_NODE_LOST_MS: { default: '10000', meaning: 'a node silent this long is lost: its sandboxes end `failed` (`node_lost`)' },
+  SANDPIT_PUBLIC_URL: { meaning: 'base URL clients reach the API at, for the URLs a node hands out (default `http://<SANDPIT_PUBLIC_HOST>:<port>`)' },
   SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
   SANDPIT_CONTAINER_ID_BASE: {
     meaning:
@@ -99,6 +113,26 @@ export interface Config {
   /** Per-sandbox metrics: time between samples and how long points are kept. */
   metricsIntervalMs: number;
   metricsWindowMs: number;
+  cluster: ClusterSettings;
+}
+
+export type Role = 'all' | 'api' | 'node';
+
+/** Several hosts: which role this process plays and how it reaches the others. */
+export interface ClusterSettings {
+  role: Role;
+  /** Signs and checks internal tokens; set for `api` and `node`. */
+  key?: Buffer;
+  /** Set for `node`. */
+  nodeId?: string;
+  nodeUrl?: string;
+  apiUrls: string[];
+  labels: Record<string, string>;
+  maxSandboxes: number;
+  memoryMib?: number;
+  vcpus?: number;
+  lostMs: number;
+  publicUrl?: string;
 }
 
 export interface TemplateSettings {
@@ -213,5 +247,44 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSessionTtlMs: int(env, 'SANDPIT_CONSOLE_SESSION_TTL_S') * 1000,
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
     metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
+    cluster: clusterSettings(env),
+  };
+}
+
+function clusterSettings(env: Env): ClusterSettings {
+  const role = str(env, 'SANDPIT_ROLE');
+  if (role !== 'all' && role !== 'api' && role !== 'node') throw new Error(`SANDPIT_ROLE must be all, api or node, got '${role}'`);
+  const rawKey = str(env, 'SANDPIT_CLUSTER_KEY');
+  const key = rawKey === undefined ? undefined : /^[0-9a-f]+$/i.test(rawKey) ? Buffer.from(rawKey, 'hex') : Buffer.from(rawKey, 'base64');
+  if (role !== 'all' && (!key || key.length < 32)) throw new Error(`SANDPIT_CLUSTER_KEY (at least 32 bytes, hex or base64) is required for SANDPIT_ROLE=${role}`);
+  const nodeId = str(env, 'SANDPIT_NODE_ID');
+  if (role === 'node' && !nodeId) throw new Error('SANDPIT_NODE_ID is required for SANDPIT_ROLE=node');
+  if (nodeId !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(nodeId)) throw new Error(`SANDPIT_NODE_ID must match [a-z0-9-]+, got '${nodeId}'`);
+  const list = (name: SettingName) =>
+    (str(env, name) ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
+  const apiUrls = list('SANDPIT_API_URL');
+  if (role === 'node' && apiUrls.length === 0) throw new Error('SANDPIT_API_URL (the API replicas to register with) is required for SANDPIT_ROLE=node');
+  const labels: Record<string, string> = {};
+  for (const kv of list('SANDPIT_NODE_LABELS')) {
+    const [k, v] = kv.split('=');
+    if (!k || v === undefined) throw new Error(`SANDPIT_NODE_LABELS: '${kv}' is not k=v`);
+    labels[k] = v;
+  }
+  const optionalInt = (name: SettingName) => (str(env, name) === undefined ? undefined : int(env, name));
+  return {
+    role,
+    key,
+    nodeId: role === 'node' ? nodeId : undefined,
+    nodeUrl: str(env, 'SANDPIT_NODE_URL'),
+    apiUrls,
+    labels,
+    maxSandboxes: int(env, 'SANDPIT_NODE_MAX_SANDBOXES'),
+    memoryMib: optionalInt('SANDPIT_NODE_MEMORY_MIB'),
+    vcpus: optionalInt('SANDPIT_NODE_VCPUS'),
+    lostMs: int(env, 'SANDPIT_NODE_LOST_MS'),
+    publicUrl: str(env, 'SANDPIT_PUBLIC_URL')?.replace(/\/+$/, ''),
   };
 }

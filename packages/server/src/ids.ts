@@ -3,6 +3,7 @@ import { badRequest } from './errors.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const SANDBOX_ID = new RegExp(`^(?:sb-[a-z0-9]+-)?(${UUID})$`, 'i');
+const TAGGED = new RegExp(`^(?:sb-([a-z0-9]+)-)?(${UUID})$`, 'i');
 const BARE_UUID = new RegExp(`^${UUID}$`, 'i');
 
 export const newId = () => randomUUID();
@@ -12,6 +13,13 @@ export function parseSandboxId(raw: string): string {
   const m = SANDBOX_ID.exec(raw);
   if (!m?.[1]) throw badRequest(`'${raw.slice(0, 100)}' is not a sandbox id (a UUID or sb-<region>-<uuid>)`);
   return m[1].toLowerCase();
+}
+
+/** The bare id and, when tagged, its region; undefined when it is no sandbox id (the route answers that). */
+export function parseSandboxIdLoose(raw: string): { id: string; region?: string } | undefined {
+  const m = TAGGED.exec(raw);
+  if (!m?.[2]) return undefined;
+  return m[1] ? { id: m[2].toLowerCase(), region: m[1].toLowerCase() } : { id: m[2].toLowerCase() };
 }
 
 export function parseUuid(raw: string, what: string): string {

@@ -8,3 +8,4 @@ export { GateService } from './services/gates.ts';
 export { TeamManagementStore } from './store/team-management.ts';
 export { systemClock, ManualClock, type Clock } from './clock.ts';
 export type { BuildProgress } from './templates/build-base.ts';
+export { signInternalToken, API_AUDIENCE } from './internal-token.ts';

@@ -56,6 +56,14 @@ import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
 import { TemplateStore } from './store/templates.ts';
+import { NodeStore } from './store/nodes.ts';
+import { NodeService } from './services/nodes.ts';
+import { Placement } from './services/placement.ts';
+import { TokenCache } from './internal-token.ts';
+import { NodeDirectory } from './cluster/node-client.ts';
+import { ApiRoleDriver } from './cluster/api-role-driver.ts';
+import { NodeAgent } from './cluster/node-agent.ts';
+import type { RoleEdge } from './app.ts';
 
 export interface Platform {
   app: FastifyInstance;
@@ -92,15 +100,23 @@ const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
+/** How often an API replica looks for nodes that fell silent. */
+const NODE_SWEEP_MS = 1000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel);
   const db = await openDb(config);
+  const { role } = config.cluster;
+  // A node records what it makes as its own and works only from its own rows; otherwise every row is this process's.
+  const nodeId = config.cluster.nodeId ?? null;
+  const tokens = config.cluster.key && new TokenCache(config.cluster.key);
   try {
     const teams = new TeamStore(db);
-    const store = new SandboxStore(db);
+    const store = new SandboxStore(db, nodeId);
+    const nodeStore = new NodeStore(db);
+    const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     const consoleSessionStore = new ConsoleSessionStore(db);
     const auth = new AuthService(teams, clock, consoleSessionStore);
 
@@ -117,7 +133,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await teamManagementStore.grantMissingOwners(newId, clock.now());
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
-    const driver = instrumentDriver(opts.engine ?? (await createDriver(config, log)), metrics);
+    const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
+    const driver = instrumentDriver(engine, metrics);
     const agents = new AgentPool(driver);
     await reconcile(store, driver, clock, log);
 
@@ -125,7 +142,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const secrets = new SecretsService(new SecretStore(db), secretsKey, clock);
     await secrets.load();
     // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
-    const network = opts.engine ? undefined : await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
+    const network = opts.engine || role === 'api' ? undefined : await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
     const previewStore = new PreviewPortStore(db);
     const sandboxNetwork: SandboxNetworkHooks | undefined = network && {
       prepare: (input) => network.prepare(input),
@@ -136,7 +153,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       },
     };
 
-    const templateStore = new TemplateStore(db);
+    const templateStore = new TemplateStore(db, nodeId);
     const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes };
     const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
     await curated.init();
@@ -150,10 +167,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       secretValue: (teamId, name) => secrets.valueOf(teamId, name),
     };
     const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures });
-    await templates.init();
+    // Builds run on nodes, which end their own interrupted ones.
+    if (role !== 'api') await templates.init();
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
-    const snapshotStore = new SnapshotStore(db);
+    const snapshotStore = new SnapshotStore(db, nodeId);
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -188,7 +206,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       deadlineMs: config.snapshotDeadlineMs,
       heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
     });
-    await snapshots.reconcile();
+    if (role !== 'api') await snapshots.reconcile();
     const previews = new PreviewPortService({
       store: previewStore,
       sandboxStore: store,
@@ -196,14 +214,19 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       addressOf: (id) => network?.sandboxAddress(id),
       key: secretsKey,
       // Asked only while serving, so the port is the one bound.
-      urlFor: (p, id) => `http://${p}-${id}.preview.${config.publicHost}:${boundPort(app, config.port)}`,
+      urlFor: (p, id) => {
+        const base = new URL(publicUrl());
+        return `${base.protocol}//${p}-${id}.preview.${base.host}`;
+      },
     });
     // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
-    void curated.base().then(
-      () => warmPool.start(),
-      () => undefined,
-    );
-    void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
+    if (role !== 'api') {
+      void curated.base().then(
+        () => warmPool.start(),
+        () => undefined,
+      );
+      void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
+    }
 
     const teamManagement = new TeamManagementService(teamManagementStore, clock);
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
@@ -217,9 +240,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // Timers and the billing job fire once across API replicas: only the lease holder runs them.
     const replicaId = newId();
     const leases = new LeaseStore(db);
-    const timerLease = new Lease(leases, 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
+    // A node's timers act on its own sandboxes only; the billing job and the node watch run on API replicas.
+    const timerLease = new Lease(leases, nodeId ? `timers:${nodeId}` : 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
     const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
-    if (await billingLease.held()) await billing.runJob();
+    const nodeLease = new Lease(leases, 'nodes', replicaId, clock, JOB_LEASE_TTL_MS);
+    const runsTimers = role !== 'api';
+    const runsBilling = role !== 'node';
+    if (runsBilling && (await billingLease.held())) await billing.runJob();
 
     const consoleSessions = new ConsoleSessions(consoleSessionStore, auth, clock, config.consoleSessionTtlMs);
     const sandboxMetrics = new SandboxMetrics({
@@ -232,6 +259,18 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       windowMs: config.metricsWindowMs,
     });
     const sandboxEvents = new SandboxEvents(db);
+    const nodes = new NodeService({ store: nodeStore, sandboxes: store, clock, log, lostMs: config.cluster.lostMs });
+    const edge: RoleEdge | undefined =
+      role === 'api'
+        ? {
+            role,
+            key: config.cluster.key!,
+            nodes,
+            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, region: config.region },
+          }
+        : role === 'node'
+          ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
+          : undefined;
 
     const app = await buildApp(
       {
@@ -256,15 +295,19 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         driverName: driver.name,
       },
       log,
+      edge,
     );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
-    const e2b = config.e2bPort > 0 ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
+    const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${port}`;
+    // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
+    const e2b =
+      config.e2bPort > 0 && role !== 'api' ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
     await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
     const timer = setInterval(() => {
-      if (ticking) return;
+      if (ticking || !runsTimers) return;
       ticking = true;
       timerLease
         .held()
@@ -274,10 +317,38 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     }, opts.timerIntervalMs ?? TIMER_INTERVAL_MS);
     timer.unref();
     const engineWatch = new EngineWatch({ store, driver, agents, lock: sandboxes.lock, clock, log });
-    engineWatch.start();
+    if (role !== 'api') engineWatch.start();
+    let sweeping: Promise<void> | undefined;
+    const nodeSweep =
+      role === 'api'
+        ? setInterval(() => {
+            sweeping ??= nodeLease
+              .held()
+              .then((held) => (held ? nodes.sweep() : undefined))
+              .catch((err) => log.error({ err: String(err) }, 'node sweep failed'))
+              .finally(() => (sweeping = undefined));
+          }, NODE_SWEEP_MS)
+        : undefined;
+    nodeSweep?.unref();
+    const nodeAgent =
+      role === 'node'
+        ? new NodeAgent({
+            config,
+            url: config.cluster.nodeUrl ?? `http://${config.host}:${port}`,
+            engine: driver.name,
+            templates: templateStore,
+            tokens: tokens!,
+            log,
+            reconcile: async () => {
+              await reconcile(store, driver, clock, log);
+              await snapshots.reconcile();
+            },
+          })
+        : undefined;
+    nodeAgent?.start();
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
-      if (billingRun) return;
+      if (billingRun || !runsBilling) return;
       billingRun = billingLease
         .held()
         .then((held) => (held ? billing.runJob() : undefined))
@@ -285,7 +356,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .finally(() => (billingRun = undefined));
     }, BILLING_INTERVAL_MS);
     billingTimer.unref();
-    sandboxMetrics.start();
+    if (role !== 'api') sandboxMetrics.start();
 
     return {
       app,
@@ -299,10 +370,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
+        clearInterval(nodeSweep);
+        await sweeping;
+        await nodeAgent?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);
         await billingRun;
-        await Promise.all([timerLease.release(), billingLease.release()]).catch(() => undefined);
+        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await sandboxMetrics.close();

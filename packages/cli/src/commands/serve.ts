@@ -43,6 +43,8 @@ export function serveCommand(): Command {
       console.log(keyLine);
       console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
       console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
+      // Templates are built on nodes; an API replica has none to prepare.
+      if (config.cluster.role === 'api') return;
       console.log('Preparing the base template platform/base (first use builds it; later starts reuse the cache)...');
       try {
         const root = await platform.templates.base();

@@ -8,12 +8,21 @@ import type { SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
  * - engine running  -> the sandbox is active (a pause or resume cut short is settled as active);
  * - engine frozen   -> the sandbox is paused (its auto-delete window is armed from now);
  * - engine has nothing (host rebooted, init died) -> failed: its processes and memory are gone;
- * - engine state without a live row (a create or delete cut short) -> destroyed.
+ * - engine state without a live row (a create or delete cut short) -> destroyed;
+ * - a failed sandbox's engine state (its node was declared lost meanwhile) -> destroyed: the store's view wins.
  */
 export async function reconcile(store: SandboxStore, driver: RuntimeDriver, clock: Clock, log: Logger): Promise<void> {
   const live = (await store.listLive()).filter((r) => (driver.serves ? driver.serves(r.driver) : r.driver === driver.name));
   const known = new Set(live.map((r) => r.id));
   for (const rec of live) {
+    // Failed is final: whatever the engine still holds of it goes (a node back after being declared lost).
+    if (rec.status === 'failed') {
+      if ((await driver.state(rec.id)) !== 'missing') {
+        log.warn({ sandbox: rec.id }, 'reconciled: removing engine state of a failed sandbox');
+        await driver.destroy(rec.id).catch((err) => log.error({ sandbox: rec.id, err: String(err) }, 'cleanup of a failed sandbox failed'));
+      }
+      continue;
+    }
     const state = await driver.state(rec.id);
     const now = clock.now();
     const settle = async (type: string, change: (r: SandboxRecord) => void, data?: unknown) => {
@@ -38,7 +47,7 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
         r.autoPauseAt = null;
         r.autoDeleteAt = r.autoDeleteSeconds === null ? null : now + r.autoDeleteSeconds * 1000;
       });
-    } else if ((state === 'stopped' || state === 'missing') && rec.status !== 'failed') {
+    } else if (state === 'stopped' || state === 'missing') {
       await settle(
         'failed',
         (r) => {

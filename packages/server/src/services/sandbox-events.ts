@@ -6,6 +6,7 @@ const FAILURES: Record<string, string> = {
   engine_out_of_memory: 'failed: it ran out of memory and its engine was killed',
   engine_exited: 'failed: its engine exited',
   engine_lost: 'failed: the engine no longer held it when the server started',
+  node_lost: 'failed: its node stopped answering',
 };
 
 function failedBecause(reason: unknown, during: string | undefined): string {

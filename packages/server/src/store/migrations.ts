@@ -9,6 +9,7 @@ import { failureReason } from './migrations/0007-failure-reason.ts';
 import { replicaState } from './migrations/0008-replica-state.ts';
 import { liveSandboxIndex } from './migrations/0009-live-sandbox-index.ts';
 import { consoleSessions } from './migrations/0010-console-sessions.ts';
+import { nodes } from './migrations/0011-nodes.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0008_replica_state': replicaState,
   '0009_live_sandbox_index': liveSandboxIndex,
   '0010_console_sessions': consoleSessions,
+  '0011_nodes': nodes,
 };
 
 export const migrationProvider: MigrationProvider = {

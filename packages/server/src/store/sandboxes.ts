@@ -42,6 +42,8 @@ export interface SandboxRecord {
   latestSnapshotId: string | null;
   /** Set with status failed: why, as a stable code. */
   failureReason?: string | null;
+  /** The node holding it (several hosts); null or absent on a single host. */
+  nodeId?: string | null;
   createdAt: number;
   updatedAt: number;
   deletedAt: number | null;
@@ -71,6 +73,7 @@ function fromRow(r: Selectable<SandboxTable>): SandboxRecord {
     pausedAt: r.paused_at === null ? null : Number(r.paused_at),
     latestSnapshotId: r.latest_snapshot_id,
     failureReason: r.failure_reason,
+    nodeId: r.node_id,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     deletedAt: r.deleted_at === null ? null : Number(r.deleted_at),
@@ -101,6 +104,9 @@ function toRow(s: SandboxRecord): SandboxTable {
     paused_at: s.pausedAt,
     latest_snapshot_id: s.latestSnapshotId,
     failure_reason: s.failureReason ?? null,
+    node_id: s.nodeId ?? null,
+    vcpu_count: s.resources.vcpu_count,
+    memory_mib: s.resources.memory_mib,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     deleted_at: s.deletedAt,
@@ -118,11 +124,18 @@ export interface ListFilter {
 
 export class SandboxStore {
   readonly db: Db;
-  constructor(db: Db) {
+  /**
+   * The node this process is (several hosts): its inserts are recorded there, and the lists the
+   * engine side works from (reconcile, timers, health) hold only its sandboxes. Null: every row.
+   */
+  readonly node: string | null;
+  constructor(db: Db, node: string | null = null) {
     this.db = db;
+    this.node = node;
   }
 
   async insert(s: SandboxRecord, eventType: string): Promise<void> {
+    s.nodeId = this.node;
     await this.db.transaction().execute(async (tx) => {
       await tx.insertInto('sandboxes').values(toRow(s)).execute();
       await insertMetadata(tx, s.id, s.metadata);
@@ -134,7 +147,8 @@ export class SandboxStore {
   /** Writes the whole record; `event` appends a lifecycle event in the same transaction. */
   async save(s: SandboxRecord, event?: { type: string; at: number; data?: unknown }, metadataChanged = false): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      const { id: _id, ...rest } = toRow(s);
+      // Where a sandbox lives is written once, at insert.
+      const { id: _id, node_id: _node, ...rest } = toRow(s);
       await tx.updateTable('sandboxes').set(rest).where('id', '=', s.id).execute();
       if (metadataChanged) {
         await tx.deleteFrom('sandbox_metadata').where('sandbox_id', '=', s.id).execute();
@@ -171,26 +185,55 @@ export class SandboxStore {
     return rows.map(fromRow);
   }
 
-  /** Every sandbox that is not deleted, across teams: for reconciliation and timers. */
+  /** Live rows of this node (every live row on a single host). */
+  #local() {
+    const q = this.db.selectFrom('sandboxes').where('deleted_at', 'is', null);
+    return this.node === null ? q : q.where('node_id', '=', this.node);
+  }
+
   /** Ids of the sandboxes recorded active: what the engine health watch looks at every few seconds. */
   async activeIds(): Promise<string[]> {
-    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'active').execute();
+    const rows = await this.#local().select('id').where('status', '=', 'active').execute();
     return rows.map((r) => r.id);
   }
 
+  /** Every sandbox that is not deleted (of this node): for reconciliation and timers. */
   async listLive(): Promise<SandboxRecord[]> {
-    const rows = await this.db.selectFrom('sandboxes').selectAll().where('deleted_at', 'is', null).execute();
+    const rows = await this.#local().selectAll().execute();
     return rows.map(fromRow);
   }
 
   async dueForAutoPause(now: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'active').where('auto_pause_at', '<=', now).execute();
+    const rows = await this.#local().select('id').where('status', '=', 'active').where('auto_pause_at', '<=', now).execute();
     return rows.map((r) => r.id);
   }
 
   async dueForAutoDelete(now: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('sandboxes').select('id').where('deleted_at', 'is', null).where('status', '=', 'paused').where('auto_delete_at', '<=', now).execute();
+    const rows = await this.#local().select('id').where('status', '=', 'paused').where('auto_delete_at', '<=', now).execute();
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * A lost node's live sandboxes end failed with `reason` in one transaction, each with its
+   * `failed` event (metering closes their segments); returns their ids.
+   */
+  async failOnNode(nodeId: string, reason: string, now: number): Promise<string[]> {
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx.selectFrom('sandboxes').select(['id', 'team_id']).where('node_id', '=', nodeId).where('deleted_at', 'is', null).where('status', '<>', 'failed').execute();
+      if (rows.length === 0) return [];
+      const ids = rows.map((r) => r.id);
+      await tx
+        .updateTable('sandboxes')
+        .set({ status: 'failed', failure_reason: reason, active_since: null, auto_pause_at: null, auto_delete_at: null, updated_at: now })
+        .where('id', 'in', ids)
+        .execute();
+      await lockEventLog(tx);
+      await tx
+        .insertInto('sandbox_events')
+        .values(rows.map((r) => ({ sandbox_id: r.id, team_id: r.team_id, type: 'failed', at: now, data: JSON.stringify({ reason }) })))
+        .execute();
+      return ids;
+    });
   }
 }
 

@@ -56,6 +56,11 @@ export interface SandboxTable {
   paused_at: number | null;
   latest_snapshot_id: string | null;
   failure_reason: string | null;
+  /** The node holding it; null on a single host. */
+  node_id: string | null;
+  /** Copies of resources' vcpu_count and memory_mib, summed by placement. */
+  vcpu_count: number;
+  memory_mib: number;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -211,6 +216,8 @@ export interface SnapshotTable {
   resources: string;
   env: string;
   idempotency_key: string | null;
+  /** The node holding its files; null on a single host. */
+  node_id: string | null;
   created_at: number;
   ready_at: number | null;
   updated_at: number;
@@ -241,6 +248,32 @@ export interface Database {
   template_builds: TemplateBuildTable;
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
+  nodes: NodeTable;
+}
+
+/** A host running sandboxes (`sandpit node`), as its last heartbeat described it. */
+export interface NodeTable {
+  id: string;
+  region: string;
+  /** Where API replicas reach it (internal channel). */
+  url: string;
+  vcpus: number;
+  memory_mib: number;
+  disk_mib: number;
+  /** 0: no limit beyond memory. */
+  max_sandboxes: number;
+  /** JSON array of engine names. */
+  engines: string;
+  /** JSON object. */
+  labels: string;
+  /** JSON array of template version keys whose files the node holds. */
+  templates: string;
+  /** ready, cordoned (no new sandboxes) or draining (no new sandboxes; its sandboxes are being moved off or ended). */
+  state: string;
+  registered_at: number;
+  heartbeat_at: number;
+  /** Set when the node fell silent past the deadline; cleared when it heartbeats again. */
+  lost_at: number | null;
 }
 
 export interface TemplateTable {
@@ -271,6 +304,8 @@ export interface TemplateBuildTable {
   error: string | null;
   /** JSON array: per step, whether it ran or came from the cache. */
   steps: string;
+  /** The node running or having run it (its log lives there); null on a single host. */
+  node_id: string | null;
   created_at: number;
   finished_at: number | null;
 }

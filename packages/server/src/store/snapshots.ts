@@ -19,6 +19,8 @@ export interface SnapshotRecord {
   resources: ResourcesRecord;
   env: Record<string, string>;
   idempotencyKey: string | null;
+  /** The node holding its files (several hosts); null or absent on a single host. */
+  nodeId?: string | null;
   createdAt: number;
   readyAt: number | null;
   updatedAt: number;
@@ -38,6 +40,7 @@ function fromRow(r: Selectable<SnapshotTable>): SnapshotRecord {
     resources: JSON.parse(r.resources),
     env: JSON.parse(r.env),
     idempotencyKey: r.idempotency_key,
+    nodeId: r.node_id,
     createdAt: Number(r.created_at),
     readyAt: r.ready_at === null ? null : Number(r.ready_at),
     updatedAt: Number(r.updated_at),
@@ -58,6 +61,7 @@ function toRow(s: SnapshotRecord): SnapshotTable {
     resources: JSON.stringify(s.resources),
     env: JSON.stringify(s.env),
     idempotency_key: s.idempotencyKey,
+    node_id: s.nodeId ?? null,
     created_at: s.createdAt,
     ready_at: s.readyAt,
     updated_at: s.updatedAt,
@@ -75,12 +79,21 @@ export interface SnapshotListFilter {
 
 export class SnapshotStore {
   readonly db: Db;
-  constructor(db: Db) {
+  /** The node this process is: snapshots it makes are recorded there, and reconciliation sees only its own. Null: every row. */
+  readonly node: string | null;
+  constructor(db: Db, node: string | null = null) {
     this.db = db;
+    this.node = node;
+  }
+
+  #local() {
+    const q = this.db.selectFrom('snapshots').where('deleted_at', 'is', null);
+    return this.node === null ? q : q.where('node_id', '=', this.node);
   }
 
   /** False when the sandbox already has a snapshot with this idempotency key (deleted ones included). */
   async insert(s: SnapshotRecord): Promise<boolean> {
+    s.nodeId = this.node;
     try {
       await this.db.insertInto('snapshots').values(toRow(s)).execute();
       return true;
@@ -91,7 +104,7 @@ export class SnapshotStore {
   }
 
   async save(s: SnapshotRecord): Promise<void> {
-    const { id: _id, ...rest } = toRow(s);
+    const { id: _id, node_id: _node, ...rest } = toRow(s);
     await this.db.updateTable('snapshots').set(rest).where('id', '=', s.id).execute();
   }
 
@@ -144,13 +157,13 @@ export class SnapshotStore {
 
   /** Rows a crash may have left mid-way (creating, deleting), across teams. */
   async unsettled(): Promise<SnapshotRecord[]> {
-    const rows = await this.db.selectFrom('snapshots').selectAll().where('deleted_at', 'is', null).where('status', 'in', ['creating', 'deleting']).execute();
+    const rows = await this.#local().selectAll().where('status', 'in', ['creating', 'deleting']).execute();
     return rows.map(fromRow);
   }
 
-  /** Ids of every live snapshot, across teams. */
+  /** Ids of every live snapshot (of this node), across teams. */
   async liveIds(): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('snapshots').select('id').where('deleted_at', 'is', null).execute();
+    const rows = await this.#local().select('id').execute();
     return new Set(rows.map((r) => r.id));
   }
 }

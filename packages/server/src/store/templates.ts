@@ -110,8 +110,11 @@ function buildFromRow(r: Selectable<TemplateBuildTable>): BuildRecord {
 
 export class TemplateStore {
   readonly db: Db;
-  constructor(db: Db) {
+  /** The node this process is: builds it runs are recorded there, and only its own are ended after a crash. Null: every row. */
+  readonly node: string | null;
+  constructor(db: Db, node: string | null = null) {
     this.db = db;
+    this.node = node;
   }
 
   async #withLatest(rows: Selectable<TemplateTable>[]): Promise<TemplateRecord[]> {
@@ -142,6 +145,12 @@ export class TemplateStore {
   async listPooled(): Promise<TemplateRecord[]> {
     const rows = await this.db.selectFrom('templates').selectAll().where('deleted_at', 'is', null).where('build', 'is not', null).execute();
     return (await this.#withLatest(rows)).filter((t) => t.definition.warmPool > 0);
+  }
+
+  /** The built version of every live template: which of them a node holds files for. */
+  async builtVersions(): Promise<TemplateVersion[]> {
+    const rows = await this.db.selectFrom('templates').select('build').where('deleted_at', 'is', null).where('build', 'is not', null).execute();
+    return rows.map((r) => JSON.parse(r.build!) as TemplateVersion);
   }
 
   async count(teamId: string): Promise<number> {
@@ -219,6 +228,7 @@ export class TemplateStore {
         status: b.status,
         error: b.error,
         steps: JSON.stringify(b.steps),
+        node_id: this.node,
         created_at: b.createdAt,
         finished_at: b.finishedAt,
       })
@@ -240,7 +250,9 @@ export class TemplateStore {
 
   /** Builds a crashed server left running: they end failed. */
   async unfinishedBuilds(): Promise<BuildRecord[]> {
-    return (await this.db.selectFrom('template_builds').selectAll().where('status', '=', 'building').execute()).map(buildFromRow);
+    let q = this.db.selectFrom('template_builds').selectAll().where('status', '=', 'building');
+    if (this.node !== null) q = q.where('node_id', '=', this.node);
+    return (await q.execute()).map(buildFromRow);
   }
 
   /** Templates of a team with live sandboxes (delete is refused while any exist). */

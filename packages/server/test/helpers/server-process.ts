@@ -32,8 +32,11 @@ export class ServerProcess {
   child: ChildProcess | undefined;
   output = '';
   dropDatabase: (() => Promise<void>) | undefined;
+  /** What the server prints once it serves: an API replica (SANDPIT_ROLE=api) builds no template. */
+  readonly ready: string;
 
   private constructor(dataDir: string, port: number, env: Record<string, string>) {
+    this.ready = env.SANDPIT_ROLE === 'api' ? 'Sandpit is up at' : 'platform/base ready';
     this.dataDir = dataDir;
     this.port = port;
     this.key = `sp_test_${randomBytes(12).toString('hex')}`;
@@ -76,7 +79,7 @@ export class ServerProcess {
     const deadline = Date.now() + 600_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${this.output}`);
-      if (this.output.includes('platform/base ready')) return;
+      if (this.output.includes(this.ready)) return;
       if (this.output.includes('could not be built')) throw new Error(`base template failed:\n${this.output}`);
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
+import { availableParallelism, totalmem } from 'node:os';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { API_AUDIENCE, type TokenCache } from '../internal-token.ts';
+import type { NodeReport } from '../schemas/node.ts';
+import type { TemplateStore } from '../store/templates.ts';
+
+const HEARTBEAT_MS = 1000;
+const TEMPLATES_REFRESH_MS = 15_000;
+const MIB = 1024 * 1024;
+
+export interface NodeAgentDeps {
+  config: Config;
+  /** Where API replicas reach this node. */
+  url: string;
+  engine: string;
+  templates: TemplateStore;
+  tokens: TokenCache;
+  log: Logger;
+  /** The API marked this node lost while it was silent: destroy what the store no longer has live. */
+  reconcile: () => Promise<void>;
+}
+
+/**
+ * A node's side of membership: it registers with its region's API replicas and heartbeats every
+ * second with its capacity, labels and the template versions whose files it holds, trying the next
+ * replica when one does not answer.
+ */
+export class NodeAgent {
+  readonly #deps: NodeAgentDeps;
+  #timer: NodeJS.Timeout | undefined;
+  #beating: Promise<void> | undefined;
+  #next = 0;
+  #templates: { at: number; keys: string[] } = { at: 0, keys: [] };
+  #reported = false;
+
+  constructor(deps: NodeAgentDeps) {
+    this.#deps = deps;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      this.#beating ??= this.beat().finally(() => (this.#beating = undefined));
+    }, HEARTBEAT_MS);
+    this.#timer.unref();
+    this.#beating = this.beat().finally(() => (this.#beating = undefined));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#beating;
+  }
+
+  /** One heartbeat; a failure is logged once per outage and retried on the next tick. */
+  async beat(): Promise<void> {
+    const { config, tokens, log } = this.#deps;
+    const urls = config.cluster.apiUrls;
+    const body = JSON.stringify(await this.#report());
+    for (let i = 0; i < urls.length; i++) {
+      const url = urls[(this.#next + i) % urls.length]!;
+      try {
+        const res = await fetch(new URL('/internal/nodes/heartbeat', url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.for(API_AUDIENCE)}` },
+          body,
+          signal: AbortSignal.timeout(2000),
+        });
+        if (!res.ok) throw new Error(`answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+        const answer = (await res.json()) as { reconcile: boolean };
+        if (!this.#reported) log.info({ api: url }, 'node registered');
+        this.#reported = true;
+        if (answer.reconcile) await this.#deps.reconcile().catch((err) => log.error({ err: String(err) }, 'reconcile after being lost failed'));
+        return;
+      } catch (err) {
+        if (this.#reported || i === urls.length - 1) log.warn({ api: url, err: String(err) }, 'heartbeat failed');
+        this.#next = (this.#next + 1) % urls.length;
+      }
+    }
+    this.#reported = false;
+  }
+
+  async #report(): Promise<NodeReport> {
+    const { config, url, engine } = this.#deps;
+    const c = config.cluster;
+    const fs = await statfs(config.dataDir);
+    return {
+      id: c.nodeId!,
+      region: config.region,
+      url,
+      vcpus: c.vcpus ?? availableParallelism(),
+      memory_mib: c.memoryMib ?? Math.floor(totalmem() / MIB),
+      disk_mib: Math.floor((fs.bavail * fs.bsize) / MIB),
+      max_sandboxes: c.maxSandboxes,
+      engines: [engine],
+      labels: c.labels,
+      templates: await this.#heldTemplates(),
+    };
+  }
+
+  /** Versions whose layers are all on this node's own disk. */
+  async #heldTemplates(): Promise<string[]> {
+    const now = Date.now();
+    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return this.#templates.keys;
+    const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
+    const versions = await this.#deps.templates.builtVersions();
+    this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
+    return this.#templates.keys;
+  }
+}

@@ -1,0 +1,80 @@
+import { Agent } from 'node:http';
+import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
+
+/** Sandboxes never move between nodes, so where one lives is remembered (bounded). */
+const CACHE_MAX = 50_000;
+/** The node list is read at most this often per replica. */
+const NODES_TTL_MS = 1000;
+
+/**
+ * What an API replica knows of nodes: which node holds a sandbox, snapshot or build (from the store,
+ * cached), how to reach it (URL, a signed token), and whether it is live.
+ */
+export class NodeDirectory {
+  readonly #store: NodeStore;
+  readonly #tokens: TokenCache;
+  readonly #lostMs: number;
+  readonly #sandboxes = new Map<string, string>();
+  #nodes: { at: number; byId: Map<string, NodeRecord> } | undefined;
+  #loading: Promise<Map<string, NodeRecord>> | undefined;
+  /** Kept-alive connections to nodes: the forwarding path reuses them. */
+  readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+  constructor(store: NodeStore, tokens: TokenCache, lostMs: number) {
+    this.#store = store;
+    this.#tokens = tokens;
+    this.#lostMs = lostMs;
+  }
+
+  /** The node holding a live sandbox (bare id); undefined when there is no such sandbox or it has no node. */
+  async ofSandbox(id: string): Promise<NodeRecord | undefined> {
+    let nodeId = this.#sandboxes.get(id);
+    if (nodeId === undefined) {
+      const row = await this.#store.sandboxNode(id);
+      if (!row?.node) return undefined;
+      nodeId = row.node;
+      if (this.#sandboxes.size >= CACHE_MAX) this.#sandboxes.delete(this.#sandboxes.keys().next().value!);
+      this.#sandboxes.set(id, nodeId);
+    }
+    return this.node(nodeId);
+  }
+
+  async ofSnapshot(id: string): Promise<NodeRecord | undefined> {
+    const nodeId = await this.#store.snapshotNode(id);
+    return nodeId ? this.node(nodeId) : undefined;
+  }
+
+  async ofBuild(id: string): Promise<NodeRecord | undefined> {
+    const nodeId = await this.#store.buildNode(id);
+    return nodeId ? this.node(nodeId) : undefined;
+  }
+
+  async node(id: string): Promise<NodeRecord | undefined> {
+    const now = Date.now();
+    if (!this.#nodes || now - this.#nodes.at > NODES_TTL_MS) {
+      this.#loading ??= this.#store
+        .list()
+        .then((list) => new Map(list.map((n) => [n.id, n])))
+        .finally(() => (this.#loading = undefined));
+      this.#nodes = { at: now, byId: await this.#loading };
+    }
+    return this.#nodes.byId.get(id);
+  }
+
+  /** Live: heartbeating within the deadline and not marked lost. A request for a sandbox on a node that is not is answered from the store. */
+  isLive(n: NodeRecord): boolean {
+    return n.lostAt === null && Date.now() - n.heartbeatAt < this.#lostMs;
+  }
+
+  headers(n: NodeRecord): Record<string, string> {
+    return { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) };
+  }
+
+  /** A JSON call on a node's internal API. */
+  async call<T>(n: NodeRecord, path: string): Promise<T> {
+    const res = await fetch(new URL(path, n.url), { headers: this.headers(n), signal: AbortSignal.timeout(5000) });
+    if (!res.ok) throw new Error(`node ${n.id} answered ${res.status} to ${path}`);
+    return (await res.json()) as T;
+  }
+}

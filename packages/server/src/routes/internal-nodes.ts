@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { iso } from '../clock.ts';
+import { ApiError } from '../errors.ts';
+import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
+import { errors } from '../schemas/common.ts';
+import { HeartbeatAnswer, NodeActionParams, NodeList, NodeReport } from '../schemas/node.ts';
+import type { NodeService, NodeView } from '../services/nodes.ts';
+
+const view = (n: NodeView) => ({
+  id: n.id,
+  region: n.region,
+  url: n.url,
+  state: n.status,
+  vcpus: n.vcpus,
+  memory_mib: n.memoryMib,
+  disk_mib: n.diskMib,
+  max_sandboxes: n.maxSandboxes,
+  labels: n.labels,
+  engines: n.engines,
+  templates: n.templates.length,
+  heartbeat_at: iso(n.heartbeatAt),
+  sandboxes: n.load.sandboxes,
+  allocated_vcpus: n.load.vcpus,
+  allocated_memory_mib: n.load.memoryMib,
+});
+
+/**
+ * The internal channel's API-replica side: nodes register and heartbeat here, operators (the
+ * `sandpit cluster` commands) list, cordon and drain them. Every call carries a token signed with
+ * the cluster key for the `api` audience (`Authorization: Bearer ...`); anything else is 401.
+ */
+export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeService, key: Buffer) {
+  const onRequest = async (req: FastifyRequest) => {
+    const auth = req.headers.authorization;
+    const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    if (!verifyInternalToken(key, token, API_AUDIENCE)) throw new ApiError(401, 'unauthorized', 'a valid internal token is required');
+  };
+  const hide = true;
+
+  app.post<{ Body: NodeReport }>('/internal/nodes/heartbeat', { onRequest, schema: { hide, body: NodeReport, response: { 200: HeartbeatAnswer, ...errors(400, 401) } } }, async (req) => {
+    const b = req.body;
+    return nodes.heartbeat({
+      id: b.id,
+      region: b.region,
+      url: b.url,
+      vcpus: b.vcpus,
+      memoryMib: b.memory_mib,
+      diskMib: b.disk_mib,
+      maxSandboxes: b.max_sandboxes,
+      engines: b.engines,
+      labels: b.labels,
+      templates: b.templates,
+    });
+  });
+
+  app.get('/internal/nodes', { onRequest, schema: { hide, response: { 200: NodeList, ...errors(401) } } }, async () => ({ nodes: (await nodes.list()).map(view) }));
+
+  app.post<{ Params: NodeActionParams }>(
+    '/internal/nodes/:node_id/:action',
+    { onRequest, schema: { hide, params: NodeActionParams, response: { 204: { type: 'null' }, ...errors(400, 401, 404) } } },
+    async (req, reply) => {
+      const { node_id, action } = req.params;
+      await nodes.setState(node_id, action === 'uncordon' ? 'ready' : action === 'drain' ? 'draining' : 'cordoned');
+      reply.code(204);
+    },
+  );
+}

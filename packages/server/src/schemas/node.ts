@@ -1,0 +1,48 @@
+import { type Static, Type } from 'typebox';
+
+/** Internal API between nodes and API replicas (hidden from the public OpenAPI document). */
+export const NodeReport = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    region: Type.String({ pattern: '^[a-z0-9]+$' }),
+    url: Type.String({ minLength: 1, maxLength: 512 }),
+    vcpus: Type.Integer({ minimum: 1 }),
+    memory_mib: Type.Integer({ minimum: 1 }),
+    disk_mib: Type.Integer({ minimum: 0 }),
+    max_sandboxes: Type.Integer({ minimum: 0 }),
+    engines: Type.Array(Type.String(), { maxItems: 8 }),
+    labels: Type.Record(Type.String(), Type.String(), { maxProperties: 64 }),
+    templates: Type.Array(Type.String(), { maxItems: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+export type NodeReport = Static<typeof NodeReport>;
+
+export const HeartbeatAnswer = Type.Object({ reconcile: Type.Boolean({ description: 'The node had been marked lost: it must reconcile with the store' }) });
+
+export const NodeView = Type.Object({
+  id: Type.String(),
+  region: Type.String(),
+  url: Type.String(),
+  state: Type.Union([Type.Literal('ready'), Type.Literal('cordoned'), Type.Literal('draining'), Type.Literal('lost')]),
+  vcpus: Type.Integer(),
+  memory_mib: Type.Integer(),
+  disk_mib: Type.Integer(),
+  max_sandboxes: Type.Integer(),
+  labels: Type.Record(Type.String(), Type.String()),
+  engines: Type.Array(Type.String()),
+  templates: Type.Integer({ description: 'Template versions whose files it holds' }),
+  heartbeat_at: Type.String({ format: 'date-time' }),
+  sandboxes: Type.Integer(),
+  allocated_vcpus: Type.Integer(),
+  allocated_memory_mib: Type.Integer(),
+});
+export type NodeView = Static<typeof NodeView>;
+
+export const NodeList = Type.Object({ nodes: Type.Array(NodeView) });
+
+export const NodeActionParams = Type.Object({
+  node_id: Type.String({ minLength: 1, maxLength: 64 }),
+  action: Type.Union([Type.Literal('cordon'), Type.Literal('uncordon'), Type.Literal('drain')]),
+});
+export type NodeActionParams = Static<typeof NodeActionParams>;

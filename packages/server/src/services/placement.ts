@@ -1,0 +1,78 @@
+import type { Clock } from '../clock.ts';
+import { unavailable } from '../errors.ts';
+import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+
+export interface PlacementNeed {
+  region: string;
+  vcpus: number;
+  memoryMib: number;
+  /** Version key of the team template it starts from: a node holding its files is preferred. */
+  templateKey?: string;
+  /** The sandbox must run here (a fork runs where its snapshot's files are). */
+  pinned?: string;
+}
+
+/** Preference for a node that already holds the template's files, in units of memory fraction. */
+const TEMPLATE_BONUS = 0.25;
+
+/**
+ * Chooses the node a new sandbox runs on: among the region's live, ready nodes with room (memory, and
+ * the node's sandbox limit), the least loaded by memory, preferring one that has the template. Loads
+ * come from the store (every replica sees every placement once its node has recorded it), plus the
+ * placements this replica has made that their nodes have not recorded yet, so a burst spreads.
+ */
+export class Placement {
+  readonly #store: NodeStore;
+  readonly #clock: Clock;
+  readonly #lostMs: number;
+  readonly #pending = new Map<string, { count: number; memoryMib: number }>();
+
+  constructor(deps: { store: NodeStore; clock: Clock; lostMs: number }) {
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#lostMs = deps.lostMs;
+  }
+
+  /** The chosen node, held as pending until `release` (call it once the node has answered). */
+  async choose(need: PlacementNeed): Promise<{ node: NodeRecord; release: () => void }> {
+    const now = this.#clock.now();
+    const all = await this.#store.list(need.region);
+    const live = all.filter((n) => n.lostAt === null && now - n.heartbeatAt < this.#lostMs);
+    if (need.pinned !== undefined) {
+      const n = live.find((x) => x.id === need.pinned);
+      if (!n) throw unavailable(`node '${need.pinned}', which holds the snapshot, is not reachable; retry when it is back`);
+      if (n.state !== 'ready') throw unavailable(`node '${need.pinned}', which holds the snapshot, takes no new sandboxes (${n.state})`);
+    }
+    const candidates = live.filter((n) => n.state === 'ready' && (need.pinned === undefined || n.id === need.pinned));
+    if (candidates.length === 0) throw unavailable(all.length === 0 ? `region '${need.region}' has no nodes` : `no node of region '${need.region}' is ready to take sandboxes`);
+    const loads = await this.#store.load(candidates.map((n) => n.id));
+    let best: { node: NodeRecord; score: number } | undefined;
+    for (const node of candidates) {
+      const held = loads.get(node.id) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 };
+      const pending = this.#pending.get(node.id) ?? { count: 0, memoryMib: 0 };
+      const count = held.sandboxes + pending.count;
+      const memory = held.memoryMib + pending.memoryMib + need.memoryMib;
+      if (node.maxSandboxes > 0 && count >= node.maxSandboxes) continue;
+      if (memory > node.memoryMib) continue;
+      const score = memory / node.memoryMib - (need.templateKey && node.templates.includes(need.templateKey) ? TEMPLATE_BONUS : 0);
+      if (!best || score < best.score) best = { node, score };
+    }
+    if (!best) throw unavailable(`every node of region '${need.region}' is full; retry later`);
+    const id = best.node.id;
+    const p = this.#pending.get(id) ?? { count: 0, memoryMib: 0 };
+    p.count += 1;
+    p.memoryMib += need.memoryMib;
+    this.#pending.set(id, p);
+    let released = false;
+    return {
+      node: best.node,
+      release: () => {
+        if (released) return;
+        released = true;
+        p.count -= 1;
+        p.memoryMib -= need.memoryMib;
+        if (p.count === 0) this.#pending.delete(id);
+      },
+    };
+  }
+}

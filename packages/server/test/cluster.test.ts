@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { WebSocket } from 'ws';
+import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
+import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+/**
+ * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
+ * process, data directory, network pool and kernel object names. Sandboxes are created through both
+ * replicas and spread over the nodes; one replica drives what the other created; a killed node's
+ * sandboxes end failed (node_lost) and, when it comes back, it destroys them (the store wins).
+ */
+const run = promisify(execFile);
+const SANDBOXES = 30;
+const key = randomBytes(32);
+const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '3000', ...extra });
+
+let pg: PostgresCluster;
+let db: { url: string; drop: () => Promise<void> };
+const apis: ServerProcess[] = [];
+const nodes: ServerProcess[] = [];
+let api: Api[];
+
+async function internalNodes(): Promise<any[]> {
+  const res = await fetch(`${apis[0]!.url}/internal/nodes`, { headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { nodes: any[] }).nodes;
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+before(async () => {
+  pg = await PostgresCluster.start();
+  db = await createDatabase(pg.adminUrl);
+  for (let i = 0; i < 2; i++) apis.push(await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' })));
+  const apiUrls = apis.map((a) => a.url).join(',');
+  nodes.push(
+    ...(await Promise.all(
+      [1, 2, 3].map((i) =>
+        ServerProcess.start(
+          env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: `n${i}`, SANDPIT_API_URL: apiUrls, SANDPIT_NET_POOL: `100.${100 + i}.0.0/16`, SANDPIT_PUBLIC_URL: apis[0]!.url }),
+        ),
+      ),
+    )),
+  );
+  // The first replica created the team; its key works on every replica.
+  api = apis.map((a) => new Api(a.url, apis[0]!.key));
+  await until('three ready nodes', async () => (await internalNodes()).filter((n) => n.state === 'ready').length === 3);
+});
+
+after(async () => {
+  for (const n of nodes) await n.stop().catch(() => undefined);
+  for (const a of apis.reverse()) await a.stop().catch(() => undefined);
+  await db?.drop().catch(() => undefined);
+  await pg?.stop();
+});
+
+test('sandboxes spread over nodes and every operation works through the replica that did not create them', async () => {
+  const created: { id: string; token: string; via: number }[] = [];
+  const queue = Array.from({ length: SANDBOXES }, (_, i) => i);
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        const res = await api[i % 2]!.post('/sandboxes', { metadata: { n: String(i) } });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        created.push({ id: res.body.id, token: res.body.access_token, via: i % 2 });
+      }
+    }),
+  );
+  const load = await internalNodes();
+  assert.equal(
+    load.reduce((sum, n) => sum + n.sandboxes, 0),
+    SANDBOXES,
+  );
+  for (const n of load) assert.ok(n.sandboxes >= 5, `node ${n.id} holds ${n.sandboxes} of ${SANDBOXES}: not spread`);
+
+  const list = await api[1]!.get(`/sandboxes?limit=100`);
+  assert.equal(list.body.sandboxes.length, SANDBOXES);
+
+  const sb = created.find((c) => c.via === 0)!;
+  const other = api[1]!;
+  const dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.token };
+  const exec = await other.post(`/sandboxes/${sb.id}/exec`, { command: 'echo hello from $(hostname)' });
+  assert.equal(exec.status, 200, JSON.stringify(exec.body));
+  assert.equal(exec.body.stdout, 'hello from sandbox\n');
+
+  // Data plane: a file up and down, streamed through the replica to the node.
+  const blob = randomBytes(3 * 1024 * 1024);
+  const up = await fetch(`${other.base}/files?path=/tmp/blob.bin`, { method: 'PUT', headers: { ...dp, 'content-type': 'application/octet-stream' }, body: blob });
+  assert.equal(up.status, 200, await up.text());
+  const down = await fetch(`${other.base}/files?path=/tmp/blob.bin`, { headers: dp });
+  assert.equal(down.status, 200);
+  assert.ok(Buffer.from(await down.arrayBuffer()).equals(blob));
+
+  // A terminal over WebSocket through the replica.
+  const term = await other.post('/terminals', { command: 'cat' }, dp);
+  assert.equal(term.status, 201, JSON.stringify(term.body));
+  const ws = new WebSocket(`${other.base.replace('http', 'ws')}/terminals/${term.body.id}/connect`, { headers: dp });
+  let out = '';
+  ws.on('message', (m, binary) => {
+    if (binary) out += m.toString();
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  ws.send(Buffer.from('ping-through-replica\n'));
+  await until('terminal echo', async () => out.includes('ping-through-replica'), 10_000);
+  ws.close();
+
+  // Pause and resume keep the processes; a snapshot and its fork run on the node holding it.
+  await other.post(`/sandboxes/${sb.id}/exec`, { command: 'echo 41 > /tmp/n' });
+  assert.equal((await other.post(`/sandboxes/${sb.id}/pause`)).status, 200);
+  assert.equal((await api[0]!.get(`/sandboxes/${sb.id}`)).body.status, 'paused');
+  assert.equal((await other.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+  assert.equal((await other.post(`/sandboxes/${sb.id}/exec`, { command: 'cat /tmp/n' })).body.stdout, '41\n');
+  const snap = await other.post(`/sandboxes/${sb.id}/snapshot`, {});
+  assert.ok(snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+  const ready = await until('snapshot ready', async () => {
+    const s = await api[0]!.get(`/snapshots/${snap.body.id}`);
+    return s.body.status === 'ready' && s.body;
+  });
+  const fork = await api[0]!.post('/sandboxes', { from_snapshot: ready.id });
+  assert.equal(fork.status, 201, JSON.stringify(fork.body));
+  assert.equal((await other.post(`/sandboxes/${fork.body.id}/exec`, { command: 'cat /tmp/n' })).body.stdout, '41\n');
+  assert.equal((await other.del(`/snapshots/${ready.id}`)).status, 204);
+});
+
+test('a killed node: its sandboxes end failed (node_lost), placement avoids it, and on return it destroys them', async () => {
+  const victim = nodes[2]!;
+  const before = (await api[0]!.get('/sandboxes?limit=100')).body.sandboxes as any[];
+  await victim.kill9();
+  const lost = await until('node n3 lost', async () => (await internalNodes()).find((n) => n.id === 'n3' && n.state === 'lost'), 20_000);
+  assert.ok(lost);
+  const failed = await until('its sandboxes failed', async () => {
+    const now = (await api[1]!.get('/sandboxes?limit=100')).body.sandboxes as any[];
+    const f = now.filter((s) => s.status === 'failed');
+    return f.length > 0 && f;
+  });
+  for (const s of failed) assert.equal(s.failure_reason, 'node_lost');
+  assert.ok(failed.length < before.length);
+  const one = failed[0];
+  const exec = await api[1]!.post(`/sandboxes/${one.id}/exec`, { command: 'true' });
+  assert.equal(exec.status, 409, JSON.stringify(exec.body));
+  assert.equal((await api[0]!.get(`/sandboxes/${one.id}`)).body.status, 'failed');
+
+  for (let i = 0; i < 3; i++) assert.equal((await api[i % 2]!.post('/sandboxes', {})).status, 201);
+  const n3 = (await internalNodes()).find((n) => n.id === 'n3');
+  assert.equal(n3.sandboxes, 0, 'a lost node holds no capacity and takes no sandboxes');
+
+  // Its engines outlived the SIGKILL; back, the node destroys them: the store's view wins.
+  const runscRoot = join(victim.dataDir, 'gvisor', 'runsc');
+  const running = async () => JSON.parse((await run('runsc', ['--root', runscRoot, 'list', '--format=json'])).stdout || '[]') as unknown[] | null;
+  assert.ok(((await running()) ?? []).length > 0, 'the engines of the killed node still run');
+  await victim.launch();
+  await until('n3 ready again', async () => (await internalNodes()).find((n) => n.id === 'n3' && n.state === 'ready'));
+  assert.equal(((await running()) ?? []).length, 0);
+  assert.equal((await api[0]!.get(`/sandboxes/${one.id}`)).body.status, 'failed');
+  assert.equal((await api[0]!.del(`/sandboxes/${one.id}`)).status, 204);
+});
+
+test('a node refuses requests without a valid internal token, and the API refuses a node with a wrong one', async () => {
+  const node = nodes[0]!;
+  const direct = await new Api(node.url, apis[0]!.key).get('/sandboxes');
+  assert.equal(direct.status, 401);
+  const forged = await fetch(`${apis[0]!.url}/internal/nodes/heartbeat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${signInternalToken(randomBytes(32), API_AUDIENCE, 60_000)}` },
+    body: JSON.stringify({ id: 'intruder', region: 'local', url: 'http://127.0.0.1:1', vcpus: 1, memory_mib: 1024, disk_mib: 1, max_sandboxes: 0, engines: [], labels: {}, templates: [] }),
+  });
+  assert.equal(forged.status, 401);
+  assert.equal(
+    (await internalNodes()).find((n) => n.id === 'intruder'),
+    undefined,
+  );
+});
