@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
@@ -274,10 +274,19 @@ async function sysfsFor(netnsPath: string, dir: string): Promise<string> {
   return dir;
 }
 
-/** Adds search (not read) permission for others, as Docker does to its root with user namespaces. */
+/**
+ * Adds search (not read) permission for others to the data dir, as Docker does to its root with user
+ * namespaces, and refuses to start when a directory above it, not ours to change, would block crun.
+ */
 async function allowTraversal(dir: string): Promise<void> {
   const { mode } = await stat(dir);
   if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001);
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (((await stat(d)).mode & 0o001) === 0) {
+      throw new Error(`sandboxes run as an unprivileged host uid, which cannot pass through ${d} (mode without o+x) to ${dir}: choose another SANDPIT_DATA_DIR or chmod o+x ${d}`);
+    }
+    if (d === '/') return;
+  }
 }
 
 async function waitEmpty(cg: CgroupV1, id: string, timeoutMs: number): Promise<void> {
