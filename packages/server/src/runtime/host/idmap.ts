@@ -24,7 +24,6 @@ koffi.struct('mount_attr', { attr_set: 'uint64', attr_clr: 'uint64', propagation
 const openTree = libc.func('int open_tree(int dfd, const char *path, unsigned int flags)');
 const mountSetattr = libc.func('int mount_setattr(int dfd, const char *path, unsigned int flags, mount_attr *attr, size_t size)');
 const mount = libc.func('int mount(const char *source, const char *target, const char *fstype, unsigned long flags, const char *data)');
-const close = libc.func('int close(int fd)');
 const strerror = libc.func('const char *strerror(int errnum)');
 
 /** The uid_map / gid_map of a sandbox's user namespace. */
@@ -71,7 +70,7 @@ export class IdMapper {
         throw new Error(`mounting the overlay at ${target} failed: ${strerror(koffi.errno())} (see dmesg)`);
       }
     } finally {
-      for (const fd of fds) close(fd);
+      for (const fd of fds) closeSync(fd);
     }
   }
 
@@ -86,10 +85,14 @@ export class IdMapper {
   }
 
   private usernsFd(): Promise<number> {
-    this.userns ??= createUserns(this.base);
-    this.userns.catch(() => {
-      this.userns = undefined;
-    });
+    if (!this.userns) {
+      const p = createUserns(this.base);
+      // A failed attempt is not kept: the next create tries again.
+      p.catch(() => {
+        if (this.userns === p) this.userns = undefined;
+      });
+      this.userns = p;
+    }
     return this.userns;
   }
 }
@@ -100,7 +103,7 @@ function idmappedTree(dir: string, userns: number): number {
   const attr = { attr_set: MOUNT_ATTR_IDMAP, attr_clr: 0, propagation: 0, userns_fd: userns };
   if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
     const msg = strerror(koffi.errno());
-    close(fd);
+    closeSync(fd);
     throw new Error(`idmapping ${dir}: ${msg} (the file system must support idmapped mounts)`);
   }
   return fd;
