@@ -85,7 +85,13 @@ describe('sandbox root is not host root', () => {
     assert.notEqual(mnt.exit_code, 0, 'sandbox root mounted a file system');
     const limit = await asRoot('echo 8G > /sys/fs/cgroup/memory/memory.limit_in_bytes');
     assert.notEqual(limit.exit_code, 0, 'sandbox root raised its own memory limit');
-    // Its /sys shows its own network namespace, not the host's interfaces.
+  });
+
+  test('in the network namespace the host made, root still binds low ports and opens ping sockets; /sys shows its own interfaces', async () => {
+    const bind = await asRoot(`python3 -c "import socket; s = socket.socket(); s.bind(('0.0.0.0', 80)); print('bound')"`);
+    assert.equal(bind.stdout, 'bound\n', bind.stderr);
+    const icmp = await asRoot(`python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP); print('ping socket')"`);
+    assert.equal(icmp.stdout, 'ping socket\n', icmp.stderr);
     assert.deepEqual((await exec('ls /sys/class/net')).stdout.trim().split('\n').sort(), ['eth0', 'lo']);
   });
 });

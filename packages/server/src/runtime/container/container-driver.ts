@@ -12,7 +12,7 @@ import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs } from '../host/overlay.ts';
 import { DEFAULT_ID_BASE, IdMapper } from '../host/idmap.ts';
-import { mountSysfsOf } from '../host/netns-sysfs.ts';
+import { prepareJoinedNetns } from '../host/joined-netns.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
@@ -267,10 +267,10 @@ export class ContainerDriver implements RuntimeDriver {
   }
 }
 
-/** A sandbox joining a network namespace the host made gets a sysfs mounted for it by the host. */
+/** Readies the network namespace the host made for the sandbox; returns the sysfs mounted for it. */
 async function sysfsFor(netnsPath: string, dir: string): Promise<string> {
   await mkdir(dir);
-  mountSysfsOf(netnsPath, dir);
+  prepareJoinedNetns(netnsPath, dir);
   return dir;
 }
 
