@@ -41,6 +41,8 @@ import type { ImageTemplateDeps } from './services/image-templates.ts';
 import { ImageStore } from './templates/images/image-store.ts';
 import { LayerCache } from './templates/layer-cache.ts';
 import { SnapshotForks } from './services/snapshot-forks.ts';
+import { TemplateCopies } from './services/template-copies.ts';
+import type { TemplateInfo } from './services/template-info.ts';
 import type { BuildProgress } from './templates/build-base.ts';
 import { WarmPool } from './services/warm-pool.ts';
 import { BillingStore, MeterStore } from './store/billing.ts';
@@ -59,6 +61,8 @@ import { TemplateStore } from './store/templates.ts';
 import { NodeStore } from './store/nodes.ts';
 import { NodeService } from './services/nodes.ts';
 import { Placement } from './services/placement.ts';
+import { RegionService } from './services/regions.ts';
+import { RegionStore } from './store/regions.ts';
 import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
@@ -157,16 +161,30 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes };
     const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
     await curated.init();
-    const catalog = new TemplateCatalog(templateStore, curated);
-    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const layerCache = new LayerCache(join(config.dataDir, 'templates', 'layers'));
     const images: ImageTemplateDeps = {
       images: new ImageStore(join(config.dataDir, 'templates', 'images')),
-      layers: new LayerCache(join(config.dataDir, 'templates', 'layers')),
+      layers: layerCache,
       insecureRegistries: config.templates.insecureRegistries,
       maxBytes: config.templates.imageMaxBytes,
       secretValue: (teamId, name) => secrets.valueOf(teamId, name),
     };
-    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures });
+    // A node rebuilds, from its recipe, a team template another node built; `catalog` is read when a copy is made.
+    const copies: TemplateCopies | undefined =
+      role === 'node'
+        ? new TemplateCopies({
+            ownDirs: [config.dataDir, config.imageDir],
+            dataDir: config.dataDir,
+            build,
+            images,
+            cache: layerCache,
+            resolveBase: (teamId: string, ref: string): Promise<TemplateInfo> => catalog.resolve(teamId, ref),
+            log,
+          })
+        : undefined;
+    const catalog: TemplateCatalog = new TemplateCatalog(templateStore, curated, copies);
+    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures, cache: layerCache });
     // Builds run on nodes, which end their own interrupted ones.
     if (role !== 'api') await templates.init();
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
@@ -243,7 +261,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // A node's timers act on its own sandboxes only; the billing job and the node watch run on API replicas.
     const timerLease = new Lease(leases, nodeId ? `timers:${nodeId}` : 'timers', replicaId, clock, JOB_LEASE_TTL_MS);
     const billingLease = new Lease(leases, 'billing', replicaId, clock, JOB_LEASE_TTL_MS);
-    const nodeLease = new Lease(leases, 'nodes', replicaId, clock, JOB_LEASE_TTL_MS);
+    // Each region watches its own nodes: another region being down is not a node loss.
+    const nodeLease = new Lease(leases, `nodes:${config.region}`, replicaId, clock, JOB_LEASE_TTL_MS);
     const runsTimers = role !== 'api';
     const runsBilling = role !== 'node';
     if (runsBilling && (await billingLease.held())) await billing.runJob();
@@ -260,13 +279,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     const sandboxEvents = new SandboxEvents(db);
     const nodes = new NodeService({ store: nodeStore, sandboxes: store, clock, log, lostMs: config.cluster.lostMs });
+    // Asked only while serving, so the port is the one bound.
+    const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
+    const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, region: config.region },
+            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, regions },
           }
         : role === 'node'
           ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
@@ -293,13 +315,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         sandboxMetrics,
         sandboxEvents,
         driverName: driver.name,
+        regions,
       },
       log,
       edge,
     );
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
-    const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${port}`;
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
       config.e2bPort > 0 && role !== 'api' ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs }, auth, sandboxes, files, sessions }, log) : undefined;
@@ -318,15 +340,17 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     timer.unref();
     const engineWatch = new EngineWatch({ store, driver, agents, lock: sandboxes.lock, clock, log });
     if (role !== 'api') engineWatch.start();
+    // An API replica announces itself to the other regions and, holding the lease, looks for lost nodes.
     let sweeping: Promise<void> | undefined;
+    const apiTick = () =>
+      Promise.all([regions.announce(), nodeLease.held().then((held) => (held ? nodes.sweep(config.region) : undefined))])
+        .then(() => undefined)
+        .catch((err) => log.error({ err: String(err) }, 'node sweep failed'));
+    if (role === 'api') await apiTick();
     const nodeSweep =
       role === 'api'
         ? setInterval(() => {
-            sweeping ??= nodeLease
-              .held()
-              .then((held) => (held ? nodes.sweep() : undefined))
-              .catch((err) => log.error({ err: String(err) }, 'node sweep failed'))
-              .finally(() => (sweeping = undefined));
+            sweeping ??= apiTick().finally(() => (sweeping = undefined));
           }, NODE_SWEEP_MS)
         : undefined;
     nodeSweep?.unref();
@@ -337,6 +361,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             url: config.cluster.nodeUrl ?? `http://${config.host}:${port}`,
             engine: driver.name,
             templates: templateStore,
+            copies: copies!,
+            allocated: async () => (await nodeStore.load([nodeId!])).get(nodeId!) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 },
             tokens: tokens!,
             log,
             reconcile: async () => {
@@ -372,6 +398,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(timer);
         clearInterval(nodeSweep);
         await sweeping;
+        if (role === 'api') await regions.withdraw().catch(() => undefined);
         await nodeAgent?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { WebSocket } from 'ws';
 import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
-import { Api, ServerProcess } from './helpers/server-process.ts';
+import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
 
 /**
  * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
@@ -62,8 +62,9 @@ before(async () => {
 });
 
 after(async () => {
+  // Replicas first: their deletes reach the live nodes, which destroy the sandboxes.
+  for (const a of apis) await a.stop().catch(() => undefined);
   for (const n of nodes) await n.stop().catch(() => undefined);
-  for (const a of apis.reverse()) await a.stop().catch(() => undefined);
   await db?.drop().catch(() => undefined);
   await pg?.stop();
 });
@@ -139,6 +140,33 @@ test('sandboxes spread over nodes and every operation works through the replica 
   assert.equal((await other.del(`/snapshots/${ready.id}`)).status, 204);
 });
 
+test('a team template built on one node reaches another by its recipe (the holder cordoned)', async () => {
+  const res = await api[0]!.post('/templates', { name: 'across', steps: [{ type: 'run', command: 'echo made-here > /home/user/made.txt' }] });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  // The build's log is followed through the other replica, from the node that runs it.
+  const logs = await fetch(`${api[1]!.base}/templates/${res.body.id}/builds/${res.body.build_id}/logs`, { headers: { 'x-api-key': apis[0]!.key } });
+  assert.equal(logs.status, 200);
+  const { events } = parseSse(await logs.text());
+  assert.equal(events.at(-1).finished, true, JSON.stringify(events.at(-1)));
+  const holder = await until('a node reporting the template', async () => (await internalNodes()).find((n) => n.templates > 0));
+  const cordon = (action: string, id: string) =>
+    fetch(`${apis[0]!.url}/internal/nodes/${id}/${action}`, { method: 'POST', headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+  assert.equal((await cordon('cordon', holder.id)).status, 204);
+  try {
+    assert.equal((await internalNodes()).find((n) => n.id === holder.id).state, 'cordoned');
+    const sb = await api[1]!.post('/sandboxes', { from_template: 'across' });
+    assert.equal(sb.status, 201, JSON.stringify(sb.body));
+    const made = await api[0]!.post(`/sandboxes/${sb.body.id}/exec`, { command: 'cat /home/user/made.txt' });
+    assert.equal(made.body.stdout, 'made-here\n');
+    const nodesNow = await internalNodes();
+    assert.equal(nodesNow.find((n) => n.id === holder.id).sandboxes, holder.sandboxes, 'the cordoned node took no sandbox');
+    await until('a second node holding the template', async () => (await internalNodes()).filter((n) => n.templates > 0).length >= 2);
+    assert.equal((await api[0]!.del(`/sandboxes/${sb.body.id}`)).status, 204);
+  } finally {
+    await cordon('uncordon', holder.id);
+  }
+});
+
 test('a killed node: its sandboxes end failed (node_lost), placement avoids it, and on return it destroys them', async () => {
   const victim = nodes[2]!;
   const before = (await api[0]!.get('/sandboxes?limit=100')).body.sandboxes as any[];
@@ -186,4 +214,20 @@ test('a node refuses requests without a valid internal token, and the API refuse
     (await internalNodes()).find((n) => n.id === 'intruder'),
     undefined,
   );
+});
+
+test('an API replica killed mid-storm: nothing it acknowledged is lost, and the other replica serves on', async () => {
+  const acked: string[] = [];
+  const storm = Array.from({ length: 12 }, async (_, i) => {
+    const via = api[i % 2]!;
+    const res = await via.post('/sandboxes', { metadata: { storm: String(i) } }).catch(() => undefined);
+    if (res?.status === 201) acked.push(res.body.id);
+  });
+  await until('a first acknowledged create', async () => acked.length > 0, 60_000);
+  await apis[0]!.kill9();
+  await Promise.all(storm);
+  const listed = new Set(((await api[1]!.get('/sandboxes?limit=200')).body.sandboxes as { id: string }[]).map((s) => s.id));
+  for (const id of acked) assert.ok(listed.has(id), `acknowledged sandbox ${id} is missing`);
+  for (const id of acked.slice(0, 3)) assert.equal((await api[1]!.post(`/sandboxes/${id}/exec`, { command: 'echo ok' })).body.stdout, 'ok\n');
+  await apis[0]!.launch();
 });

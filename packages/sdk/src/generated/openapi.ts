@@ -1311,6 +1311,11 @@ export interface paths {
                             /** @description Template with {port} and {sandbox_id} */
                             preview_url: string;
                             region: string;
+                            /** @description Regions this one knows (itself first); any of them serves any sandbox */
+                            regions: {
+                                api_url: string;
+                                name: string;
+                            }[];
                             /** @description Template with {sandbox_id} */
                             sandbox_url: string;
                             version: string;
@@ -2156,6 +2161,8 @@ export interface paths {
                             deny_out?: string[];
                         };
                         preview_access?: "public" | "private";
+                        /** @description Region the sandbox lives in (GET /info lists them); default: the region of the API that answers */
+                        region?: string;
                         /** @description env-var name -> secret name; the sandbox sees only a proxy token */
                         secrets?: {
                             [key: string]: string;
@@ -5880,7 +5887,7 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
-            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed. */
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
@@ -5926,7 +5933,7 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
-            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), pause_failed. */
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed. */
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;

@@ -3,10 +3,11 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 import type { CreateSandboxBody } from '../schemas/sandbox.ts';
 import type { Principal } from '../services/auth.ts';
 import type { Placement, PlacementNeed } from '../services/placement.ts';
+import type { RegionService } from '../services/regions.ts';
 import type { TemplateCatalog } from '../services/template-catalog.ts';
 import { BASE_RESOURCES } from '../services/template-info.ts';
 import type { NodeRecord } from '../store/nodes.ts';
@@ -19,8 +20,13 @@ export interface ForwarderDeps {
   placement: Placement;
   catalog: TemplateCatalog;
   snapshots: SnapshotStore;
-  region: string;
+  regions: RegionService;
 }
+
+/** Set on a request one region forwards to another: the receiving region serves it or fails, never forwards again. */
+const VIA_REGION = 'x-sandpit-via-region';
+
+type Target = { node: NodeRecord } | { region: string; url: string };
 
 const errorBody = (e: ApiError) => JSON.stringify({ error: { code: e.code, message: e.message } });
 
@@ -29,6 +35,7 @@ const errorBody = (e: ApiError) => JSON.stringify({ error: { code: e.code, messa
  * plane by header or host, previews by host, HTTP and WebSocket) is proxied as a stream to the node
  * holding it, before any body is read here; creates and template builds are placed on a node first.
  * The node runs the same routes and rules. What no live node holds is answered here from the store.
+ * A sandbox (snapshot, build) of another region goes, as it came, to an API replica of that region.
  */
 export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps): Promise<void> {
   const { directory } = deps;
@@ -43,13 +50,20 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
     }
   });
 
-  const target = async (method: string, url: string, headers: IncomingMessage['headers']): Promise<NodeRecord | undefined> => {
+  const own = deps.regions.own;
+  const target = async (method: string, url: string, headers: IncomingMessage['headers']): Promise<Target | undefined> => {
     if (url.startsWith('/internal/')) return undefined;
     const subject = requestSubject(method, url, headers);
     if (!subject) return undefined;
     const node = subject.kind === 'sandbox' ? await directory.ofSandbox(subject.id) : subject.kind === 'snapshot' ? await directory.ofSnapshot(subject.id) : await directory.ofBuild(subject.id);
-    return node && directory.isLive(node) ? node : undefined;
+    if (!node) return undefined;
+    if (node.region !== own) {
+      if (headers[VIA_REGION] !== undefined) throw new ApiError(503, 'unavailable', `region '${own}' was asked for a sandbox of region '${node.region}' by another region: not forwarded again`);
+      return { region: node.region, url: await deps.regions.endpoint(node.region) };
+    }
+    return directory.isLive(node) ? { node } : undefined;
   };
+  const options = (t: Target) => ('node' in t ? { target: t.node.url, headers: directory.headers(t.node) } : { target: t.url, headers: { [VIA_REGION]: own } });
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     // WebSocket upgrades are proxied by the upgrade listener below.
@@ -57,33 +71,38 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
       reply.hijack();
       return;
     }
-    const node = await target(req.method, req.url, req.headers);
-    if (!node) return;
+    const t = await target(req.method, req.url, req.headers);
+    if (!t) return;
     reply.hijack();
-    proxy.web(req.raw, reply.raw, { target: node.url, headers: directory.headers(node) });
+    proxy.web(req.raw, reply.raw, options(t));
   });
 
   // Creates and builds: the body is read and validated here (placement depends on it), then sent on.
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     if (req.method !== 'POST' || (req.routeOptions.url !== '/sandboxes' && req.routeOptions.url !== '/templates') || !req.principal) return;
-    const need = req.routeOptions.url === '/sandboxes' ? await sandboxNeed(deps, req.principal, (req.body ?? {}) as CreateSandboxBody) : baseNeed(deps.region);
+    const body = (req.body ?? {}) as CreateSandboxBody;
+    const send = (t: Target) => {
+      const json = Buffer.from(JSON.stringify(body));
+      const o = options(t);
+      reply.hijack();
+      proxy.web(req.raw, reply.raw, { ...o, headers: { ...o.headers, 'content-type': 'application/json', 'content-length': String(json.length) }, buffer: Readable.from([json]) });
+    };
+    const need = req.routeOptions.url === '/sandboxes' ? await sandboxNeed(deps, req.principal, body) : baseNeed(own);
+    if (need.region !== own) {
+      if (req.headers[VIA_REGION] !== undefined) throw new ApiError(503, 'unavailable', `region '${own}' was asked to create in region '${need.region}' by another region: not forwarded again`);
+      return send({ region: need.region, url: await deps.regions.endpoint(need.region) });
+    }
     const { node, release } = await deps.placement.choose(need);
-    const body = Buffer.from(JSON.stringify(req.body ?? {}));
-    reply.hijack();
     reply.raw.on('close', release);
-    proxy.web(req.raw, reply.raw, {
-      target: node.url,
-      headers: { ...directory.headers(node), 'content-type': 'application/json', 'content-length': String(body.length) },
-      buffer: Readable.from([body]),
-    });
+    send({ node });
   });
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => undefined);
     target(req.method ?? 'GET', req.url ?? '/', req.headers)
-      .then((node) => {
-        if (!node) throw new ApiError(503, 'unavailable', 'no live node holds this sandbox');
-        proxy.ws(req, socket, head, { target: node.url, headers: directory.headers(node) });
+      .then((t) => {
+        if (!t) throw new ApiError(503, 'unavailable', 'no live node holds this sandbox');
+        proxy.ws(req, socket, head, options(t));
       })
       .catch((err: unknown) => {
         const e = err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error');
@@ -97,16 +116,28 @@ function baseNeed(region: string): PlacementNeed {
   return { region, vcpus: BASE_RESOURCES.vcpu_count, memoryMib: BASE_RESOURCES.memory_mib };
 }
 
-/** A fork runs on its snapshot's node with the snapshot's resources; a team template prefers a node holding its files. */
+/**
+ * Where a create runs: the region asked for (this one by default; 400 for one nobody knows); a fork
+ * on its snapshot's node, in the snapshot's region, with the snapshot's resources (a fork into another
+ * region is refused: snapshots are not shipped between regions); a team template prefers a node
+ * holding its files.
+ */
 async function sandboxNeed(deps: ForwarderDeps, p: Principal, body: CreateSandboxBody): Promise<PlacementNeed> {
+  const asked = body.region;
+  if (asked !== undefined && !(await deps.regions.known(asked))) throw badRequest(`unknown region '${asked.slice(0, 64)}'`);
   if (body.from_snapshot !== undefined) {
     const snap = await deps.snapshots.get(body.from_snapshot.toLowerCase()).catch(() => undefined);
+    const holder = snap && snap.teamId === p.teamId && snap.nodeId ? await deps.directory.node(snap.nodeId) : undefined;
     // An unknown snapshot is placed anywhere: the node answers it as the contract says.
-    if (snap && snap.teamId === p.teamId && snap.nodeId) return { region: deps.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, pinned: snap.nodeId };
-    return baseNeed(deps.region);
+    if (!snap || !holder) return baseNeed(asked ?? deps.regions.own);
+    if (asked !== undefined && asked !== holder.region) {
+      throw badRequest(`snapshot ${snap.id} lives in region '${holder.region}': fork it there (snapshots are not copied between regions)`);
+    }
+    return { region: holder.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, pinned: holder.id };
   }
+  const region = asked ?? deps.regions.own;
   const ref = body.from_template;
-  if (ref === undefined || ref.startsWith('platform/')) return baseNeed(deps.region);
+  if (ref === undefined || ref.startsWith('platform/')) return baseNeed(region);
   const t = await deps.catalog.find(p.teamId, ref).catch(() => undefined);
-  return { ...baseNeed(deps.region), ...(t?.version ? { templateKey: t.version.key } : {}) };
+  return { ...baseNeed(region), ...(t?.version ? { templateKey: t.version.key } : {}) };
 }

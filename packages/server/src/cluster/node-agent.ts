@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { API_AUDIENCE, type TokenCache } from '../internal-token.ts';
 import type { NodeReport } from '../schemas/node.ts';
+import type { NodeLoad } from '../store/nodes.ts';
 import type { TemplateStore } from '../store/templates.ts';
 
 const HEARTBEAT_MS = 1000;
@@ -17,6 +18,10 @@ export interface NodeAgentDeps {
   url: string;
   engine: string;
   templates: TemplateStore;
+  /** What this node's live sandboxes hold. */
+  allocated: () => Promise<NodeLoad>;
+  /** Templates built elsewhere that this node holds a copy of. */
+  copies: { held(): string[] };
   tokens: TokenCache;
   log: Logger;
   /** The API marked this node lost while it was silent: destroy what the store no longer has live. */
@@ -96,16 +101,17 @@ export class NodeAgent {
       engines: [engine],
       labels: c.labels,
       templates: await this.#heldTemplates(),
+      allocated: await this.#deps.allocated().then((a) => ({ sandboxes: a.sandboxes, vcpus: a.vcpus, memory_mib: a.memoryMib })),
     };
   }
 
   /** Versions whose layers are all on this node's own disk. */
   async #heldTemplates(): Promise<string[]> {
     const now = Date.now();
-    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return this.#templates.keys;
+    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
     const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
     const versions = await this.#deps.templates.builtVersions();
     this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
-    return this.#templates.keys;
+    return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
   }
 }

@@ -6,6 +6,7 @@ import type { ConsoleSessions } from '../services/console-sessions.ts';
 import type { ExecService } from '../services/exec.ts';
 import type { FileService } from '../services/files.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
+import type { RegionService } from '../services/regions.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/processes.ts';
 import type { SandboxEvents } from '../services/sandbox-events.ts';
@@ -46,6 +47,8 @@ export interface Services {
   sandboxMetrics: SandboxMetrics;
   sandboxEvents: SandboxEvents;
   driverName: string;
+  /** Regions this one knows, for GET /info (several regions). */
+  regions: RegionService;
 }
 
 /** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */

@@ -23,6 +23,7 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
           200: Type.Object({
             version: Type.String(),
             region: Type.String(),
+            regions: Type.Array(Type.Object({ name: Type.String(), api_url: Type.String() }), { description: 'Regions this one knows (itself first); any of them serves any sandbox' }),
             driver: Type.String({ description: 'Runtime driver this host runs sandboxes on' }),
             data_plane_url: Type.String(),
             sandbox_url: Type.String({ description: 'Template with {sandbox_id}' }),
@@ -39,6 +40,7 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
     async () => ({
       version: VERSION,
       region,
+      regions: await s.regions.list(),
       driver: s.driverName,
       data_plane_url: `http://${publicHost}:${port()}`,
       sandbox_url: `http://{sandbox_id}.sandbox.${publicHost}:${port()}`,

@@ -50,6 +50,7 @@ export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeServic
       engines: b.engines,
       labels: b.labels,
       templates: b.templates,
+      allocated: { sandboxes: b.allocated.sandboxes, vcpus: b.allocated.vcpus, memoryMib: b.allocated.memory_mib },
     });
   });
 

@@ -13,6 +13,7 @@ export const NodeReport = Type.Object(
     engines: Type.Array(Type.String(), { maxItems: 8 }),
     labels: Type.Record(Type.String(), Type.String(), { maxProperties: 64 }),
     templates: Type.Array(Type.String(), { maxItems: 10_000 }),
+    allocated: Type.Object({ sandboxes: Type.Integer({ minimum: 0 }), vcpus: Type.Integer({ minimum: 0 }), memory_mib: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
   },
   { additionalProperties: false },
 );

@@ -28,6 +28,7 @@ export const SecretBindings = Type.Record(Type.String(), Type.String(), {
 export const CreateSandboxBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Region the sandbox lives in (GET /info lists them); default: the region of the API that answers' })),
     from_template: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Template UUID or name; default platform/base' })),
     from_snapshot: Type.Optional(
       Type.String({

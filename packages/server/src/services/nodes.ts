@@ -39,10 +39,10 @@ export class NodeService {
     return { reconcile: wasLostAt !== null };
   }
 
-  /** Marks silent nodes lost and fails their sandboxes (run by one replica at a time). */
-  async sweep(): Promise<void> {
+  /** Marks the region's silent nodes lost and fails their sandboxes (run by one replica of the region at a time). */
+  async sweep(region: string): Promise<void> {
     const now = this.#clock.now();
-    for (const id of await this.#store.markLost(now - this.lostMs, now)) {
+    for (const id of await this.#store.markLost(region, now - this.lostMs, now)) {
       const failed = await this.#sandboxes.failOnNode(id, 'node_lost', now);
       this.#log.error({ node: id, sandboxes: failed.length }, 'node lost: its sandboxes are failed');
     }

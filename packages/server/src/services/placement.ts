@@ -17,9 +17,10 @@ const TEMPLATE_BONUS = 0.25;
 
 /**
  * Chooses the node a new sandbox runs on: among the region's live, ready nodes with room (memory, and
- * the node's sandbox limit), the least loaded by memory, preferring one that has the template. Loads
- * come from the store (every replica sees every placement once its node has recorded it), plus the
- * placements this replica has made that their nodes have not recorded yet, so a burst spreads.
+ * the node's sandbox limit), the least loaded by memory, preferring one that has the template. A
+ * node's load is what it reported in its last heartbeat (one row per node to read, not every sandbox),
+ * plus the placements this replica has in flight, so a burst spreads. Another replica's placements of
+ * the last second are not seen yet: capacity can be overshot by that much, never by more.
  */
 export class Placement {
   readonly #store: NodeStore;
@@ -45,10 +46,9 @@ export class Placement {
     }
     const candidates = live.filter((n) => n.state === 'ready' && (need.pinned === undefined || n.id === need.pinned));
     if (candidates.length === 0) throw unavailable(all.length === 0 ? `region '${need.region}' has no nodes` : `no node of region '${need.region}' is ready to take sandboxes`);
-    const loads = await this.#store.load(candidates.map((n) => n.id));
     let best: { node: NodeRecord; score: number } | undefined;
     for (const node of candidates) {
-      const held = loads.get(node.id) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 };
+      const held = node.allocated;
       const pending = this.#pending.get(node.id) ?? { count: 0, memoryMib: 0 };
       const count = held.sandboxes + pending.count;
       const memory = held.memoryMib + pending.memoryMib + need.memoryMib;

@@ -83,6 +83,8 @@ export class SandboxService {
       if (name in env) throw badRequest(`'${name}' is both an env variable and a secret binding`);
     }
     const network = body.network ? normalizeNetwork(body.network) : null;
+    // Another region's creates reach that region's own API (several regions); here only this one is known.
+    if (body.region !== undefined && body.region !== this.deps.region) throw badRequest(`unknown region '${body.region.slice(0, 64)}'`);
     if (body.from_snapshot !== undefined && (body.from_template !== undefined || body.env !== undefined || Object.keys(secrets).length > 0)) {
       throw badRequest("from_snapshot continues the snapshot's processes: its template and environment are inherited, so from_template, env and secrets cannot be given");
     }

@@ -6,12 +6,12 @@ import { newId } from '../ids.ts';
 import type { CreateTemplateBody, TemplateStep } from '../schemas/template.ts';
 import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore } from '../store/templates.ts';
 import type { TeamStore } from '../store/teams.ts';
-import { LayerCache } from '../templates/layer-cache.ts';
-import { type BuildBase, type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../templates/run-build.ts';
+import type { LayerCache } from '../templates/layer-cache.ts';
+import { type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../templates/run-build.ts';
 import type { Principal } from './auth.ts';
 import { buildSource, imageBase, type ImageTemplateDeps } from './image-templates.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
-import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
+import { BASE_RESOURCES, BASE_TEMPLATE, buildBaseOf, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
 export interface TemplateLimits {
   /** Concurrent builds per team (teams.limits max_concurrent_builds overrides). */
@@ -33,6 +33,8 @@ export interface TeamTemplatesDeps {
   images: ImageTemplateDeps;
   /** Told when a template's version changes or it is deleted. */
   captures?: { settle(templateId: string): void };
+  /** Team layers, content-addressed (shared with a node's copies of templates built elsewhere). */
+  cache: LayerCache;
 }
 
 /** A team's own templates: builds (limits, live logs), list, get, delete. */
@@ -41,12 +43,11 @@ export class TeamTemplates {
   readonly #building = new Map<string, number>();
   /** Builds of this process, with their live logs, kept a minute after they end for followers. */
   readonly #live = new Map<string, { build: BuildRecord; log: BuildLog }>();
-  /** Team layers live with the installation's data; curated ones are shared like platform/base. */
   readonly #cache: LayerCache;
 
   constructor(deps: TeamTemplatesDeps) {
     this.deps = deps;
-    this.#cache = new LayerCache(join(deps.dataDir, 'templates', 'layers'));
+    this.#cache = deps.cache;
   }
 
   /** Settles builds a previous server left unfinished. */
@@ -167,16 +168,7 @@ export class TeamTemplates {
     const { store, clock } = this.deps;
     const def = build.definition;
     log.line(`building template '${t.name}' on ${def.base} (${def.steps.length} steps)`);
-    const buildBase: BuildBase | undefined = base && {
-      key: base.versionKey,
-      baseRoot: base.rootfs,
-      layers: base.layers,
-      env: base.env,
-      resources: base.resources,
-      ...(base.workdir ? { workdir: base.workdir } : {}),
-      ...(base.startCmd ? { startCmd: base.startCmd } : {}),
-      ...(base.readyCmd ? { readyCmd: base.readyCmd } : {}),
-    };
+    const buildBase = base && buildBaseOf(base);
     try {
       const { version, steps } = await runBuild(this.deps.build, {
         teamId: t.teamId,

@@ -1,6 +1,7 @@
 import { conflict, notFound } from '../errors.ts';
 import type { TemplateRecord, TemplateStore, TemplateVersion } from '../store/templates.ts';
 import type { CuratedTemplates } from './curated-templates.ts';
+import type { TemplateCopies } from './template-copies.ts';
 import { BASE_TEMPLATE, TEMPLATE_UUID, type TemplateInfo, versionInfo } from './template-info.ts';
 
 /** Resolves template references (platform/*, a team's by UUID or name) to what sandboxes start from. */
@@ -10,9 +11,13 @@ export class TemplateCatalog {
   /** Template id -> exec's default working dir, so exec does not read the store each time. */
   readonly #workdirs = new Map<string, string | undefined>();
 
-  constructor(store: TemplateStore, curated: CuratedTemplates) {
+  /** On a node: templates built on other nodes are copied here on first use. */
+  readonly #copies: TemplateCopies | undefined;
+
+  constructor(store: TemplateStore, curated: CuratedTemplates, copies?: TemplateCopies) {
     this.#store = store;
     this.curated = curated;
+    this.#copies = copies;
   }
 
   /** A template the team may start sandboxes from (or build on): platform/*, or its own by UUID or name. */
@@ -28,7 +33,7 @@ export class TemplateCatalog {
       if (t.status === 'building') throw conflict(`template '${t.name}' is still building; retry when its status is ready`);
       throw conflict(`template '${t.name}' has no successful build (${t.error ?? t.status})`);
     }
-    return this.#info(t.id, t.version);
+    return this.#info(t.id, this.#copies ? await this.#copies.local(t) : t.version);
   }
 
   /** The team's own template by UUID or name. */
@@ -58,7 +63,9 @@ export class TemplateCatalog {
 
   /** Live team templates with a warm pool, for the pool to keep filled. */
   async pooled(): Promise<{ teamId: string; target: number; info: TemplateInfo }[]> {
-    return (await this.#store.listPooled()).map((t) => ({ teamId: t.teamId, target: t.definition.warmPool, info: this.#info(t.id, t.version!) }));
+    return Promise.all(
+      (await this.#store.listPooled()).map(async (t) => ({ teamId: t.teamId, target: t.definition.warmPool, info: this.#info(t.id, this.#copies ? await this.#copies.local(t) : t.version!) })),
+    );
   }
 
   #info(id: string, v: TemplateVersion): TemplateInfo {

@@ -2,6 +2,7 @@ import type { PreparedNetwork } from '../network/hooks.ts';
 import type { SandboxSpec } from '../runtime/driver.ts';
 import type { ResourcesRecord } from '../store/sandboxes.ts';
 import type { TemplateVersion } from '../store/templates.ts';
+import type { BuildBase } from '../templates/run-build.ts';
 
 /** What a sandbox of a template starts from. */
 export interface TemplateInfo {
@@ -56,5 +57,19 @@ export function templateSandboxSpec(id: string, info: TemplateInfo, net: Prepare
     netnsPath: net?.netnsPath,
     netConfig: net?.netConfig,
     mounts: net?.mounts,
+  };
+}
+
+/** A template version as the base of a build on top of it. */
+export function buildBaseOf(info: TemplateInfo): BuildBase {
+  return {
+    key: info.versionKey,
+    baseRoot: info.rootfs,
+    layers: info.layers,
+    env: info.env,
+    resources: info.resources,
+    ...(info.workdir ? { workdir: info.workdir } : {}),
+    ...(info.startCmd ? { startCmd: info.startCmd } : {}),
+    ...(info.readyCmd ? { readyCmd: info.readyCmd } : {}),
   };
 }

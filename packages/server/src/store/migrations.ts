@@ -10,6 +10,7 @@ import { replicaState } from './migrations/0008-replica-state.ts';
 import { liveSandboxIndex } from './migrations/0009-live-sandbox-index.ts';
 import { consoleSessions } from './migrations/0010-console-sessions.ts';
 import { nodes } from './migrations/0011-nodes.ts';
+import { regions } from './migrations/0012-regions.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0009_live_sandbox_index': liveSandboxIndex,
   '0010_console_sessions': consoleSessions,
   '0011_nodes': nodes,
+  '0012_regions': regions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,6 +17,8 @@ export interface NodeReport {
   labels: Record<string, string>;
   /** Template version keys whose files it holds. */
   templates: string[];
+  /** What its live sandboxes hold. */
+  allocated: NodeLoad;
 }
 
 export interface NodeRecord extends NodeReport {
@@ -45,6 +47,7 @@ function fromRow(r: Selectable<NodeTable>): NodeRecord {
     engines: JSON.parse(r.engines),
     labels: JSON.parse(r.labels),
     templates: JSON.parse(r.templates),
+    allocated: { sandboxes: r.sandboxes, vcpus: r.allocated_vcpus, memoryMib: r.allocated_memory_mib },
     state: r.state as NodeState,
     registeredAt: Number(r.registered_at),
     heartbeatAt: Number(r.heartbeat_at),
@@ -71,6 +74,9 @@ export class NodeStore {
       engines: JSON.stringify(n.engines),
       labels: JSON.stringify(n.labels),
       templates: JSON.stringify(n.templates),
+      sandboxes: n.allocated.sandboxes,
+      allocated_vcpus: n.allocated.vcpus,
+      allocated_memory_mib: n.allocated.memoryMib,
       heartbeat_at: now,
       lost_at: null,
     };
@@ -98,9 +104,9 @@ export class NodeStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** Marks nodes silent since before `deadline` lost (once); returns the ids newly marked. */
-  async markLost(deadline: number, now: number): Promise<string[]> {
-    const rows = await this.db.updateTable('nodes').set({ lost_at: now }).where('heartbeat_at', '<', deadline).where('lost_at', 'is', null).returning('id').execute();
+  /** Marks the region's nodes silent since before `deadline` lost (once); returns the ids newly marked. */
+  async markLost(region: string, deadline: number, now: number): Promise<string[]> {
+    const rows = await this.db.updateTable('nodes').set({ lost_at: now }).where('region', '=', region).where('heartbeat_at', '<', deadline).where('lost_at', 'is', null).returning('id').execute();
     return rows.map((r) => r.id);
   }
 

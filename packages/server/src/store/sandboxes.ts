@@ -149,7 +149,12 @@ export class SandboxStore {
     await this.db.transaction().execute(async (tx) => {
       // Where a sandbox lives is written once, at insert.
       const { id: _id, node_id: _node, ...rest } = toRow(s);
-      await tx.updateTable('sandboxes').set(rest).where('id', '=', s.id).execute();
+      // A deleted row stays deleted, and a sandbox failed for its lost node stays failed until it is deleted:
+      // a node that was only silent must not write its older view over the store's (several hosts).
+      let update = tx.updateTable('sandboxes').set(rest).where('id', '=', s.id).where('deleted_at', 'is', null);
+      if (s.deletedAt === null) update = update.where((eb) => eb.or([eb('failure_reason', 'is', null), eb('failure_reason', '<>', 'node_lost')]));
+      const done = await update.executeTakeFirst();
+      if (Number(done.numUpdatedRows) === 0) return;
       if (metadataChanged) {
         await tx.deleteFrom('sandbox_metadata').where('sandbox_id', '=', s.id).execute();
         await insertMetadata(tx, s.id, s.metadata);

@@ -249,6 +249,14 @@ export interface Database {
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
   nodes: NodeTable;
+  region_endpoints: RegionEndpointTable;
+}
+
+/** An API replica's URL, announced for its region every second. */
+export interface RegionEndpointTable {
+  url: string;
+  region: string;
+  heartbeat_at: number;
 }
 
 /** A host running sandboxes (`sandpit node`), as its last heartbeat described it. */
@@ -268,6 +276,10 @@ export interface NodeTable {
   labels: string;
   /** JSON array of template version keys whose files the node holds. */
   templates: string;
+  /** What its sandboxes held at its last heartbeat: placement reads this, not every sandbox row. */
+  sandboxes: number;
+  allocated_vcpus: number;
+  allocated_memory_mib: number;
   /** ready, cordoned (no new sandboxes) or draining (no new sandboxes; its sandboxes are being moved off or ended). */
   state: string;
   registered_at: number;

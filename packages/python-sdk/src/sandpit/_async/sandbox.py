@@ -49,6 +49,7 @@ class AsyncSandbox:
         cls,
         *,
         name: Optional[str] = None,
+        region: Optional[str] = None,
         from_template: Optional[str] = None,
         from_snapshot: Optional[str] = None,
         metadata: Optional[Dict[str, str]] = None,
@@ -64,10 +65,12 @@ class AsyncSandbox:
         timeout: Optional[float] = None,
     ) -> AsyncSandbox:
         """Creates a sandbox (from ``platform/base`` unless ``from_template`` says otherwise, or as a fork of a snapshot
-        with ``from_snapshot``), ready to use on return. ``secrets`` maps env names to secret names."""
+        with ``from_snapshot``), ready to use on return, in ``region`` (default: the API's own). ``secrets`` maps env names
+        to secret names."""
         params: JsonObject = {}
         fields = (
             ("name", name),
+            ("region", region),
             ("from_template", from_template),
             ("from_snapshot", from_snapshot),
             ("metadata", metadata),
