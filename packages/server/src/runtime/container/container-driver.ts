@@ -148,12 +148,12 @@ export class ContainerDriver implements RuntimeDriver {
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => this.ids.mountOverlay(lowerDirs(spec), this.layers.dir(id), sp.rootfs));
-      const sysfs = spec.netnsPath ? await sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : undefined;
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base, sysfs }) as {
-        mounts: object[];
-      };
-      const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
-        config.mounts.push(...m);
+      const sysfs = spec.netnsPath ? sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : Promise.resolve(undefined);
+      const configured = Promise.all([sysfs, cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount))]).then(([sys, cpuView]) => {
+        const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base, sysfs: sys }) as {
+          mounts: object[];
+        };
+        config.mounts.push(...cpuView);
         return writeFile(sp.config, JSON.stringify(config));
       });
       const started = settleAll([mounted, configured]).then(() => this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
