@@ -56,6 +56,10 @@ describe('sandbox root is not host root', () => {
     assert.deepEqual(ids('Uid'), Array(4).fill(String(DEFAULT_ID_BASE)));
     assert.deepEqual(ids('Gid'), Array(4).fill(String(DEFAULT_ID_BASE)));
     assert.notEqual(await readlink(`/proc/${pid}/ns/user`), await readlink('/proc/self/ns/user'));
+    // Other host users cannot pass into the sandbox's dir (its root, with a world-writable /tmp, and its agent socket).
+    const dir = await stat(sandboxDir(sb.id));
+    assert.equal(dir.mode & 0o007, 0);
+    assert.equal(dir.gid, DEFAULT_ID_BASE);
   });
 
   test('cannot write a host-owned file reachable through a writable mount, nor the bound host files', async () => {

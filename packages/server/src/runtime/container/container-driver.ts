@@ -139,8 +139,11 @@ export class ContainerDriver implements RuntimeDriver {
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
     const id = spec.id;
     try {
-      // The agent (sandbox root) makes its socket there; nobody else on the host may reach it.
-      await mkdir(sp.dir);
+      // Only host root and sandbox root (its group) pass into the sandbox's dir: other host users
+      // must not reach its root (/tmp there is world-writable) nor its agent socket (in runDir, which
+      // the agent, as sandbox root, makes it in).
+      await mkdir(sp.dir, { mode: 0o710 });
+      await chown(sp.dir, 0, this.ids.base);
       await mkdir(sp.runDir, { mode: 0o700 });
       await chown(sp.runDir, this.ids.base, this.ids.base);
       // Independent steps run side by side; crun starts once root and config are in place.
