@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { clusterCommand } from './commands/cluster.ts';
 import { cpCommand } from './commands/cp.ts';
 import { downCommand } from './commands/down.ts';
 import { execCommand } from './commands/exec.ts';
@@ -19,6 +20,7 @@ import { templateCommand } from './commands/template.ts';
 const program = new Command('sandpit').description('Sandpit: self-hosted sandboxes for AI agents').version('0.1.0');
 program.addCommand(serveCommand());
 program.addCommand(downCommand());
+program.addCommand(clusterCommand());
 program.addCommand(teamCommand());
 program.addCommand(gateCommand());
 program.addCommand(sandboxCommand());

@@ -67,7 +67,7 @@ describe('the packed CLI, installed globally', () => {
   });
 
   it('says that serve and the operator commands need a checkout', async () => {
-    for (const args of [['serve'], ['team', 'create', 'someone']]) {
+    for (const args of [['serve'], ['team', 'create', 'someone'], ['cluster', 'status']]) {
       const r = await sandpit(20, args);
       assert.equal(r.code, 1);
       assert.match(r.stderr, /needs a Sandpit checkout/);

@@ -9,3 +9,6 @@ export { TeamManagementStore } from './store/team-management.ts';
 export { systemClock, ManualClock, type Clock } from './clock.ts';
 export type { BuildProgress } from './templates/build-base.ts';
 export { signInternalToken, API_AUDIENCE } from './internal-token.ts';
+export { LocalCluster, type ClusterStatus, type ClusterSummary, type ClusterUpOptions } from './local-cluster/local-cluster.ts';
+export { parseRegions } from './local-cluster/plan.ts';
+export { PostgresCluster, createDatabase } from './local-cluster/postgres.ts';

@@ -345,7 +345,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const apiTick = () =>
       Promise.all([regions.announce(), nodeLease.held().then((held) => (held ? nodes.sweep(config.region) : undefined))])
         .then(() => undefined)
-        .catch((err) => log.error({ err: String(err) }, 'node sweep failed'));
+        .catch((err) => {
+          nodes.storeFailed();
+          log.error({ err: String(err) }, 'node sweep failed');
+        });
     if (role === 'api') await apiTick();
     const nodeSweep =
       role === 'api'

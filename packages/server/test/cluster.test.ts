@@ -167,6 +167,34 @@ test('a team template built on one node reaches another by its recipe (the holde
   }
 });
 
+test('PostgreSQL restarted for longer than the node deadline: 503 meanwhile, then every node and sandbox as before', async () => {
+  const sb = await api[0]!.post('/sandboxes', {});
+  assert.equal(sb.status, 201);
+  await pg.halt();
+  try {
+    const res = await api[1]!.get(`/sandboxes/${sb.body.id}`);
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'unavailable');
+    await new Promise((r) => setTimeout(r, 5000));
+  } finally {
+    await pg.resume();
+  }
+  const back = await until('the API back', async () => {
+    const r = await api[1]!.post(`/sandboxes/${sb.body.id}/exec`, { command: 'echo alive' });
+    return r.status === 200 && r;
+  });
+  assert.equal(back.body.stdout, 'alive\n');
+  // Heartbeats could not be recorded during the outage: that silence is not a node loss.
+  await new Promise((r) => setTimeout(r, 4000));
+  assert.deepEqual(
+    (await internalNodes()).map((n) => n.state),
+    ['ready', 'ready', 'ready'],
+  );
+  const failed = ((await api[0]!.get('/sandboxes?limit=200')).body.sandboxes as { status: string }[]).filter((s) => s.status === 'failed');
+  assert.equal(failed.length, 0);
+  assert.equal((await api[0]!.del(`/sandboxes/${sb.body.id}`)).status, 204);
+});
+
 test('a killed node: its sandboxes end failed (node_lost), placement avoids it, and on return it destroys them', async () => {
   const victim = nodes[2]!;
   const before = (await api[0]!.get('/sandboxes?limit=100')).body.sandboxes as any[];

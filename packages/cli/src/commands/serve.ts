@@ -11,11 +11,13 @@ export function serveCommand(): Command {
   return new Command('serve')
     .description('start the platform (SQLite store, the best local runtime, the base template built on first use)')
     .option('-p, --port <port>', 'control-plane port (default: $PORT or 3000)')
-    .action(async (opts: { port?: string }) => {
+    .option('--role <role>', 'all (one host), api (an API replica) or node (runs sandboxes) (default: $SANDPIT_ROLE or all)')
+    .action(async (opts: { port?: string; role?: string }) => {
       // Loaded on use so that client commands start without the server's dependencies.
       const { FIRST_KEY_FILE, loadConfig, startPlatform } = await loadServer();
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
+      if (opts.role) env.SANDPIT_ROLE = opts.role;
       // Quiet logs on the terminal unless asked; the progress bar and summary are what a person reads.
       env.SANDPIT_LOG_LEVEL ??= 'warn';
       const config = loadConfig(env);

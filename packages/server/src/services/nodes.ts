@@ -24,6 +24,8 @@ export class NodeService {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly lostMs: number;
+  /** Since when this replica has reached the store without a failure; undefined after one. */
+  #storeSince: number | undefined;
 
   constructor(deps: { store: NodeStore; sandboxes: SandboxStore; clock: Clock; log: Logger; lostMs: number }) {
     this.#store = deps.store;
@@ -39,13 +41,24 @@ export class NodeService {
     return { reconcile: wasLostAt !== null };
   }
 
-  /** Marks the region's silent nodes lost and fails their sandboxes (run by one replica of the region at a time). */
+  /**
+   * Marks the region's silent nodes lost and fails their sandboxes (run by one replica of the region at a
+   * time). Only once this replica has reached the store for a whole deadline: while the store was down no
+   * heartbeat could be recorded, and silence then says nothing about the nodes.
+   */
   async sweep(region: string): Promise<void> {
     const now = this.#clock.now();
+    this.#storeSince ??= now;
+    if (now - this.#storeSince < this.lostMs) return;
     for (const id of await this.#store.markLost(region, now - this.lostMs, now)) {
       const failed = await this.#sandboxes.failOnNode(id, 'node_lost', now);
       this.#log.error({ node: id, sandboxes: failed.length }, 'node lost: its sandboxes are failed');
     }
+  }
+
+  /** The store could not be reached: node silence is not judged until it has been reachable for a deadline again. */
+  storeFailed(): void {
+    this.#storeSince = undefined;
   }
 
   isLive(n: NodeRecord): boolean {

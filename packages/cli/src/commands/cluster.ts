@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { integer, printJson, printTable, run } from '../api.ts';
+import { loadServer } from '../server-module.ts';
+
+interface DirOption {
+  dir?: string;
+}
+
+/** The cluster's directory: --dir, else `cluster` under the data directory (/var/lib/sandpit/cluster). */
+async function clusterDir(opts: DirOption): Promise<string> {
+  if (opts.dir) return opts.dir;
+  const { loadConfig } = await loadServer();
+  return join(loadConfig(process.env).dataDir, 'cluster');
+}
+
+const dirOption = ['--dir <dir>', 'the cluster directory (default: $SANDPIT_DATA_DIR/cluster)'] as const;
+
+/** A whole installation on this machine: PostgreSQL, API replicas and nodes, each its own process. */
+export function clusterCommand(): Command {
+  const cluster = new Command('cluster').description('a local cluster on this machine: PostgreSQL, two API replicas and N nodes per region');
+  cluster
+    .command('up')
+    .description('start PostgreSQL, two API replicas and N nodes per region, and wait until all are ready')
+    .option('--regions <names>', 'comma-separated region names', 'local')
+    .option('--nodes <n>', 'nodes per region', integer, 2)
+    .option('--json', 'print { api_key, regions: [{ name, api_urls, nodes }] }')
+    .option(...dirOption)
+    .action(
+      run(async (opts: DirOption & { regions: string; nodes: number; json?: boolean }) => {
+        const { LocalCluster, parseRegions } = await loadServer();
+        if (opts.nodes < 0) throw new Error('--nodes must be 0 or more');
+        const dir = await clusterDir(opts);
+        // Ctrl-C while starting: what was started is stopped and removed before the command ends.
+        const interrupt = new AbortController();
+        const onSigint = () => {
+          console.error('interrupted: stopping what was started');
+          interrupt.abort(new Error('interrupted'));
+        };
+        process.once('SIGINT', onSigint);
+        const c = await LocalCluster.up({
+          dir,
+          signal: interrupt.signal,
+          regions: parseRegions(opts.regions),
+          nodesPerRegion: opts.nodes,
+          onProgress: (line) => {
+            if (!opts.json) console.error(line);
+          },
+        });
+        process.off('SIGINT', onSigint);
+        const summary = c.summary();
+        if (opts.json) return console.log(JSON.stringify(summary));
+        console.log(`Sandpit cluster up in ${c.dir} (logs in ${join(c.dir, 'logs')})`);
+        console.log(`API key: ${summary.api_key}`);
+        for (const r of summary.regions) {
+          console.log(`region ${r.name}: APIs ${r.api_urls.join(', ')}; nodes ${r.nodes.join(', ') || '(none)'}`);
+        }
+        console.log(`Try: SANDPIT_API_URL=${summary.regions[0]?.api_urls[0]} SANDPIT_API_KEY=${summary.api_key} ./sandpit sandbox create`);
+        console.log(`Stop it with: ./sandpit cluster down${opts.dir ? ` --dir ${opts.dir}` : ''}`);
+      }),
+    );
+  cluster
+    .command('down')
+    .description('stop every process of the cluster, release what its nodes hold on the host, stop PostgreSQL, remove its files')
+    .option(...dirOption)
+    .action(
+      run(async (opts: DirOption) => {
+        const { LocalCluster } = await loadServer();
+        const dir = await clusterDir(opts);
+        const found = await LocalCluster.down(dir, { onProgress: (line) => console.error(line) });
+        console.log(found ? `cluster in ${dir} stopped and removed` : `no cluster in ${dir}`);
+      }),
+    );
+  cluster
+    .command('status')
+    .description('APIs up or not; nodes with state, capacity and load')
+    .option('--json', 'print JSON')
+    .option(...dirOption)
+    .action(
+      run(async (opts: DirOption & { json?: boolean }) => {
+        const { LocalCluster } = await loadServer();
+        const status = await (await LocalCluster.open(await clusterDir(opts))).status();
+        if (opts.json) return printJson(status);
+        for (const r of status.regions) {
+          console.log(`region ${r.name}`);
+          printTable(
+            ['API', 'URL', 'PID', 'STATUS'],
+            r.apis.map((a) => [a.name, a.url, String(a.pid ?? '-'), a.up ? 'up' : a.running ? 'not answering' : 'not running']),
+          );
+          printTable(
+            ['NODE', 'URL', 'PID', 'STATE', 'SANDBOXES', 'VCPUS', 'MEMORY MIB'],
+            r.nodes.map((n) => [
+              n.id,
+              n.url,
+              String(n.pid ?? '-'),
+              n.running ? n.state : `${n.state} (process not running)`,
+              n.sandboxes === undefined ? '-' : n.max_sandboxes ? `${n.sandboxes}/${n.max_sandboxes}` : String(n.sandboxes),
+              n.vcpus === undefined ? '-' : `${n.allocated_vcpus}/${n.vcpus}`,
+              n.memory_mib === undefined ? '-' : `${n.allocated_memory_mib}/${n.memory_mib}`,
+            ]),
+          );
+        }
+      }),
+    );
+  for (const [action, description] of [
+    ['cordon', 'place no new sandboxes on a node'],
+    ['uncordon', 'let a cordoned or drained node take sandboxes again'],
+    ['drain', 'cordon a node and move or stop what it runs'],
+  ] as const) {
+    cluster
+      .command(`${action} <node>`)
+      .description(description)
+      .option(...dirOption)
+      .action(
+        run(async (node: string, opts: DirOption) => {
+          const { LocalCluster } = await loadServer();
+          await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
+          console.log(`${node}: ${action} done`);
+        }),
+      );
+  }
+  return cluster;
+}

@@ -1,0 +1,65 @@
+import { API_AUDIENCE, signInternalToken } from '../internal-token.ts';
+
+/** A node as an API replica sees it (`GET /internal/nodes`). */
+export interface NodeView {
+  id: string;
+  region: string;
+  url: string;
+  state: 'ready' | 'cordoned' | 'draining' | 'lost';
+  vcpus: number;
+  memory_mib: number;
+  max_sandboxes: number;
+  labels: Record<string, string>;
+  engines: string[];
+  disk_mib: number;
+  templates: number;
+  heartbeat_at: string;
+  sandboxes: number;
+  allocated_vcpus: number;
+  allocated_memory_mib: number;
+}
+
+export type NodeAction = 'cordon' | 'uncordon' | 'drain';
+
+const TOKEN_TTL_MS = 60_000;
+const TIMEOUT_MS = 5_000;
+
+/** The operator's side of the internal channel of API replicas: tokens signed with the cluster key. */
+export class InternalApi {
+  readonly #key: Buffer;
+
+  /** The cluster key as `up` made it (hex). */
+  constructor(clusterKey: string) {
+    this.#key = Buffer.from(clusterKey, 'hex');
+  }
+
+  async #call(url: string, method: 'GET' | 'POST'): Promise<unknown> {
+    const res = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${signInternalToken(this.#key, API_AUDIENCE, TOKEN_TTL_MS)}` },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${body?.error?.message ?? ''}`.trim());
+    return body;
+  }
+
+  async nodes(apiUrl: string): Promise<NodeView[]> {
+    return ((await this.#call(`${apiUrl}/internal/nodes`, 'GET')) as { nodes: NodeView[] }).nodes;
+  }
+
+  async act(apiUrl: string, nodeId: string, action: NodeAction): Promise<void> {
+    await this.#call(`${apiUrl}/internal/nodes/${encodeURIComponent(nodeId)}/${action}`, 'POST');
+  }
+}
+
+/** Whether `GET /info` answers (an API replica is up). */
+export async function answersInfo(apiUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${apiUrl}/info`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
