@@ -29,6 +29,10 @@ export const SETTINGS = {
   SANDPIT_NODE_LOST_MS: { default: '10000', meaning: 'a node silent this long is lost: its sandboxes end `failed` (`node_lost`)' },
   SANDPIT_PUBLIC_URL: { meaning: 'base URL clients reach the API at, for the URLs a node hands out (default `http://<SANDPIT_PUBLIC_HOST>:<port>`)' },
   SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
+  SANDPIT_CONTAINER_ID_BASE: {
+    meaning:
+      'container driver: the host uid and gid sandbox root is mapped to; sandbox ids 0-65535 take the 65,536 ids from there (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))',
+  },
   SANDPIT_BOOTSTRAP_API_KEY: { meaning: 'first start with an empty store: team `default` with this admin key' },
   SANDPIT_LOG_LEVEL: { default: 'info', meaning: 'pino log level' },
   SANDPIT_AGENT_BINARY: { meaning: 'in-sandbox agent (default `packages/agent/build/sandpit-agent`)' },
@@ -82,6 +86,8 @@ export interface Config {
   databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
+  /** Container driver: host id of sandbox root (unset: the driver's default). */
+  containerIdBase?: number;
   bootstrapApiKey?: string;
   logLevel: string;
   /** Requests per key (or client address) in each rate window; 0 disables. */
@@ -202,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
+    containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,
     rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT'),

@@ -110,8 +110,10 @@ export class ServerProcess {
       for (;;) {
         const res = await api.get('/sandboxes?limit=1000');
         const list = (res.body as { sandboxes?: { id: string }[] }).sandboxes ?? [];
-        if (list.length === 0) break;
-        for (const sb of list) await api.del(`/sandboxes/${sb.id}`);
+        let deleted = 0;
+        for (const sb of list) if ((await api.del(`/sandboxes/${sb.id}`)).status === 204) deleted++;
+        // What cannot be deleted through the API (its node is gone) is left to the teardown below.
+        if (deleted === 0) break;
       }
       await this.#signal('SIGTERM');
     }
