@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { SETTINGS } from '../packages/server/src/config.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile, sample } from './stats.ts';
@@ -59,7 +60,8 @@ async function clean(api: Api, ids: string[]): Promise<void> {
 const rootfs = await ensureBaseTemplate(IMAGE_DIR);
 for (const driver of DRIVERS) {
   const burst = Number(process.env.BENCH_BURST ?? (driver === 'gvisor' ? 30 : 50));
-  const server = await ServerProcess.start({ SANDPIT_DRIVER: driver, SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: '1000' });
+  // The platform's own default, not the test servers' 2 spare namespaces.
+  const server = await ServerProcess.start({ SANDPIT_DRIVER: driver, SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: '1000', SANDPIT_NET_WARM: SETTINGS.SANDPIT_NET_WARM.default });
   try {
     const api = new Api(server.url, server.key);
     const ids: string[] = [];

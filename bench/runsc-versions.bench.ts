@@ -1,7 +1,9 @@
 /**
  * Issue 11 item 8: Debian 12's runsc (the one on PATH) against a candidate build, raw, on the base
- * template's root, in the same run: start, exec, a process start inside, syscall-heavy work, checkpoint
- * and restore, and whether the statx shim is still needed. Prints medians; asserts nothing.
+ * template's root, in the same run: start, exec, a process start inside, `node -v`, syscall-heavy work,
+ * checkpoint and restore (idle and with 256 MiB in memory: pause/resume; a snapshot is the two back to
+ * back), whether the statx shim is still needed and whether a sandbox holding TCP endpoints (open, or
+ * just closed) can be checkpointed. Prints medians; asserts nothing.
  *
  *   RUNSC_CANDIDATE=/path/to/runsc node bench/runsc-versions.bench.ts      (BENCH_RUNS, default 10)
  *
@@ -22,6 +24,10 @@ const N = Number(process.env.BENCH_RUNS ?? 10);
 const CANDIDATE = process.env.RUNSC_CANDIDATE;
 const STATS = 'python3 -c "import os\nfor _ in range(100000): os.stat(\'/\')"';
 const FORKS = 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done';
+const HOLD_256 = 'python3 -c "import time\nb = bytearray(256 << 20)\nb[::4096] = b\'x\' * (len(b) // 4096)\ntime.sleep(1e9)"';
+/** A connection to itself over loopback, held open (or closed, leaving TIME_WAIT), then sleep. */
+const tcp = (close: boolean) =>
+  `python3 -c "import socket, time\nl = socket.socket(); l.bind(('127.0.0.1', 8080)); l.listen()\nc = socket.create_connection(('127.0.0.1', 8080)); s, _ = l.accept()\n${close ? 'c.close(); s.close()\n' : ''}time.sleep(1e9)"`;
 
 interface Engine {
   label: string;
@@ -63,6 +69,7 @@ async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
     report('exec: runsc exec /bin/true', exec);
     const forks = await sample(Math.max(3, N / 2), () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', FORKS]));
     console.log(`${'process start inside (100 /bin/true, per process)'.padEnd(44)} median ${((median(forks) - median(exec)) / 100).toFixed(2).padStart(8)} ms`);
+    report('node -v (runsc exec)', await sample(N, () => run(e.bin, [...state, 'exec', id, 'node', '-v'])));
     report('syscalls: 100,000 stat() in python3', await sample(3, () => run(e.bin, [...state, 'exec', id, '/bin/sh', '-c', STATS])));
     const statx = await run(e.bin, [...state, 'exec', id, 'stat', '/']).then(
       () => 'works',
@@ -87,6 +94,45 @@ async function measure(e: Engine, root: string, rootfs: string): Promise<void> {
   }
   report('pause: runsc checkpoint (idle)', ckpt);
   report('resume: runsc restore (idle)', restore);
+  report(
+    'snapshot (checkpoint + restore, idle)',
+    ckpt.map((c, k) => c + restore[k]!),
+  );
+
+  const dirty = await cycle(e, state, rootfs, root, 'd', Math.max(3, N / 3), HOLD_256);
+  report('pause: checkpoint, 256 MiB in memory', dirty.ckpt);
+  report('resume: restore, 256 MiB in memory', dirty.restore);
+  for (const close of [false, true]) {
+    const r = await cycle(e, state, rootfs, root, close ? 'tw' : 'to', 1, tcp(close)).then(
+      () => 'works',
+      (err: Error) => `fails (${err.message.split('\n').filter(Boolean).at(-1)?.trim().slice(0, 120)})`,
+    );
+    console.log(`${`checkpoint with a loopback TCP connection ${close ? 'just closed' : 'open'}`.padEnd(44)} ${r}`);
+  }
+}
+
+/** Runs `sh -c init` as a sandbox, checkpoints and restores it `n` times; the timings. */
+async function cycle(e: Engine, state: string[], rootfs: string, root: string, tag: string, n: number, init: string): Promise<{ ckpt: number[]; restore: number[] }> {
+  const ckpt: number[] = [];
+  const restore: number[] = [];
+  const dir = join(root, e.label, tag);
+  await bundle(dir, rootfs, ['/bin/sh', '-c', init]);
+  for (let k = 0; k < n; k++) {
+    const cid = `b${process.pid}-${tag}${k}`;
+    const image = join(root, `img-${e.label}-${tag}${k}`);
+    await detached(e.bin, [...state, 'run', '--detach', '--bundle', dir, cid]);
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      ckpt.push(await timeIt(() => run(e.bin, [...state, 'checkpoint', '--image-path', image, cid])));
+      await run(e.bin, [...state, 'delete', '--force', cid]).catch(() => undefined);
+      restore.push(await timeIt(() => detached(e.bin, [...state, 'restore', '--detach', '--image-path', image, '--bundle', dir, `${cid}-r`])));
+    } finally {
+      await run(e.bin, [...state, 'delete', '--force', cid]).catch(() => undefined);
+      await run(e.bin, [...state, 'delete', '--force', `${cid}-r`]).catch(() => undefined);
+      await rm(image, { recursive: true, force: true });
+    }
+  }
+  return { ckpt, restore };
 }
 
 const rootfs = await ensureBaseTemplate(IMAGE_DIR);

@@ -31,6 +31,8 @@ import { Sandbox, SandboxWithToken } from './schemas/sandbox.ts';
 import { Snapshot } from './schemas/snapshot.ts';
 import { Template } from './schemas/template.ts';
 import { storeUnavailable } from './store/availability.ts';
+import { diskGuard } from './routes/disk-guard.ts';
+import { DiskSpace, diskFull } from './services/disk-space.ts';
 import { type ForwarderDeps, forwardToNodes } from './cluster/forwarder.ts';
 import { guardNode } from './cluster/node-guard.ts';
 import { nodeEngineRoutes } from './cluster/node-routes.ts';
@@ -80,6 +82,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
       const where = err.validationContext ?? 'request';
       return reply.code(400).send({ error: { code: 'bad_request', message: `${where}${err.message.replace(/^(body|params|querystring|headers)/, '')}` } });
     }
+    if (diskFull(err)) {
+      req.log.error({ err: { message: err.message } }, 'the data disk is full');
+      return reply.code(507).send(envelope('insufficient_storage', "the platform's data disk is full; nothing was changed, retry once space is freed"));
+    }
     if (storeUnavailable(err)) {
       req.log.warn({ err: { message: err.message } }, 'store unavailable');
       return reply
@@ -92,6 +98,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     req.log.error({ err: { message: err.message, code: err.code } }, 'request failed');
     return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
   });
+
+  app.addHook('preHandler', diskGuard(new DiskSpace(s.config.dataDir, s.config.diskReserveMib)));
 
   if (edge?.role === 'node') guardNode(app, edge.key, edge.nodeId);
   // Preview hosts are routed before everything else, the rate limit included; on an API replica every

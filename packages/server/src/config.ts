@@ -29,12 +29,18 @@ export const SETTINGS = {
   SANDPIT_NODE_LOST_MS: { default: '10000', meaning: 'a node silent this long is lost: its sandboxes end `failed` (`node_lost`)' },
   SANDPIT_PUBLIC_URL: { meaning: 'base URL clients reach the API at, for the URLs a node hands out (default `http://<SANDPIT_PUBLIC_HOST>:<port>`)' },
   SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
+  SANDPIT_CONTAINER_ID_BASE: {
+    meaning:
+      'container driver: the host uid and gid sandbox root is mapped to; sandbox ids 0-65535 take the 65,536 ids from there (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))',
+  },
   SANDPIT_BOOTSTRAP_API_KEY: { meaning: 'first start with an empty store: team `default` with this admin key' },
   SANDPIT_LOG_LEVEL: { default: 'info', meaning: 'pino log level' },
   SANDPIT_AGENT_BINARY: { meaning: 'in-sandbox agent (default `packages/agent/build/sandpit-agent`)' },
   SANDPIT_RATE_LIMIT: { default: '2000', meaning: 'requests per key (or client address) per window; 0 disables' },
   SANDPIT_RATE_LIMIT_WINDOW_MS: { default: '10000', meaning: 'rate limit window' },
   SANDPIT_MAX_ACTIVE_SANDBOXES: { default: '100', meaning: 'per-team active sandbox cap' },
+  SANDPIT_MAX_CONCURRENT_STARTS: { default: '4', meaning: 'sandbox starts (network and engine) run at once on this host; more queue in arrival order (at least 1)' },
+  SANDPIT_DISK_RESERVE_MIB: { default: '256', meaning: 'free space kept on the data disk for running sandboxes: below it, creates, pauses, snapshots, template builds and uploads answer 507' },
   SANDPIT_MAX_SNAPSHOTS: { default: '200', meaning: 'per-team snapshot cap' },
   SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT: { default: '4', meaning: 'per-team cap on snapshots being captured' },
   SANDPIT_SNAPSHOT_DEADLINE_MS: { default: '30000', meaning: 'how long POST /snapshot waits before answering 202' },
@@ -49,7 +55,7 @@ export const SETTINGS = {
   SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB: { default: '1024', meaning: 'below this MemAvailable the warm pool stops refilling and shrinks' },
   SANDPIT_WARM_POOL_INTERVAL_MS: { default: '500', meaning: 'how often the warm pool refills' },
   SANDPIT_NET_POOL: { default: '100.96.0.0/12', meaning: "sandbox addresses (must avoid the host's own ranges)" },
-  SANDPIT_NET_WARM: { default: '2', meaning: 'network namespaces kept ready (0-64)' },
+  SANDPIT_NET_WARM: { default: '32', meaning: 'network namespaces kept ready (0-64): a burst of creates takes these instead of making its own' },
   SANDPIT_DNS_UPSTREAM: { meaning: 'DNS servers (ip[:port], comma-separated) sandboxes resolve through (default: /etc/resolv.conf)' },
   SANDPIT_EGRESS_UPSTREAM_CA: { meaning: "PEM of CAs the egress proxy and sandboxes trust (default: the host's bundle)" },
   SANDPIT_METRICS_INTERVAL_MS: { default: '10000', meaning: 'per-sandbox metrics: time between samples of every active sandbox (at least 100)' },
@@ -80,12 +86,16 @@ export interface Config {
   databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
+  /** Container driver: host id of sandbox root (unset: the driver's default). */
+  containerIdBase?: number;
   bootstrapApiKey?: string;
   logLevel: string;
   /** Requests per key (or client address) in each rate window; 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   maxActiveSandboxesPerTeam: number;
+  maxConcurrentStarts: number;
+  diskReserveMib: number;
   /** Per-team snapshot caps (teams.limits max_snapshots / max_snapshots_in_flight override them). */
   maxSnapshotsPerTeam: number;
   maxSnapshotsInFlightPerTeam: number;
@@ -198,11 +208,14 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
+    containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,
     rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT'),
     rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS'),
     maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES'),
+    maxConcurrentStarts: Math.max(1, int(env, 'SANDPIT_MAX_CONCURRENT_STARTS')),
+    diskReserveMib: int(env, 'SANDPIT_DISK_RESERVE_MIB'),
     maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS'),
     maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT'),
     snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS'),

@@ -206,6 +206,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       log,
       region: config.region,
       maxActivePerTeam: config.maxActiveSandboxesPerTeam,
+      maxConcurrentStarts: config.maxConcurrentStarts,
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
       forks: new SnapshotForks(snapshotStore, driver),

@@ -154,6 +154,8 @@ test('a team template built on one node reaches another by its recipe (the holde
   assert.equal((await cordon('cordon', holder.id)).status, 204);
   try {
     assert.equal((await internalNodes()).find((n) => n.id === holder.id).state, 'cordoned');
+    // Replicas read node states at most every 250 ms (docs/cluster.md).
+    await new Promise((r) => setTimeout(r, 300));
     const sb = await api[1]!.post('/sandboxes', { from_template: 'across' });
     assert.equal(sb.status, 201, JSON.stringify(sb.body));
     const made = await api[0]!.post(`/sandboxes/${sb.body.id}/exec`, { command: 'cat /home/user/made.txt' });

@@ -29,7 +29,7 @@ test('defaults apply when unset or empty; a bad number or driver is refused with
   assert.equal(c.rateLimitMax, 2000);
   assert.equal(c.templates.maxTemplateBytes, 8192 * 1024 * 1024);
   assert.equal(c.templates.capture, true);
-  assert.equal(c.network.warm, 2);
+  assert.equal(c.network.warm, 32);
   assert.equal(c.bootstrapApiKey, undefined);
   assert.equal(loadConfig({ SANDPIT_TEMPLATE_CAPTURE: '0' }).templates.capture, false);
   assert.throws(() => loadConfig({ SANDPIT_MAX_SNAPSHOTS: '-1' }), /SANDPIT_MAX_SNAPSHOTS must be a non-negative integer/);

@@ -77,18 +77,21 @@ async function createIn(api: Api, region: string, body: Record<string, unknown> 
   });
 }
 
-function preview(base: string, id: string, port: number): Promise<{ status: number; body: string }> {
+/** A request to the API listener under another host name (per-sandbox and preview hosts). */
+function hostRequest(base: string, host: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: '/', headers: { host: `${port}-${id}.preview.localhost:${u.port}` } }, (res) => {
+    const req = request({ host: u.hostname, port: u.port, method, path, headers: { ...headers, host: `${host}:${u.port}` } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
+
+const preview = (base: string, id: string, port: number) => hostRequest(base, `${port}-${id}.preview.localhost`, 'GET', '/');
 
 test('region a serves every request for a sandbox that lives in region b', async () => {
   const info = await a.get('/info');
@@ -114,6 +117,17 @@ test('region a serves every request for a sandbox that lives in region b', async
   assert.equal(events.filter((e) => e.finished).length, 1);
 
   const dp = { 'x-platform-sandbox-id': sb.id, 'x-access-token': sb.access_token };
+  // The data plane by per-sandbox host name, through the other region.
+  const byHost = await hostRequest(
+    a.base,
+    `${sb.id}.sandbox.localhost`,
+    'POST',
+    '/exec',
+    { 'x-access-token': sb.access_token, 'content-type': 'application/json' },
+    JSON.stringify({ command: 'echo by-host' }),
+  );
+  assert.equal(byHost.status, 200, byHost.body);
+  assert.equal(JSON.parse(byHost.body).stdout, 'by-host\n');
   const blob = randomBytes(2 * 1024 * 1024);
   assert.equal((await fetch(`${a.base}/files?path=/tmp/b.bin`, { method: 'PUT', headers: dp, body: blob })).status, 200);
   assert.ok(Buffer.from(await (await fetch(`${a.base}/files?path=/tmp/b.bin`, { headers: dp })).arrayBuffer()).equals(blob));

@@ -22,7 +22,9 @@ export function serveCommand(): Command {
       env.SANDPIT_LOG_LEVEL ??= 'warn';
       const config = loadConfig(env);
       const progress = new ProgressReporter();
-      const platform = await startPlatform(config, { createFirstTeam: true, onProgress: (p: BuildProgress) => progress.update(p) });
+      const isNode = config.cluster.role === 'node';
+      // A node never makes the first team: its API replicas own the public side.
+      const platform = await startPlatform(config, { createFirstTeam: !isNode, onProgress: (p: BuildProgress) => progress.update(p) });
       await writeServerPid(config.dataDir);
       const stop = async () => {
         await platform.close();
@@ -32,19 +34,25 @@ export function serveCommand(): Command {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
 
-      const keyFile = join(config.dataDir, FIRST_KEY_FILE);
-      const keyLine = platform.createdKey
-        ? `API key (created now, also saved in ${keyFile}):\n    ${platform.createdKey}`
-        : config.bootstrapApiKey
-          ? 'API key: the value of SANDPIT_BOOTSTRAP_API_KEY'
-          : `API key: ${await readFile(keyFile, 'utf8').then(
-              () => `in ${keyFile}`,
-              () => 'create one with ./sandpit team create <name>',
-            )}`;
-      console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
-      console.log(keyLine);
-      console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
-      console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
+      if (isNode) {
+        console.log(
+          `Sandpit node ${config.cluster.nodeId} is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir}); it serves only its API replicas: ${config.cluster.apiUrls.join(', ')}`,
+        );
+      } else {
+        const keyFile = join(config.dataDir, FIRST_KEY_FILE);
+        const keyLine = platform.createdKey
+          ? `API key (created now, also saved in ${keyFile}):\n    ${platform.createdKey}`
+          : config.bootstrapApiKey
+            ? 'API key: the value of SANDPIT_BOOTSTRAP_API_KEY'
+            : `API key: ${await readFile(keyFile, 'utf8').then(
+                () => `in ${keyFile}`,
+                () => 'create one with ./sandpit team create <name>',
+              )}`;
+        console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
+        console.log(keyLine);
+        console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
+        console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
+      }
       // Templates are built on nodes; an API replica has none to prepare.
       if (config.cluster.role === 'api') return;
       console.log('Preparing the base template platform/base (first use builds it; later starts reuse the cache)...');

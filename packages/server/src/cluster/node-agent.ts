@@ -62,7 +62,14 @@ export class NodeAgent {
   async beat(): Promise<void> {
     const { config, tokens, log } = this.#deps;
     const urls = config.cluster.apiUrls;
-    const body = JSON.stringify(await this.#report());
+    let body: string;
+    try {
+      body = JSON.stringify(await this.#report());
+    } catch (err) {
+      // The store is down (the report reads it): the replicas cannot record a heartbeat either.
+      log.warn({ err: String(err) }, 'heartbeat skipped: this node cannot read its own state');
+      return;
+    }
     for (let i = 0; i < urls.length; i++) {
       const url = urls[(this.#next + i) % urls.length]!;
       try {

@@ -111,6 +111,8 @@ export function planCluster(p: PlanInput): RegionPlan[] {
           SANDPIT_NODE_URL: `http://127.0.0.1:${port}`,
           SANDPIT_PUBLIC_URL: apiUrls[0] ?? '',
           SANDPIT_NET_POOL: nodePool(index++),
+          // Several nodes share one machine: a few spare namespaces each, not a host's worth.
+          SANDPIT_NET_WARM: '4',
         }),
       );
     }

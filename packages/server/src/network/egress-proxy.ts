@@ -42,6 +42,8 @@ export interface EgressProxyDeps {
   upstreamCa: string[];
   /** Resolves a name through the platform's upstream DNS (to check an SNI/Host against the dialled address). */
   resolve(name: string): Promise<string[]>;
+  /** Told when the listener was found dead and listens again (the port stays, so the nft redirects still hold). */
+  onRelisten(reason: string): void;
 }
 
 interface Meta {
@@ -53,6 +55,8 @@ interface Meta {
   sni?: string;
 }
 
+/** How often the listener is checked with a connection to itself: a dead one is back within this. */
+const LISTENER_CHECK_MS = 1000;
 /** How long a connection may stay silent before it is treated as a server-speaks-first protocol. */
 const PEEK_MS = 300;
 const MAX_HELLO = 16384 + 5;
@@ -79,6 +83,9 @@ export class EgressProxy {
   readonly #meta = new WeakMap<Duplex, Meta>();
   readonly #upstreamCa: string[];
   readonly #nameCache = new Map<string, { ips: string[]; until: number }>();
+  #port = 0;
+  #watch: NodeJS.Timeout | undefined;
+  #relistening = false;
 
   constructor(deps: EgressProxyDeps) {
     this.#deps = deps;
@@ -92,11 +99,49 @@ export class EgressProxy {
 
   async start(): Promise<number> {
     await new Promise<void>((r) => this.#server.listen(0, '0.0.0.0', r));
-    return (this.#server.address() as { port: number }).port;
+    this.#port = (this.#server.address() as { port: number }).port;
+    // A listener can die without Node noticing (a socket destroyed from outside, `ss -K`): nothing is
+    // emitted and every sandbox connection is refused. A connection to itself finds that out.
+    this.#server.on('error', (err) => this.#relisten(`listener error: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+    this.#watch = setInterval(() => this.#check(), LISTENER_CHECK_MS);
+    this.#watch.unref();
+    return this.#port;
   }
 
   close(): void {
+    clearInterval(this.#watch);
     this.#server.close();
+  }
+
+  #check(): void {
+    if (this.#relistening) return;
+    const probe = netConnect({ host: '127.0.0.1', port: this.#port });
+    probe.on('connect', () => probe.destroy());
+    probe.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') this.#relisten('listener gone (connection refused)');
+    });
+  }
+
+  /** Closes what is left of the listener and listens on the same port again, until that works. */
+  #relisten(reason: string): void {
+    if (this.#relistening || this.#watch === undefined) return;
+    this.#relistening = true;
+    this.#deps.onRelisten(reason);
+    const attempt = () => {
+      this.#server.close();
+      this.#server.once('listening', done);
+      this.#server.once('error', retry);
+      this.#server.listen(this.#port, '0.0.0.0');
+    };
+    const done = () => {
+      this.#server.off('error', retry);
+      this.#relistening = false;
+    };
+    const retry = () => {
+      this.#server.off('listening', done);
+      setTimeout(attempt, LISTENER_CHECK_MS).unref();
+    };
+    attempt();
   }
 
   /** After a rule change: cuts every connection the new rules deny, and drops pooled upstream sockets. */

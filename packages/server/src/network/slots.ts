@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import type { AddressPool } from './addr.ts';
 import type { NetConfig } from '../runtime/driver.ts';
+import { runCaptured } from '../runtime/host/posix-spawn.ts';
 import { hostIf, run } from './nft.ts';
 
-const exec = promisify(execFile);
 const NETNS_DIR = '/run/netns';
 /** One file per installation on this host, naming its data dir; on tmpfs, like the namespaces. */
 const REGISTRY_DIR = '/run/sandpit/net';
@@ -43,7 +41,8 @@ export class SlotManager {
 
   /** Slots this installation holds, and every sp<n>h name on the host (ours or not). */
   async scan(): Promise<{ ours: SlotState[]; taken: Set<number> }> {
-    const { stdout } = await exec('ip', ['-j', 'link', 'show'], { maxBuffer: 64 * 1024 * 1024 });
+    // Spawned without forking the server: a create runs this when the warm spares are used up.
+    const { stdout } = await runCaptured('ip', ['-j', 'link', 'show']);
     const links = JSON.parse(stdout || '[]') as { ifname: string; ifalias?: string }[];
     const ours: SlotState[] = [];
     const taken = new Set<number>();

@@ -28,7 +28,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         summary: 'Create a sandbox; it is ready to use when this returns',
         tags,
         body: CreateSandboxBody,
-        response: { 201: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 429) },
+        response: { 201: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 429, 507) },
       },
     },
     async (req, reply) => {
@@ -101,7 +101,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     '/sandboxes/:sandbox_id/pause',
     {
       onRequest,
-      schema: { summary: 'Pause a sandbox (409 when already paused)', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409) } },
+      schema: { summary: 'Pause a sandbox (409 when already paused)', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 507) } },
     },
     async (req) => {
       write(req);

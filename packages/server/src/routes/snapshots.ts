@@ -26,7 +26,7 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
         tags,
         params: SandboxIdParam,
         body: Type.Optional(CreateSnapshotBody),
-        response: { 200: snap, 201: snap, 202: snap, ...errors(400, 401, 403, 404, 409, 410, 429, 500, 503) },
+        response: { 200: snap, 201: snap, 202: snap, ...errors(400, 401, 403, 404, 409, 410, 429, 500, 503, 507) },
       },
     },
     async (req, reply) => {

@@ -27,7 +27,7 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
           "Inline files (copy steps) are at most 4 MiB each, and the request at most 8 MiB. 429 too_many_builds / too_many_templates at the team's limits.",
         tags,
         body: CreateTemplateBody,
-        response: { 202: TemplateWithBuild, ...errors(400, 401, 403, 404, 409, 413, 429) },
+        response: { 202: TemplateWithBuild, ...errors(400, 401, 403, 404, 409, 413, 429, 507) },
       },
     },
     async (req, reply) => {

@@ -15,7 +15,7 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
  * the other engine still holds in this data directory stay managed by it.
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase };
   await ensureFastCgroupMigration();
   const primary = await createPrimary(config, log);
   const others: RuntimeDriver[] = [];
@@ -33,7 +33,7 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
 }
 
 async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase };
   if (config.driver !== 'container') {
     const ok = await GvisorDriver.available();
     if (ok === true) {

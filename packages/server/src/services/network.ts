@@ -102,6 +102,7 @@ export class NetworkService implements SandboxNetworkHooks {
       ca: n.#ca,
       upstreamCa,
       resolve: (name) => resolver.resolve4(name),
+      onRelisten: (reason) => log.error({ reason }, 'network: the egress proxy listener died; listening again on its port'),
     });
     for (const inst of await purgeDeadInstallations(n.pool)) log.warn({ installation: inst }, 'network: removed the namespaces of an installation whose data dir is gone');
     await registerInstallation(cfg.installation, cfg.dataDir);

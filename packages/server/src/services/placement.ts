@@ -14,6 +14,8 @@ export interface PlacementNeed {
 
 /** Preference for a node that already holds the template's files, in units of memory fraction. */
 const TEMPLATE_BONUS = 0.25;
+/** Node reports change once a second; a burst of creates reads them once. */
+const NODES_TTL_MS = 250;
 
 /**
  * Chooses the node a new sandbox runs on: among the region's live, ready nodes with room (memory, and
@@ -27,6 +29,7 @@ export class Placement {
   readonly #clock: Clock;
   readonly #lostMs: number;
   readonly #pending = new Map<string, { count: number; memoryMib: number }>();
+  readonly #nodes = new Map<string, { at: number; list: Promise<NodeRecord[]> }>();
 
   constructor(deps: { store: NodeStore; clock: Clock; lostMs: number }) {
     this.#store = deps.store;
@@ -34,10 +37,20 @@ export class Placement {
     this.#lostMs = deps.lostMs;
   }
 
+  #regionNodes(region: string, now: number): Promise<NodeRecord[]> {
+    let hit = this.#nodes.get(region);
+    if (!hit || now - hit.at > NODES_TTL_MS) {
+      hit = { at: now, list: this.#store.list(region) };
+      hit.list.catch(() => this.#nodes.delete(region));
+      this.#nodes.set(region, hit);
+    }
+    return hit.list;
+  }
+
   /** The chosen node, held as pending until `release` (call it once the node has answered). */
   async choose(need: PlacementNeed): Promise<{ node: NodeRecord; release: () => void }> {
     const now = this.#clock.now();
-    const all = await this.#store.list(need.region);
+    const all = await this.#regionNodes(need.region, now);
     const live = all.filter((n) => n.lostAt === null && now - n.heartbeatAt < this.#lostMs);
     if (need.pinned !== undefined) {
       const n = live.find((x) => x.id === need.pinned);

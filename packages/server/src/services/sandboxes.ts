@@ -12,6 +12,7 @@ import type { TeamStore } from '../store/teams.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { Principal } from './auth.ts';
 import { KeyedLock } from '../runtime/host/keyed-lock.ts';
+import { Semaphore } from 'async-mutex';
 import { keysetPage } from './paging.ts';
 import type { SandboxNetworkHooks } from '../network/hooks.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
@@ -42,6 +43,8 @@ export interface SandboxServiceDeps {
   warmPool?: WarmPool;
   /** Template versions captured with start_cmd running (gvisor); absent or none: sandboxes boot. */
   captures?: TemplateCaptures;
+  /** Sandbox starts (network and engine) run at most this many at once; the rest queue in arrival order. */
+  maxConcurrentStarts: number;
 }
 
 /** What a sandbox started from a snapshot continues from. */
@@ -66,9 +69,11 @@ const SLOT_CLAIM_TTL_MS = 15 * 60_000;
 export class SandboxService {
   readonly deps: Readonly<SandboxServiceDeps>;
   readonly lock = new KeyedLock();
+  readonly #starts: Semaphore;
 
   constructor(deps: SandboxServiceDeps) {
     this.deps = deps;
+    this.#starts = new Semaphore(deps.maxConcurrentStarts);
   }
 
   async create(p: Principal, body: CreateSandboxBody): Promise<SandboxRecord> {
@@ -95,9 +100,12 @@ export class SandboxService {
       : await templates.resolve(p.teamId, body.from_template);
 
     const claim = await this.#claimActiveSlot(p.teamId);
+    let started: (() => void) | undefined;
     try {
       // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh one.
       const warm = fork || Object.keys(secrets).length > 0 ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
+      // Cold starts queue for the host: a burst then completes in arrival order instead of all at its end.
+      if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
       const capture = warm || fork ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
@@ -148,6 +156,7 @@ export class SandboxService {
       }
       return rec;
     } finally {
+      started?.();
       await this.deps.slots.release(claim, clock.now());
     }
   }

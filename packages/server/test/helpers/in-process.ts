@@ -42,6 +42,8 @@ export class InProcess {
       SANDPIT_LOG_LEVEL: 'warn',
       SANDPIT_RATE_LIMIT: '0',
       SANDPIT_E2B_PORT: '0',
+      // Test servers do not take bursts: two spare namespaces, not the default's 32.
+      SANDPIT_NET_WARM: '2',
       // The engine under test follows the caller's choice (auto by default).
       SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });

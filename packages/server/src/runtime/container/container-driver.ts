@@ -1,4 +1,5 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
@@ -9,7 +10,9 @@ import { unmountUnder } from '../host/mounts.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
-import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { lowerDirs } from '../host/overlay.ts';
+import { DEFAULT_ID_BASE, IdMapper } from '../host/idmap.ts';
+import { prepareJoinedNetns } from '../host/joined-netns.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
@@ -30,6 +33,8 @@ export interface ContainerDriverOptions {
   resolvConf?: (spec: SandboxSpec) => string | undefined;
   /** How long create waits for the agent's socket (default 10 s). */
   readyTimeoutMs?: number;
+  /** Host uid and gid that sandbox root (0) is mapped to; sandbox ids 0..65535 take the 65536 from there. */
+  idBase?: number;
 }
 
 const SOCKET_PATH_MAX = 107;
@@ -52,6 +57,7 @@ export class ContainerDriver implements RuntimeDriver {
   private readonly crun: Crun;
   private readonly layers: LayerStore;
   private readonly mutex = new KeyedLock();
+  private readonly ids: IdMapper;
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
 
@@ -60,6 +66,7 @@ export class ContainerDriver implements RuntimeDriver {
     this.paths = driverPaths(opts.dataDir);
     this.logger = opts.logger ?? quietLogger;
     this.crun = new Crun(this.paths.crunRoot);
+    this.ids = new IdMapper(opts.idBase ?? DEFAULT_ID_BASE);
     this.layers = new LayerStore({
       image: this.paths.layerImage,
       mountPoint: this.paths.layersDir,
@@ -82,11 +89,15 @@ export class ContainerDriver implements RuntimeDriver {
   /** Prepares the crun root, cgroup parents and the layer store; re-mounts them after a host restart. */
   async init(): Promise<void> {
     await Promise.all([mkdir(this.paths.crunRoot, { recursive: true, mode: 0o700 }), mkdir(this.paths.sandboxesDir, { recursive: true, mode: 0o711 })]);
+    // crun sets up the root and its mounts as sandbox root (an unprivileged host uid), which must pass through.
+    await allowTraversal(this.opts.dataDir);
     await ensureHugetlbMounted();
     const cgroups = await CgroupV1.detect();
     if (!cgroups.controllers.has('freezer')) throw new Error('the cgroup v1 freezer is not mounted');
     await cgroups.prepareParent();
     await this.layers.init();
+    // Upper dirs hold sandbox files with their image ids (a set-uid file of sandbox root is set-uid 0 there): host root only.
+    await chmod(this.paths.layersDir, 0o700);
     this.nofile = await hardNofileLimit();
     this.cgroups = cgroups;
     this.layers.replenish();
@@ -99,6 +110,7 @@ export class ContainerDriver implements RuntimeDriver {
    */
   async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.layers.close();
+    this.ids.close();
     if (!opts.release) return;
     const left = await this.list();
     if (left.length > 0) throw new Error(`cannot unmount the layer store: ${left.length} sandboxes remain`);
@@ -127,15 +139,24 @@ export class ContainerDriver implements RuntimeDriver {
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
     const id = spec.id;
     try {
-      await mkdir(sp.runDir, { recursive: true });
+      // Only host root and sandbox root (its group) pass into the sandbox's dir: other host users
+      // must not reach its root (/tmp there is world-writable) nor its agent socket (in runDir, which
+      // the agent, as sandbox root, makes it in).
+      await mkdir(sp.dir, { mode: 0o710 });
+      await chown(sp.dir, 0, this.ids.base);
+      await mkdir(sp.runDir, { mode: 0o700 });
+      await chown(sp.runDir, this.ids.base, this.ids.base);
       // Independent steps run side by side; crun starts once root and config are in place.
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
-      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), this.layers.upper(id), this.layers.work(id), sp.rootfs));
-      const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile }) as { mounts: object[] };
-      const configured = cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount)).then((m) => {
-        config.mounts.push(...m);
+      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => this.ids.mountOverlay(lowerDirs(spec), this.layers.dir(id), sp.rootfs));
+      const sysfs = spec.netnsPath ? sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : Promise.resolve(undefined);
+      const configured = Promise.all([sysfs, cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount))]).then(([sys, cpuView]) => {
+        const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base, sysfs: sys }) as {
+          mounts: object[];
+        };
+        config.mounts.push(...cpuView);
         return writeFile(sp.config, JSON.stringify(config));
       });
       const started = settleAll([mounted, configured]).then(() => this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log));
@@ -246,6 +267,28 @@ export class ContainerDriver implements RuntimeDriver {
   private cg(): CgroupV1 {
     if (!this.cgroups) throw new Error('container driver: call init() first');
     return this.cgroups;
+  }
+}
+
+/** Readies the network namespace the host made for the sandbox; returns the sysfs mounted for it. */
+async function sysfsFor(netnsPath: string, dir: string): Promise<string> {
+  await mkdir(dir);
+  prepareJoinedNetns(netnsPath, dir);
+  return dir;
+}
+
+/**
+ * Adds search (not read) permission for others to the data dir, as Docker does to its root with user
+ * namespaces, and refuses to start when a directory above it, not ours to change, would block crun.
+ */
+async function allowTraversal(dir: string): Promise<void> {
+  const { mode } = await stat(dir);
+  if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o001);
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (((await stat(d)).mode & 0o001) === 0) {
+      throw new Error(`sandboxes run as an unprivileged host uid, which cannot pass through ${d} (mode without o+x) to ${dir}: choose another SANDPIT_DATA_DIR or chmod o+x ${d}`);
+    }
+    if (d === '/') return;
   }
 }
 

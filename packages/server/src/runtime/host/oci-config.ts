@@ -1,6 +1,7 @@
 import type { SandboxSpec } from '../driver.ts';
 import { CGROUP_PARENT } from './cgroups.ts';
 import { pinnedCpus } from './cpu-view.ts';
+import { sandboxIdMappings } from './idmap.ts';
 
 export const AGENT_PATH = '/.sandpit/agent';
 export const AGENT_SOCKET = '/run/sandpit/agent.sock';
@@ -38,10 +39,14 @@ export interface ConfigInput {
   agentBinary: string;
   /** RLIMIT_NOFILE for the sandbox: crun cannot raise it above the host's own hard limit. */
   nofile: number;
+  /** Run in a user namespace: sandbox ids 0..65535 are host ids `idBase`.. (crun; gVisor has its own kernel). */
+  idBase?: number;
+  /** A sysfs mounted for the sandbox's network namespace, bound at /sys instead of mounting one. */
+  sysfs?: string;
 }
 
 /** The OCI runtime config (config.json) that crun runs a sandbox from. */
-export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigInput): object {
+export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, sysfs }: ConfigInput): object {
   const env = { ...DEFAULT_ENV, HOSTNAME: spec.hostname, ...spec.env };
   const memoryBytes = spec.resources.memoryMib * 1024 * 1024;
   const cpus = pinnedCpus(spec.id, spec.resources.vcpuCount);
@@ -68,7 +73,7 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigI
       { destination: '/dev/pts', type: 'devpts', source: 'devpts', options: ['nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620', 'gid=5'] },
       { destination: '/dev/shm', type: 'tmpfs', source: 'shm', options: [...noexec, 'mode=1777', `size=${shmMib}m`] },
       { destination: '/dev/mqueue', type: 'mqueue', source: 'mqueue', options: noexec },
-      { destination: '/sys', type: 'sysfs', source: 'sysfs', options: [...noexec, 'ro'] },
+      sysfs ? { destination: '/sys', type: 'bind', source: sysfs, options: ['bind', ...noexec, 'ro'] } : { destination: '/sys', type: 'sysfs', source: 'sysfs', options: [...noexec, 'ro'] },
       { destination: '/sys/fs/cgroup', type: 'cgroup', source: 'cgroup', options: [...noexec, 'relatime', 'ro'] },
       { destination: '/run/sandpit', type: 'bind', source: runDir, options: ['bind', 'rw', 'nosuid', 'nodev', 'noexec'] },
       { destination: AGENT_PATH, type: 'bind', source: agentBinary, options: ['bind', 'ro', 'nosuid', 'nodev'] },
@@ -82,7 +87,16 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile }: ConfigI
         cpu: { quota: Math.round(spec.resources.vcpuCount * CPU_PERIOD_US), period: CPU_PERIOD_US, ...(cpus ? { cpus: cpus.join(',') } : {}) },
         pids: { limit: PIDS_LIMIT },
       },
-      namespaces: [{ type: 'pid' }, { type: 'ipc' }, { type: 'uts' }, { type: 'mount' }, { type: 'cgroup' }, spec.netnsPath ? { type: 'network', path: spec.netnsPath } : { type: 'network' }],
+      ...(idBase === undefined ? {} : { uidMappings: sandboxIdMappings(idBase), gidMappings: sandboxIdMappings(idBase) }),
+      namespaces: [
+        ...(idBase === undefined ? [] : [{ type: 'user' }]),
+        { type: 'pid' },
+        { type: 'ipc' },
+        { type: 'uts' },
+        { type: 'mount' },
+        { type: 'cgroup' },
+        spec.netnsPath ? { type: 'network', path: spec.netnsPath } : { type: 'network' },
+      ],
       maskedPaths: ['/proc/acpi', '/proc/asound', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/sys/firmware', '/proc/scsi'],
       readonlyPaths: ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'],
     },

@@ -41,7 +41,7 @@ export interface SpawnOptions {
 }
 
 /** Runs `file` with stdin read from `stdinPath` and stdout+stderr appended to `outPath`; resolves with its exit code. */
-export function spawnWithFiles(file: string, args: readonly string[], stdinPath: string, outPath: string, opts: SpawnOptions = {}): Promise<number> {
+export async function spawnWithFiles(file: string, args: readonly string[], stdinPath: string, outPath: string, opts: SpawnOptions = {}): Promise<number> {
   const fa = Buffer.alloc(FILE_ACTIONS_BYTES);
   faInit(fa);
   const attr = opts.newSession ? Buffer.alloc(ATTR_BYTES) : null;
@@ -57,12 +57,16 @@ export function spawnWithFiles(file: string, args: readonly string[], stdinPath:
     if (opts.errPath) faAddOpen(fa, 2, opts.errPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
     else faAddDup2(fa, 1, 2);
     const env = Object.entries(process.env).map(([k, v]) => `${k}=${v}`);
-    rc = spawnp(pid, file, fa, attr, [file, ...args, null], [...env, null]);
+    // On a pool thread: posix_spawn returns only once the child has exec'd, which takes tens of ms on
+    // a busy host, and on the main thread that stalled every request (docs/host-timings.md).
+    rc = await new Promise<number>((resolve, reject) => {
+      spawnp.async(pid, file, fa, attr, [file, ...args, null], [...env, null], (err: unknown, r: number) => (err ? reject(err) : resolve(r)));
+    });
   } finally {
     faDestroy(fa);
     if (attr) attrDestroy(attr);
   }
-  if (rc !== 0) return Promise.reject(new Error(`cannot start ${file} (posix_spawn error ${rc})`));
+  if (rc !== 0) throw new Error(`cannot start ${file} (posix_spawn error ${rc})`);
   opts.onSpawn?.(pid[0]!);
   return new Promise((resolve, reject) => {
     const status = [0];

@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readlinkSync, writeFileSync } from 'node:fs';
+import koffi from 'koffi';
+import { libc } from './libc.ts';
+
+/** Ids a sandbox has inside its user namespace: 0 (root) to 65535, as in a Docker image. */
+export const SANDBOX_IDS = 65536;
+
+/**
+ * The host ids sandbox id 0 starts at, for every sandbox of the installation: 0x70000000, in the range
+ * systemd leaves unused (above its container ranges, 524288-1879048191, and Debian's /etc/subuid
+ * ranges; below 2^31, as some tools read ids as signed). A multiple of 65536, so the low 16 bits of a
+ * host id are the sandbox's own id.
+ */
+export const DEFAULT_ID_BASE = 0x7000_0000;
+
+const AT_FDCWD = -100;
+const AT_EMPTY_PATH = 0x1000;
+const OPEN_TREE_CLONE = 1;
+const OPEN_TREE_CLOEXEC = 0o2000000;
+const MOUNT_ATTR_IDMAP = 0x100000;
+
+koffi.struct('mount_attr', { attr_set: 'uint64', attr_clr: 'uint64', propagation: 'uint64', userns_fd: 'uint64' });
+const openTree = libc.func('int open_tree(int dfd, const char *path, unsigned int flags)');
+const mountSetattr = libc.func('int mount_setattr(int dfd, const char *path, unsigned int flags, mount_attr *attr, size_t size)');
+const mount = libc.func('int mount(const char *source, const char *target, const char *fstype, unsigned long flags, const char *data)');
+const strerror = libc.func('const char *strerror(int errnum)');
+
+/** The uid_map / gid_map of a sandbox's user namespace. */
+export function sandboxIdMappings(base: number): { containerID: number; hostID: number; size: number }[] {
+  return [{ containerID: 0, hostID: base, size: SANDBOX_IDS }];
+}
+
+/**
+ * Idmapped views of a sandbox's layers (mount_setattr MOUNT_ATTR_IDMAP), so that the files stay
+ * owned on disk by the ids the image has (root = 0) while the sandbox, whose root is host uid `base`,
+ * sees and writes them as its own. One user namespace with the installation's mapping, held open by
+ * this process, serves every sandbox; the views are detached mounts handed to overlayfs as
+ * /proc/self/fd paths (overlayfs keeps its own clones), so nothing stays mounted besides the overlay.
+ */
+export class IdMapper {
+  readonly base: number;
+  private userns: Promise<number> | undefined;
+
+  constructor(base: number) {
+    if (!Number.isInteger(base) || base < SANDBOX_IDS || base % SANDBOX_IDS !== 0 || base + SANDBOX_IDS >= 2 ** 32 - 1) {
+      throw new Error(`the sandbox id base must be a multiple of ${SANDBOX_IDS} from ${SANDBOX_IDS} to ${2 ** 32 - 2 * SANDBOX_IDS}, got ${base}`);
+    }
+    this.base = base;
+  }
+
+  /**
+   * Mounts an overlay at `target` over idmapped views of `lowers` (top first) and of `layerDir`
+   * (which holds `upper` and `work`).
+   */
+  async mountOverlay(lowers: string[], layerDir: string, target: string): Promise<void> {
+    const userns = await this.usernsFd();
+    const fds: number[] = [];
+    try {
+      for (const dir of [...lowers, layerDir]) fds.push(idmappedTree(dir, userns));
+      const layer = `/proc/self/fd/${fds.at(-1)}`;
+      const lowerdir = fds.slice(0, -1).map((fd) => `/proc/self/fd/${fd}`);
+      const data = `lowerdir=${lowerdir.join(':')},upperdir=${layer}/upper,workdir=${layer}/work`;
+      const rc = await new Promise<number>((resolve) => {
+        // On a worker thread, so the event loop never waits on the kernel.
+        mount.async('overlay', target, 'overlay', 0, data, (err: unknown, r: number) => resolve(err ? -1 : r));
+      });
+      // Again on this thread only to read errno for the message (koffi's errno is the calling thread's).
+      if (rc !== 0 && mount('overlay', target, 'overlay', 0, data) !== 0) {
+        throw new Error(`mounting the overlay at ${target} failed: ${strerror(koffi.errno())} (see dmesg)`);
+      }
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+  }
+
+  /** Closes the user namespace; later mounts open a new one. */
+  close(): void {
+    const p = this.userns;
+    this.userns = undefined;
+    p?.then(
+      (fd) => closeSync(fd),
+      () => undefined,
+    );
+  }
+
+  private usernsFd(): Promise<number> {
+    if (!this.userns) {
+      const p = createUserns(this.base);
+      // A failed attempt is not kept: the next create tries again.
+      p.catch(() => {
+        if (this.userns === p) this.userns = undefined;
+      });
+      this.userns = p;
+    }
+    return this.userns;
+  }
+}
+
+function idmappedTree(dir: string, userns: number): number {
+  const fd = openTree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (fd < 0) throw new Error(`open_tree ${dir}: ${strerror(koffi.errno())}`);
+  const attr = { attr_set: MOUNT_ATTR_IDMAP, attr_clr: 0, propagation: 0, userns_fd: userns };
+  if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
+    const msg = strerror(koffi.errno());
+    closeSync(fd);
+    throw new Error(`idmapping ${dir}: ${msg} (the file system must support idmapped mounts)`);
+  }
+  return fd;
+}
+
+/**
+ * A user namespace mapping sandbox ids 0..65535 to host `base`.., opened as a file descriptor. Its
+ * extra entry maps host root to id 65536 (outside what any sandbox has): overlayfs does its own work
+ * (work dir, copy-up) with the mounter's credentials, host root, which an idmapped layer must be able
+ * to store; files the host itself writes through a sandbox's root land owned by 65536, never by 0.
+ */
+async function createUserns(base: number): Promise<number> {
+  // A process is the only way to make a namespace, and Node (threads) cannot unshare itself.
+  const child = spawn('unshare', ['--user', '--', 'sleep', 'infinity'], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const pid = child.pid;
+    if (!pid) throw new Error('could not start unshare');
+    const own = readlinkSync('/proc/self/ns/user');
+    const deadline = performance.now() + 5000;
+    while (readlinkSync(`/proc/${pid}/ns/user`) === own) {
+      if (child.exitCode !== null || performance.now() > deadline) throw new Error('unshare --user did not create a user namespace');
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const map = `0 ${base} ${SANDBOX_IDS}\n${SANDBOX_IDS} 0 1\n`;
+    writeFileSync(`/proc/${pid}/uid_map`, map);
+    writeFileSync(`/proc/${pid}/gid_map`, map);
+    return openSync(`/proc/${pid}/ns/user`, 'r');
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
