@@ -40,6 +40,7 @@ export class NodeAgent {
   #next = 0;
   #templates: { at: number; keys: string[] } = { at: 0, keys: [] };
   #reported = false;
+  #lastAllocated: NodeReport['allocated'] = { sandboxes: 0, vcpus: 0, memory_mib: 0 };
 
   constructor(deps: NodeAgentDeps) {
     this.#deps = deps;
@@ -66,8 +67,7 @@ export class NodeAgent {
     try {
       body = JSON.stringify(await this.#report());
     } catch (err) {
-      // The store is down (the report reads it): the replicas cannot record a heartbeat either.
-      log.warn({ err: String(err) }, 'heartbeat skipped: this node cannot read its own state');
+      log.warn({ err: String(err) }, 'heartbeat skipped: this node could not describe itself');
       return;
     }
     for (let i = 0; i < urls.length; i++) {
@@ -107,9 +107,20 @@ export class NodeAgent {
       max_sandboxes: c.maxSandboxes,
       engines: [engine],
       labels: c.labels,
-      templates: await this.#heldTemplates(),
-      allocated: await this.#deps.allocated().then((a) => ({ sandboxes: a.sandboxes, vcpus: a.vcpus, memory_mib: a.memoryMib })),
+      templates: await this.#heldTemplates().catch(() => this.#templates.keys),
+      allocated: await this.#allocated(),
     };
+  }
+
+  /** What its sandboxes hold, or what they held at the last read while the store cannot be read: the heartbeat never waits for the store. */
+  async #allocated(): Promise<NodeReport['allocated']> {
+    try {
+      const a = await this.#deps.allocated();
+      this.#lastAllocated = { sandboxes: a.sandboxes, vcpus: a.vcpus, memory_mib: a.memoryMib };
+    } catch (err) {
+      this.#deps.log.warn({ err: String(err) }, 'heartbeat: allocation not readable, sending the last one');
+    }
+    return this.#lastAllocated;
   }
 
   /** Versions whose layers are all on this node's own disk. */
