@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { WebSocket } from 'ws';
 import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { terminalEcho, until } from './helpers/cluster-steps.ts';
 
 /**
  * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
@@ -30,16 +30,6 @@ async function internalNodes(): Promise<any[]> {
   const res = await fetch(`${apis[0]!.url}/internal/nodes`, { headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
   assert.equal(res.status, 200);
   return ((await res.json()) as { nodes: any[] }).nodes;
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 before(async () => {
@@ -107,20 +97,7 @@ test('sandboxes spread over nodes and every operation works through the replica 
   assert.ok(Buffer.from(await down.arrayBuffer()).equals(blob));
 
   // A terminal over WebSocket through the replica.
-  const term = await other.post('/terminals', { command: 'cat' }, dp);
-  assert.equal(term.status, 201, JSON.stringify(term.body));
-  const ws = new WebSocket(`${other.base.replace('http', 'ws')}/terminals/${term.body.id}/connect`, { headers: dp });
-  let out = '';
-  ws.on('message', (m, binary) => {
-    if (binary) out += m.toString();
-  });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  ws.send(Buffer.from('ping-through-replica\n'));
-  await until('terminal echo', async () => out.includes('ping-through-replica'), 10_000);
-  ws.close();
+  await terminalEcho(other, dp, 'ping-through-replica');
 
   // Pause and resume keep the processes; a snapshot and its fork run on the node holding it.
   await other.post(`/sandboxes/${sb.id}/exec`, { command: 'echo 41 > /tmp/n' });

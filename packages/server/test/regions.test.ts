@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { WebSocket } from 'ws';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { terminalEcho, until } from './helpers/cluster-steps.ts';
 
 /**
  * Two regions on one machine, one store: each its own API replica and two nodes. Region a serves
@@ -21,16 +21,6 @@ const apis: Record<string, ServerProcess> = {};
 const nodes: ServerProcess[] = [];
 let a: Api;
 let b: Api;
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 before(async () => {
   pg = await PostgresCluster.start();
@@ -132,20 +122,7 @@ test('region a serves every request for a sandbox that lives in region b', async
   assert.equal((await fetch(`${a.base}/files?path=/tmp/b.bin`, { method: 'PUT', headers: dp, body: blob })).status, 200);
   assert.ok(Buffer.from(await (await fetch(`${a.base}/files?path=/tmp/b.bin`, { headers: dp })).arrayBuffer()).equals(blob));
 
-  const term = await a.post('/terminals', { command: 'cat' }, dp);
-  assert.equal(term.status, 201, JSON.stringify(term.body));
-  const ws = new WebSocket(`${a.base.replace('http', 'ws')}/terminals/${term.body.id}/connect`, { headers: dp });
-  let out = '';
-  ws.on('message', (m, binary) => {
-    if (binary) out += m.toString();
-  });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  ws.send(Buffer.from('across-regions\n'));
-  await until('terminal echo', async () => out.includes('across-regions'), 10_000);
-  ws.close();
+  await terminalEcho(a, dp, 'across-regions');
 
   await a.post(`/sandboxes/${sb.id}/exec`, { command: `setsid python3 -m http.server 8080 >/dev/null 2>&1 < /dev/null & sleep 1` });
   assert.equal((await a.post(`/sandboxes/${sb.id}/preview-ports`, { port: 8080 })).status, 201);
