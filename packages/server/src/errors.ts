@@ -24,3 +24,9 @@ export const tooMany = (code: Extract<ErrorCode, 'rate_limited' | `too_many_${st
   new ApiError(429, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) });
 export const unavailable = (message: string) => new ApiError(503, 'unavailable', message);
 export const internal = (message = 'internal error') => new ApiError(500, 'internal', message);
+
+/** The whole HTTP/1.1 answer, in the envelope, for a raw socket (a refused or failed WebSocket upgrade): there is no reply object there. */
+export function rawErrorResponse(e: ApiError): string {
+  const body = JSON.stringify({ error: { code: e.code, message: e.message } });
+  return `HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}

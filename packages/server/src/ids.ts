@@ -29,4 +29,7 @@ export function parseUuid(raw: string, what: string): string {
 
 export const isUuid = (raw: string) => BARE_UUID.test(raw);
 
+/** The per-sandbox host name of the data plane: `<sandbox id>.sandbox.<public host>`. */
+export const SANDBOX_HOST = /^([^.]+)\.sandbox\./i;
+
 export const taggedSandboxId = (region: string, id: string) => `sb-${region}-${id}`;

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
-import { ApiError, badRequest } from '../errors.ts';
+import { ApiError, badRequest, rawErrorResponse } from '../errors.ts';
 import type { CreateSandboxBody } from '../schemas/sandbox.ts';
 import type { Principal } from '../services/auth.ts';
 import type { Placement, PlacementNeed } from '../services/placement.ts';
@@ -28,8 +28,6 @@ const VIA_REGION = 'x-sandpit-via-region';
 
 type Target = { node: NodeRecord } | { region: string; url: string };
 
-const errorBody = (e: ApiError) => JSON.stringify({ error: { code: e.code, message: e.message } });
-
 /**
  * An API replica's edge (`SANDPIT_ROLE=api`): a request about a sandbox (control plane by path, data
  * plane by header or host, previews by host, HTTP and WebSocket) is proxied as a stream to the node
@@ -44,7 +42,7 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
     const e = new ApiError(503, 'unavailable', `the sandbox's node did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
     if ('writeHead' in res) {
       if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' });
-      res.end(errorBody(e));
+      res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
     } else {
       (res as Socket).destroy();
     }
@@ -105,9 +103,7 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
         proxy.ws(req, socket, head, options(t));
       })
       .catch((err: unknown) => {
-        const e = err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error');
-        const body = errorBody(e);
-        socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        socket.end(rawErrorResponse(err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error')));
       });
   });
 }

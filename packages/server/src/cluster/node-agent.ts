@@ -107,7 +107,7 @@ export class NodeAgent {
       max_sandboxes: c.maxSandboxes,
       engines: [engine],
       labels: c.labels,
-      templates: await this.#heldTemplates().catch(() => this.#templates.keys),
+      templates: await this.#heldTemplates(),
       allocated: await this.#allocated(),
     };
   }
@@ -123,13 +123,15 @@ export class NodeAgent {
     return this.#lastAllocated;
   }
 
-  /** Versions whose layers are all on this node's own disk. */
+  /** Versions whose layers are all on this node's own disk (rescanned every so often), and its copies of others. */
   async #heldTemplates(): Promise<string[]> {
     const now = Date.now();
-    if (now - this.#templates.at < TEMPLATES_REFRESH_MS) return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
-    const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
-    const versions = await this.#deps.templates.builtVersions();
-    this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
+    if (now - this.#templates.at >= TEMPLATES_REFRESH_MS) {
+      const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
+      // While the store cannot be read, the last scan stands and the next heartbeat tries again.
+      const versions = await this.#deps.templates.builtVersions().catch(() => undefined);
+      if (versions) this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
+    }
     return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
   }
 }

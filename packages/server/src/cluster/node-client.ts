@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { isNodeLive } from '../services/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 
@@ -31,9 +32,9 @@ export class NodeDirectory {
   async ofSandbox(id: string): Promise<NodeRecord | undefined> {
     let nodeId = this.#sandboxes.get(id);
     if (nodeId === undefined) {
-      const row = await this.#store.sandboxNode(id);
-      if (!row?.node) return undefined;
-      nodeId = row.node;
+      const found = await this.#store.sandboxNode(id);
+      if (!found) return undefined;
+      nodeId = found;
       if (this.#sandboxes.size >= CACHE_MAX) this.#sandboxes.delete(this.#sandboxes.keys().next().value!);
       this.#sandboxes.set(id, nodeId);
     }
@@ -62,9 +63,9 @@ export class NodeDirectory {
     return this.#nodes.byId.get(id);
   }
 
-  /** Live: heartbeating within the deadline and not marked lost. A request for a sandbox on a node that is not is answered from the store. */
+  /** A request for a sandbox on a node that is not live is answered from the store. */
   isLive(n: NodeRecord): boolean {
-    return n.lostAt === null && Date.now() - n.heartbeatAt < this.#lostMs;
+    return isNodeLive(n, Date.now(), this.#lostMs);
   }
 
   headers(n: NodeRecord): Record<string, string> {

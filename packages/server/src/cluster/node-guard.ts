@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError, rawErrorResponse } from '../errors.ts';
 import { INTERNAL_HEADER, nodeAudience, verifyInternalToken } from '../internal-token.ts';
 
 const refusal = new ApiError(401, 'unauthorized', 'this is a node: it serves only its API replicas (a valid internal token is required)');
@@ -22,8 +22,7 @@ export function guardNode(app: FastifyInstance, key: Buffer, nodeId: string): vo
   // Ahead of every other upgrade listener: a refused upgrade's socket is closed before they see it.
   app.server.prependListener('upgrade', (req: IncomingMessage, socket: Socket) => {
     if (ok(req)) return;
-    const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
-    socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(rawErrorResponse(refusal));
     socket.destroy();
   });
 }

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isUuid, parseSandboxIdLoose } from '../ids.ts';
+import { isUuid, parseSandboxIdLoose, SANDBOX_HOST } from '../ids.ts';
 import { PREVIEW_HOST } from '../services/preview-ports.ts';
 
 /** What a request is about, as far as where it must be served: a sandbox, a snapshot, a template build, or nothing in particular. */
 export type RequestSubject = { kind: 'sandbox'; id: string; region?: string } | { kind: 'snapshot'; id: string } | { kind: 'build'; id: string } | undefined;
 
-const SANDBOX_HOST = /^([^.]+)\.sandbox\./i;
 const DATA_PLANE = /^\/(exec|files|processes|terminals)(\/|$)/;
 const SANDBOX_PATH = /^\/sandboxes\/([^/?]+)/;
 const SNAPSHOT_PATH = /^\/snapshots\/([^/?]+)$/;

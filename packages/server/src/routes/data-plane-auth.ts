@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { SANDBOX_HOST } from '../ids.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import type { Services } from './context.ts';
-
-const SANDBOX_HOST = /^([^.]+)\.sandbox\./i;
 
 declare module 'fastify' {
   interface FastifyRequest {

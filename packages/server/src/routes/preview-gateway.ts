@@ -2,7 +2,7 @@ import { Agent, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
-import { ApiError } from '../errors.ts';
+import { ApiError, rawErrorResponse } from '../errors.ts';
 import { PREVIEW_HOST, type PreviewCredentials } from '../services/preview-ports.ts';
 import type { Services } from './context.ts';
 
@@ -54,9 +54,7 @@ export async function previewGateway(app: FastifyInstance, s: Services) {
       .route(Number(m[1]), m[2]!, credentials(req.headers, req.url))
       .then((target) => proxy.ws(req, socket, head, { target: { host: target.host, port: target.port } }))
       .catch((err: unknown) => {
-        const e = err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error');
-        const body = JSON.stringify({ error: { code: e.code, message: e.message } });
-        socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        socket.end(rawErrorResponse(err instanceof ApiError ? err : new ApiError(500, 'internal', 'internal error')));
       });
   });
 }

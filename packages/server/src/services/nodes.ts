@@ -12,6 +12,11 @@ export interface NodeView extends NodeRecord {
 
 const NO_LOAD: NodeLoad = { sandboxes: 0, vcpus: 0, memoryMib: 0 };
 
+/** Live: not marked lost, and heard from within the deadline. */
+export function isNodeLive(n: NodeRecord, now: number, lostMs: number): boolean {
+  return n.lostAt === null && now - n.heartbeatAt < lostMs;
+}
+
 /**
  * The nodes of the installation as API replicas see them: registered and kept alive by heartbeats;
  * one silent past `lostMs` is lost, and its sandboxes end failed (`node_lost`), which stops their
@@ -62,7 +67,7 @@ export class NodeService {
   }
 
   isLive(n: NodeRecord): boolean {
-    return n.lostAt === null && this.#clock.now() - n.heartbeatAt < this.lostMs;
+    return isNodeLive(n, this.#clock.now(), this.lostMs);
   }
 
   async get(id: string): Promise<NodeRecord | undefined> {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { unavailable } from '../errors.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+import { isNodeLive } from './nodes.ts';
 
 export interface PlacementNeed {
   region: string;
@@ -51,7 +52,7 @@ export class Placement {
   async choose(need: PlacementNeed): Promise<{ node: NodeRecord; release: () => void }> {
     const now = this.#clock.now();
     const all = await this.#regionNodes(need.region, now);
-    const live = all.filter((n) => n.lostAt === null && now - n.heartbeatAt < this.#lostMs);
+    const live = all.filter((n) => isNodeLive(n, now, this.#lostMs));
     if (need.pinned !== undefined) {
       const n = live.find((x) => x.id === need.pinned);
       if (!n) throw unavailable(`node '${need.pinned}', which holds the snapshot, is not reachable; retry when it is back`);

@@ -127,9 +127,9 @@ export class NodeStore {
   }
 
   /** Where a sandbox, snapshot or template build lives: its node's id, or null on a single host; undefined when there is no such live row. */
-  async sandboxNode(id: string): Promise<{ node: string | null; region: string } | undefined> {
-    const r = await this.db.selectFrom('sandboxes').select(['node_id', 'region']).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
-    return r && { node: r.node_id, region: r.region };
+  async sandboxNode(id: string): Promise<string | null | undefined> {
+    const r = await this.db.selectFrom('sandboxes').select('node_id').where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return r === undefined ? undefined : r.node_id;
   }
 
   async snapshotNode(id: string): Promise<string | null | undefined> {
