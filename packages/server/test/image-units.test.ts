@@ -43,6 +43,10 @@ describe('manifests', () => {
     assert.match(classify('level=fatal msg="reading manifest 1 in r/x: manifest unknown: manifest unknown"'), /^not found: /);
     assert.match(classify('msg="initializing source: reading manifest: unauthorized: authentication required"'), /^denied: /);
     assert.match(classify('msg="pinging container registry h: Get \\"https://h/v2/\\": dial tcp: connect: connection refused"'), /^registry unreachable: /);
+    // Ports that contain a status number (a random test port, 40171) are not that status.
+    assert.match(classify('msg="pinging container registry localhost:40171: Get \\"https://localhost:40171/v2/\\": http: server gave HTTP response to HTTPS client"'), /^registry unreachable: /);
+    assert.match(classify('msg="reading manifest 1 in h:14045/r: StatusCode: 404, "'), /^not found: /);
+    assert.match(classify('msg="fetching blob: received unexpected HTTP status: 403 Forbidden"'), /^denied: /);
   });
 });
 

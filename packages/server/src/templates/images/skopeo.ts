@@ -97,9 +97,11 @@ export function classify(stderr: string): string {
     .replace(/\\"/g, '"');
   const msg = last.replace(/^Error parsing image name "[^"]*": /, '').slice(0, 400);
   const has = (re: RegExp) => re.test(msg);
+  // A status number only where it stands alone: a registry's port (localhost:40171) must not read as 401.
+  const status = (codes: string) => new RegExp(`(?<![\\w:.])(${codes})(?![\\w.])`).test(msg);
   if (has(/Digest did not match|digest mismatch|size mismatch|expected size/i)) return `layer digest mismatch: ${msg}`;
-  if (has(/unauthorized|authentication required|denied|invalid username\/password|401|403/i)) return `denied: ${msg}`;
-  if (has(/manifest unknown|name unknown|not found|repository name not known|404/i)) return `not found: ${msg}`;
+  if (has(/unauthorized|authentication required|denied|invalid username\/password/i) || status('401|403')) return `denied: ${msg}`;
+  if (has(/manifest unknown|name unknown|not found|repository name not known/i) || status('404')) return `not found: ${msg}`;
   if (has(/connection refused|no such host|i\/o timeout|network is unreachable|dial tcp|TLS|x509|certificate|server gave HTTP response|EOF|context deadline exceeded|pinging container registry/i)) {
     return `registry unreachable: ${msg}`;
   }
