@@ -41,6 +41,30 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null || die "apt-get could not install: $*"
 }
 
+# Debian 13's runsc (0.0~RUNSC_DATE) for new gVisor sandboxes, into $SANDPIT_TOOLS_DIR/runsc-RUNSC_DATE/runsc,
+# fetched with a private trixie source list (the host's apt sources stay as they are). Debian 12's
+# runsc package stays installed: sandboxes paused or snapshotted with it restore only with it.
+RUNSC_DATE=20240729
+ensure_new_runsc() {
+  local dir="$SANDPIT_TOOLS_DIR/runsc-$RUNSC_DATE"
+  [ -x "$dir/runsc" ] && return
+  command -v apt-get >/dev/null || { say "no apt-get: gVisor sandboxes use the runsc on PATH"; return; }
+  say "fetching Debian 13's runsc ($RUNSC_DATE) into $dir"
+  local tmp; tmp=$(mktemp -d)
+  if ! bash "$SANDPIT_ROOT/scripts/fetch-trixie-runsc.sh" "$tmp" >/dev/null; then
+    rm -rf "$tmp"; say "could not fetch Debian 13's runsc: gVisor sandboxes use the runsc on PATH"; return
+  fi
+  if ! "$tmp/usr/bin/runsc" --version | grep -qF "runsc version 0.0~$RUNSC_DATE."; then
+    say "Debian 13 now ships another runsc ($("$tmp/usr/bin/runsc" --version | head -1)): not installed, gVisor sandboxes use the runsc on PATH"
+    rm -rf "$tmp"; return
+  fi
+  rm -rf "$dir.partial"
+  mkdir -p "$dir.partial"
+  install -m 0755 "$tmp/usr/bin/runsc" "$dir.partial/runsc"
+  rm -rf "$tmp" "$dir"
+  mv "$dir.partial" "$dir"
+}
+
 ensure_postgres() {
   # PostgreSQL as the store (SANDPIT_DATABASE_URL); the tests and benches start throwaway clusters
   # from these binaries. The package must not create or start a system cluster of its own.
@@ -136,6 +160,7 @@ ensure_test_tools() {
 }
 
 ensure_packages
+ensure_new_runsc
 ensure_localhost_names
 ensure_cgroups
 ensure_node

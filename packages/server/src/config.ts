@@ -29,6 +29,11 @@ export const SETTINGS = {
   SANDPIT_NODE_LOST_MS: { default: '10000', meaning: 'a node silent this long is lost: its sandboxes end `failed` (`node_lost`)' },
   SANDPIT_PUBLIC_URL: { meaning: 'base URL clients reach the API at, for the URLs a node hands out (default `http://<SANDPIT_PUBLIC_HOST>:<port>`)' },
   SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
+  SANDPIT_RUNSC: {
+    meaning:
+      "gvisor: the runsc binary new sandboxes run on (default: Debian 13's build that `scripts/bootstrap.sh` installs in `/var/lib/sandpit/tools/runsc-20240729`, else `runsc` on PATH); a sandbox or snapshot keeps the build it was created with",
+  },
+  SANDPIT_RUNSC_PLATFORM: { default: 'systrap', meaning: 'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on (see [docs/drivers.md](docs/drivers.md))' },
   SANDPIT_CONTAINER_ID_BASE: {
     meaning:
       'container driver: the host uid and gid sandbox root is mapped to; sandbox ids 0-65535 take the 65,536 ids from there (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))',
@@ -86,6 +91,9 @@ export interface Config {
   databaseUrl?: string;
   imageDir: string;
   driver: 'auto' | 'container' | 'gvisor';
+  /** gVisor: the runsc new sandboxes run on (unset: the driver's default) and its platform. */
+  runsc?: string;
+  runscPlatform: 'ptrace' | 'systrap';
   /** Container driver: host id of sandbox root (unset: the driver's default). */
   containerIdBase?: number;
   bootstrapApiKey?: string;
@@ -197,6 +205,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (driver !== 'auto' && driver !== 'container' && driver !== 'gvisor') {
     throw new Error(`SANDPIT_DRIVER must be auto, container or gvisor, got '${driver}'`);
   }
+  const runscPlatform = str(env, 'SANDPIT_RUNSC_PLATFORM');
+  if (runscPlatform !== 'ptrace' && runscPlatform !== 'systrap') throw new Error(`SANDPIT_RUNSC_PLATFORM must be ptrace or systrap, got '${runscPlatform}'`);
   const databaseUrl = str(env, 'SANDPIT_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
@@ -208,6 +218,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     imageDir: str(env, 'SANDPIT_IMAGE_DIR') ?? join(dataDir, 'images'),
     driver,
+    runsc: str(env, 'SANDPIT_RUNSC'),
+    runscPlatform,
     containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,

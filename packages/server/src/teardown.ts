@@ -13,7 +13,7 @@ import { GvisorDriver } from './runtime/gvisor/gvisor-driver.ts';
  * resources (layer store mounts, network namespaces, nft rules). For tests and uninstall; the server must be stopped.
  */
 export async function teardownEngine(config: Config): Promise<void> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, runsc: config.runsc, runscPlatform: config.runscPlatform };
   const drivers: RuntimeDriver[] = [];
   if (existsSync(join(config.dataDir, 'crun'))) drivers.push(new ContainerDriver(opts));
   if (existsSync(join(config.dataDir, 'gvisor'))) drivers.push(new GvisorDriver(opts));

@@ -15,7 +15,7 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
  * the other engine still holds in this data directory stay managed by it.
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase, runsc: config.runsc, runscPlatform: config.runscPlatform };
   await ensureFastCgroupMigration();
   const primary = await createPrimary(config, log);
   const others: RuntimeDriver[] = [];
@@ -24,7 +24,7 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
     await d.init();
     others.push(d);
   }
-  if (primary.name !== 'gvisor' && holdsSandboxes(join(config.dataDir, 'gvisor', 'sandboxes')) && (await GvisorDriver.available()) === true) {
+  if (primary.name !== 'gvisor' && holdsSandboxes(join(config.dataDir, 'gvisor', 'sandboxes')) && (await GvisorDriver.available(opts)) === true) {
     const d = new GvisorDriver(opts);
     await d.init();
     others.push(d);
@@ -33,9 +33,9 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
 }
 
 async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase, runsc: config.runsc, runscPlatform: config.runscPlatform };
   if (config.driver !== 'container') {
-    const ok = await GvisorDriver.available();
+    const ok = await GvisorDriver.available(opts);
     if (ok === true) {
       const driver = new GvisorDriver(opts);
       await driver.init();

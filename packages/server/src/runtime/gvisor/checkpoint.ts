@@ -4,11 +4,11 @@ import { CaptureRefused } from '../driver.ts';
 import { isMountPoint } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { isAlive } from '../host/pids.ts';
-import { cg, type DriverState, forget } from './driver-state.ts';
+import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { openTcpEndpoints, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths } from './paths.ts';
-import type { RunscState } from './runsc.ts';
+import type { Runsc, RunscState } from './runsc.ts';
 import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
 
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
@@ -25,8 +25,9 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const sp = gvisorSandboxPaths(st.paths, id);
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
+  const runsc = runscOf(st, meta);
   // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
-  const [rs, tcp] = await Promise.all([known ?? liveState(st, id, meta.runscId), meta.netnsPath ? procNetTcp(st, id, meta.runscId).catch((err: Error) => err) : undefined]);
+  const [rs, tcp] = await Promise.all([known ?? liveState(st, id, runsc, meta.runscId), meta.netnsPath ? procNetTcp(st, id, runsc, meta.runscId).catch((err: Error) => err) : undefined]);
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
   if (tcp instanceof Error) throw tcp;
   const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
@@ -43,10 +44,10 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
     await rm(sp.partial, { recursive: true, force: true });
     await mkdir(sp.partial, { recursive: true });
     try {
-      await st.runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
+      await runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
     } catch (err) {
       await rm(sp.partial, { recursive: true, force: true });
-      if ((await st.runsc.state(meta.runscId))?.status === 'running') {
+      if ((await runsc.state(meta.runscId))?.status === 'running') {
         // The save failed but the sandbox survived it (e.g. a just-closed connection the check could not see): keep it, refuse.
         await ch.open();
         throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
@@ -56,7 +57,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
       await rm(sp.checkpointPid, { force: true });
     }
     // The saved sandbox has exited: its runsc record and cgroups go in the background, the image stays.
-    forget(st, meta.runscId);
+    forget(st, runsc, meta.runscId);
   } finally {
     st.capturing.delete(id);
   }
@@ -68,6 +69,7 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
   if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
+  const runsc = runscOf(st, meta);
   const runscId = `${id}-${Date.now().toString(36)}`;
   await Promise.all([
     writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim),
@@ -79,10 +81,10 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
     meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
   ]);
   try {
-    await start(st, id, runscId, () => st.runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
+    await start(st, id, runsc, runscId, () => runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
   } catch (err) {
     await channel(st, id).close(0);
-    await st.runsc.deleteForce(runscId).catch(() => undefined);
+    await runsc.deleteForce(runscId).catch(() => undefined);
     await cg(st)
       .remove(runscId)
       .catch(() => undefined);
@@ -95,13 +97,13 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
  * faster while its agent's control connection is up: the agent answers, and
  * runsc's state file names the sandbox process, which is alive.
  */
-export async function liveState(st: DriverState, id: string, runscId: string): Promise<RunscState | undefined> {
+export async function liveState(st: DriverState, id: string, runsc: Runsc, runscId: string): Promise<RunscState | undefined> {
   const control = st.channels.get(id)?.control;
   if (control) {
-    const [pid] = await Promise.all([st.runsc.sandboxPid(runscId), within(control.ping(), AGENT_CHECK_TIMEOUT_MS)]).catch(() => [undefined]);
+    const [pid] = await Promise.all([runsc.sandboxPid(runscId), within(control.ping(), AGENT_CHECK_TIMEOUT_MS)]).catch(() => [undefined]);
     if (pid && isAlive(pid)) return { id: runscId, pid, status: 'running' };
   }
-  return st.runsc.state(runscId);
+  return runsc.state(runscId);
 }
 
 /**
@@ -109,9 +111,9 @@ export async function liveState(st: DriverState, id: string, runscId: string): P
  * its control connection; `runsc exec` (two orders of magnitude dearer under
  * ptrace, docs/host-timings.md) only while the agent has not dialed in, e.g. just after a server restart.
  */
-async function procNetTcp(st: DriverState, id: string, runscId: string): Promise<string> {
+async function procNetTcp(st: DriverState, id: string, runsc: Runsc, runscId: string): Promise<string> {
   const control = st.channels.get(id)?.control;
-  const viaRunsc = () => st.runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
+  const viaRunsc = () => runsc.exec(runscId, ['cat', '/proc/net/tcp', '/proc/net/tcp6']);
   if (!control) return viaRunsc();
   const files = await within(Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p))), AGENT_CHECK_TIMEOUT_MS).catch(() => undefined);
   return files ? Buffer.concat(files).toString('utf8') : viaRunsc();

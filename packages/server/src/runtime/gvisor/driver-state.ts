@@ -2,6 +2,7 @@ import type { CgroupV1 } from '../host/cgroups.ts';
 import type { KeyedLock } from '../host/keyed-lock.ts';
 import type { LayerStore, Logger } from '../host/layer-store.ts';
 import type { AgentChannel } from './agent-channel.ts';
+import type { RunscEngine, RunscEngines, RunscPlatform } from './engines.ts';
 import type { GvisorPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
 
@@ -16,6 +17,10 @@ export interface GvisorDriverOptions {
   layerPoolSize?: number;
   /** How long create and resume wait for the agent to connect (default 15 s). */
   readyTimeoutMs?: number;
+  /** The runsc new sandboxes run on (default: the bundled build when installed, else `runsc` on PATH). */
+  runsc?: string;
+  /** Its platform (default systrap). */
+  runscPlatform?: RunscPlatform;
 }
 
 /** What the parts of the gVisor driver (lifecycle, checkpoints, snapshots) share: one per driver. */
@@ -23,7 +28,8 @@ export interface DriverState {
   readonly opts: GvisorDriverOptions;
   readonly paths: GvisorPaths;
   readonly logger: Logger;
-  readonly runsc: Runsc;
+  /** The runsc builds in use: new sandboxes get the default, the others keep the one their meta names. */
+  readonly engines: RunscEngines;
   readonly layers: LayerStore;
   readonly mutex: KeyedLock;
   readonly channels: Map<string, AgentChannel>;
@@ -41,9 +47,14 @@ export function cg(st: DriverState): CgroupV1 {
   return st.cgroups;
 }
 
+/** The runsc a sandbox (or snapshot) was created with, from its meta. */
+export function runscOf(st: DriverState, meta: { engine?: RunscEngine }): Runsc {
+  return st.engines.for(meta.engine);
+}
+
 /** Deletes a finished runsc container in the background; its cgroup goes with it. */
-export function forget(st: DriverState, runscId: string): void {
-  const done = st.runsc
+export function forget(st: DriverState, runsc: Runsc, runscId: string): void {
+  const done = runsc
     .deleteForce(runscId)
     .then(() => cg(st).remove(runscId))
     .catch((err: Error) => st.logger.warn(`gvisor: deleting ${runscId}: ${err.message}`))

@@ -11,11 +11,12 @@ import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
 import { checkpointLocked, restoreLocked } from './checkpoint.ts';
 import { type DriverState, forget, type GvisorDriverOptions } from './driver-state.ts';
+import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc } from './engines.ts';
 import { channel, prepareShim } from './launch.ts';
 import { create, destroyLocked } from './lifecycle.ts';
 import { gvisorPaths, gvisorSandboxPaths } from './paths.ts';
 import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
-import { probeRunsc, Runsc } from './runsc.ts';
+import { probeRunsc } from './runsc.ts';
 import { gvisorSnapshots } from './snapshots.ts';
 import { health, list, runscState, state, stats } from './status.ts';
 
@@ -46,7 +47,7 @@ export class GvisorDriver implements RuntimeDriver {
       opts,
       paths,
       logger,
-      runsc: new Runsc(paths.runscRoot),
+      engines: new RunscEngines(paths),
       layers: new LayerStore({ image: paths.layerImage, mountPoint: paths.layersDir, sizeGiB: opts.layerStoreGiB ?? 256, poolSize: opts.layerPoolSize ?? 2, logger }),
       mutex: new KeyedLock(),
       channels: new Map(),
@@ -59,11 +60,13 @@ export class GvisorDriver implements RuntimeDriver {
     this.snapshots = gvisorSnapshots(this.st);
   }
 
-  /** True when runsc can start a sandbox on this host (tried once), else the reason. */
-  static async available(): Promise<true | string> {
+  /** True when the runsc new sandboxes would get can start a sandbox on this host (tried once), else the reason. */
+  static async available(opts: { runsc?: string; runscPlatform?: RunscPlatform } = {}): Promise<true | string> {
+    const binary = await resolveBinary(opts.runsc ?? (await defaultRunsc())).catch((err: Error) => err);
+    if (binary instanceof Error) return binary.message;
     const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-probe-'));
     try {
-      return await probeRunsc(root);
+      return await probeRunsc(binary, opts.runscPlatform ?? 'systrap', root);
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -72,6 +75,7 @@ export class GvisorDriver implements RuntimeDriver {
   async init(): Promise<void> {
     const { paths } = this.st;
     await Promise.all([mkdir(paths.runscRoot, { recursive: true, mode: 0o700 }), mkdir(paths.sandboxesDir, { recursive: true, mode: 0o711 })]);
+    await this.st.engines.init({ path: this.st.opts.runsc, platform: this.st.opts.runscPlatform ?? 'systrap' });
     const cgroups = await CgroupV1.detect();
     await cgroups.prepareParent();
     this.st.cgroups = cgroups;
@@ -80,7 +84,8 @@ export class GvisorDriver implements RuntimeDriver {
     await moveLegacyImages(paths);
     this.st.nofile = await hardNofileLimit();
     await prepareShim(this.st);
-    await settleInterruptedCaptures(paths, this.st.runsc, this.st.logger, (rid) => forget(this.st, rid));
+    await this.st.engines.load();
+    await settleInterruptedCaptures(paths, this.st.engines.all(), this.st.logger, (runsc, rid) => forget(this.st, runsc, rid));
     this.st.layers.replenish();
   }
 

@@ -7,6 +7,7 @@ import { AgentChannel } from './agent-channel.ts';
 import { cg, type DriverState } from './driver-state.ts';
 import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
 import { gvisorSandboxPaths } from './paths.ts';
+import type { Runsc } from './runsc.ts';
 
 /** Where the agent dials inside the sandbox: the bind-mounted run dir. */
 const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
@@ -33,12 +34,12 @@ export function channel(st: DriverState, id: string): AgentChannel {
 }
 
 /** Opens the channel, runs runsc (run or restore), and waits for the agent to dial in. */
-export async function start(st: DriverState, id: string, runscId: string, launch: () => Promise<void>): Promise<void> {
+export async function start(st: DriverState, id: string, runsc: Runsc, runscId: string, launch: () => Promise<void>): Promise<void> {
   const ch = channel(st, id);
   await ch.open();
   await launch();
   await Promise.all([raiseEngineMemory(cg(st), runscId), unpinEngine(cg(st), runscId)]);
-  await ch.ready(st.opts.readyTimeoutMs ?? 15_000, async () => (await st.runsc.state(runscId))?.status === 'running');
+  await ch.ready(st.opts.readyTimeoutMs ?? 15_000, async () => (await runsc.state(runscId))?.status === 'running');
 }
 
 /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */

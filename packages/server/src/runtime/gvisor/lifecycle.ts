@@ -5,7 +5,8 @@ import { checkSpec, type SandboxSpec } from '../driver.ts';
 import { unmountUnder } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
-import { cg, type DriverState } from './driver-state.ts';
+import { cg, type DriverState, runscOf } from './driver-state.ts';
+import { needsStatxShim } from './engines.ts';
 import { start, writeConfig } from './launch.ts';
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
@@ -20,6 +21,8 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
     for (const p of [st.opts.agentBinary, spec.templateRoot]) if (!(await exists(p))) throw new Error(`${p} not found`);
     try {
       await mkdir(sp.runDir, { recursive: true });
+      const engine = st.engines.default;
+      const shim = !!st.shim && needsStatxShim(engine);
       const { ready, capped } = st.layers.acquire(spec.id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(st.layers.upper(spec.id), spec, undefined));
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), st.layers.upper(spec.id), st.layers.work(spec.id), sp.rootfs));
@@ -27,10 +30,11 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         capped,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         mounted,
-        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, !!st.shim),
+        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, shim),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: !!st.shim });
-      await start(st, spec.id, spec.id, () => st.runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
+      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, engine });
+      const runsc = runscOf(st, { engine });
+      await start(st, spec.id, runsc, spec.id, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {
       await destroyLocked(st, spec.id).catch((e: Error) => st.logger.warn(`cleanup after failed create of ${spec.id}: ${e.message}`));
       throw new Error(`creating sandbox ${spec.id} failed: ${(err as Error).message}`);
@@ -45,12 +49,15 @@ export async function destroyLocked(st: DriverState, id: string): Promise<void> 
   const sp = gvisorSandboxPaths(st.paths, id);
   await st.channels.get(id)?.close(0);
   st.channels.delete(id);
-  for (const rid of (await st.runsc.list()).filter((r) => sandboxOf(r) === id)) {
-    await st.runsc.kill(rid);
-    await st.runsc.deleteForce(rid);
-    await cg(st)
-      .remove(rid)
-      .catch((err: Error) => st.logger.warn(`gvisor: ${err.message}`));
+  // Every state root: the meta naming the build may be gone after a crash.
+  for (const runsc of st.engines.all()) {
+    for (const rid of (await runsc.list()).filter((r) => sandboxOf(r) === id)) {
+      await runsc.kill(rid);
+      await runsc.deleteForce(rid);
+      await cg(st)
+        .remove(rid)
+        .catch((err: Error) => st.logger.warn(`gvisor: ${err.message}`));
+    }
   }
   await unmountUnder(sp.dir);
   const meta = await readMeta(sp.meta);

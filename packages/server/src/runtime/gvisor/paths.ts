@@ -2,6 +2,8 @@ import { join } from 'node:path';
 
 /** Where the gvisor driver keeps its state: all of it under `<dataDir>/gvisor`, apart from other drivers'. */
 export interface GvisorPaths {
+  gvisorDir: string;
+  /** runsc's state root for sandboxes whose meta names no engine (see engines.ts); each recorded engine has its own next to it. */
   runscRoot: string;
   sandboxesDir: string;
   layerImage: string;
@@ -24,6 +26,7 @@ export function gvisorPaths(dataDir: string): GvisorPaths {
   const root = join(dataDir, 'gvisor');
   const layersDir = join(root, 'layers');
   return {
+    gvisorDir: root,
     runscRoot: join(root, 'runsc'),
     sandboxesDir: join(root, 'sandboxes'),
     layerImage: join(root, 'layers.img'),

@@ -33,7 +33,7 @@ export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
  * (paused) or none (running, or failed if gVisor ended it). `forget` deletes
  * a runsc container of an earlier run in the background.
  */
-export async function settleInterruptedCaptures(paths: GvisorPaths, runsc: Runsc, logger: Logger, forget: (runscId: string) => void): Promise<void> {
+export async function settleInterruptedCaptures(paths: GvisorPaths, engines: Runsc[], logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
   for (const id of await subdirNames(paths.sandboxesDir)) {
     const sp = gvisorSandboxPaths(paths, id);
     const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
@@ -46,9 +46,11 @@ export async function settleInterruptedCaptures(paths: GvisorPaths, runsc: Runsc
     await rm(sp.partial, { recursive: true, force: true });
   }
   // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
-  for (const rid of await runsc.list()) {
-    const meta = await readJson<{ runscId?: string }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
-    if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(rid);
+  for (const runsc of engines) {
+    for (const rid of await runsc.list()) {
+      const meta = await readJson<{ runscId?: string }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
+      if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(runsc, rid);
+    }
   }
   for (const name of await subdirNames(paths.snapshotsDir)) {
     if (name.endsWith('.partial')) await removeTree(join(paths.snapshotsDir, name));

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCaptured, spawnToLog } from '../host/posix-spawn.ts';
 import { runCommand } from '../host/run-command.ts';
@@ -10,32 +10,36 @@ export interface RunscState {
 }
 
 /**
- * Hides /proc/sys/net from runsc: with --network=sandbox this runsc build
- * refuses to start on this kernel when it can read it (gVisor issue 10704).
+ * Hides /proc/sys/net from runsc: with --network=sandbox both builds in use
+ * (20221219, 20240729) refuse to start on this kernel when they can read it (gVisor issue 10704).
  * The private mount namespace ends with runsc; "$@" keeps the arguments out of the shell.
  */
 const HIDE_PROC_SYS_NET = 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"';
 
 /**
- * The runsc CLI with one state root and the flags this host needs: the ptrace
- * platform (kvm hangs here), host unix sockets openable (the agent dials the
- * host), and either netstack on the sandbox's namespace or loopback only.
- * run, restore and checkpoint must see the same flags.
+ * One runsc binary with its state root and the flags this host needs: a
+ * platform that works without kvm (kvm hangs here), host unix sockets openable
+ * (the agent dials the host), and either netstack on the sandbox's namespace
+ * or loopback only. run, restore and checkpoint must see the same flags.
  */
 export class Runsc {
   readonly root: string;
+  readonly binary: string;
+  readonly platform: string;
 
-  constructor(root: string) {
+  constructor(root: string, binary: string, platform: string) {
     this.root = root;
+    this.binary = binary;
+    this.platform = platform;
   }
 
   flags(netns: boolean): string[] {
-    return ['--root', this.root, '--platform=ptrace', '--host-uds=open', `--network=${netns ? 'sandbox' : 'none'}`];
+    return ['--root', this.root, `--platform=${this.platform}`, '--host-uds=open', `--network=${netns ? 'sandbox' : 'none'}`];
   }
 
   /** The program and arguments for a runsc call that creates a sandbox. */
   command(netns: boolean, args: string[]): [string, string[]] {
-    const runsc = ['runsc', ...this.flags(netns), ...args];
+    const runsc = [this.binary, ...this.flags(netns), ...args];
     if (!netns) return [runsc[0]!, runsc.slice(1)];
     return ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', HIDE_PROC_SYS_NET, 'sh', ...runsc]];
   }
@@ -53,14 +57,14 @@ export class Runsc {
    * Writes the checkpoint into `partial` and renames it to `image` only when
    * runsc succeeded. The rename is done by the same shell as runsc, so it
    * happens even when the server dies meanwhile; `pidFile` names that shell.
-   * A successful save ends the sandbox (this runsc restarts nothing).
+   * A successful save ends the sandbox; so does a failed one on a connected TCP endpoint (both builds in use).
    */
   async checkpoint(id: string, partial: string, image: string, pidFile: string, logPath: string): Promise<void> {
     await writeFile(logPath, '');
     let recorded: Promise<void> | undefined;
     const code = await spawnToLog(
       'sh',
-      ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, 'runsc', '--root', this.root, 'checkpoint', '--image-path', partial, id],
+      ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, this.binary, '--root', this.root, 'checkpoint', '--image-path', partial, id],
       logPath,
       { newSession: true, onSpawn: (pid) => (recorded = writeFile(pidFile, String(pid))) },
     );
@@ -72,7 +76,7 @@ export class Runsc {
 
   async state(id: string): Promise<RunscState | undefined> {
     try {
-      const { stdout } = await runCaptured('runsc', ['--root', this.root, 'state', id]);
+      const { stdout } = await runCaptured(this.binary, ['--root', this.root, 'state', id]);
       return JSON.parse(stdout) as RunscState;
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
@@ -83,7 +87,7 @@ export class Runsc {
   /**
    * The sandbox process's pid from runsc's own state file (what `state`
    * reports, without starting a runsc process). The file's layout is
-   * this runsc build's; undefined when it does not match.
+   * the same in both builds in use (20221219, 20240729); undefined when it does not match.
    */
   async sandboxPid(id: string): Promise<number | undefined> {
     const text = await readFile(join(this.root, `${id}_sandbox:${id}.state`), 'utf8').catch(() => '');
@@ -97,28 +101,26 @@ export class Runsc {
 
   /** Runs a command in the sandbox to completion (root); used for checks, not for user commands. */
   async exec(id: string, argv: string[]): Promise<string> {
-    return (await runCaptured('runsc', ['--root', this.root, 'exec', id, ...argv])).stdout;
+    return (await runCaptured(this.binary, ['--root', this.root, 'exec', id, ...argv])).stdout;
   }
 
   async kill(id: string): Promise<void> {
-    await runCaptured('runsc', ['--root', this.root, 'kill', '--all', id, 'KILL']).catch(() => undefined);
+    await runCaptured(this.binary, ['--root', this.root, 'kill', '--all', id, 'KILL']).catch(() => undefined);
   }
 
   async deleteForce(id: string): Promise<void> {
     try {
-      await runCaptured('runsc', ['--root', this.root, 'delete', '--force', id]);
+      await runCaptured(this.binary, ['--root', this.root, 'delete', '--force', id]);
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return;
       throw err;
     }
   }
 
+  /** The containers in this state root: what `runsc list` reads (its state files), without starting a runsc process. */
   async list(): Promise<string[]> {
-    const { stdout } = await runCaptured('runsc', ['--root', this.root, 'list', '--quiet']).catch(() => ({ stdout: '' }));
-    return stdout
-      .split('\n')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    const names = await readdir(this.root).catch(() => []);
+    return names.flatMap((n) => /^(.+)_sandbox:.+\.state$/.exec(n)?.[1] ?? []);
   }
 
   async #detached(netns: boolean, args: string[], logPath: string): Promise<void> {
@@ -140,11 +142,11 @@ function lastError(text: string): string {
   return (lines.at(-1) ?? '').slice(0, 500);
 }
 
-/** Can runsc start a sandbox here? Runs `runsc do true` once. */
-export async function probeRunsc(stateRoot: string): Promise<true | string> {
+/** Can this runsc start a sandbox here? Runs `runsc do true` once. */
+export async function probeRunsc(binary: string, platform: string, stateRoot: string): Promise<true | string> {
   if (process.getuid?.() !== 0) return 'runsc needs root';
   try {
-    await runCommand('runsc', ['--root', stateRoot, '--platform=ptrace', '--network=none', 'do', '/bin/true']);
+    await runCommand(binary, ['--root', stateRoot, `--platform=${platform}`, '--network=none', 'do', '/bin/true']);
     return true;
   } catch (err) {
     return `runsc cannot run a sandbox here: ${(err as Error).message.split('\n')[0]}`;

@@ -2,6 +2,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { readJson } from '../../optional-files.ts';
 import type { BindMount, NetConfig, SandboxSpec } from '../driver.ts';
 import type { LayeredSandboxMeta } from '../host/sandbox-meta.ts';
+import type { RunscEngine } from './engines.ts';
 
 /** Kept on disk per sandbox so that a restarted server can resume, snapshot and destroy it. */
 export interface SandboxMeta extends LayeredSandboxMeta {
@@ -10,6 +11,8 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   mounts?: BindMount[];
   /** Runs with the statx shim preloaded (restores must mount exactly what the checkpoint had). */
   statxShim?: boolean;
+  /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */
+  engine?: RunscEngine;
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init

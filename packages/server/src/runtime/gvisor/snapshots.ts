@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import { checkId, checkSpec, type SandboxSpec, type SnapshotEngine, type SnapshotFiles } from '../driver.ts';
 import { checkpointLocked, liveState, restoreLocked } from './checkpoint.ts';
-import type { DriverState } from './driver-state.ts';
+import { type DriverState, runscOf } from './driver-state.ts';
+import type { RunscEngine } from './engines.ts';
 import { start, writeConfig } from './launch.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
 import { destroyLocked } from './lifecycle.ts';
@@ -21,6 +22,8 @@ interface SnapshotMeta {
   resources: SandboxSpec['resources'];
   netns: boolean;
   statxShim?: boolean;
+  /** The build that wrote the image, which forks restore with; absent: the legacy one (engines.ts). */
+  engine?: RunscEngine;
   createdAt: string;
 }
 
@@ -59,7 +62,7 @@ async function captureLocked(st: DriverState, id: string, snapshotId: string, co
   const sp = gvisorSandboxPaths(st.paths, id);
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
-  const rs = await liveState(st, id, meta.runscId);
+  const rs = await liveState(st, id, runscOf(st, meta), meta.runscId);
   const running = rs?.status === 'running';
   if (!running && !(await exists(sp.image))) throw new Error(`sandbox ${id} is neither running nor paused`);
   const snap = snapshotPaths(st.paths, snapshotId);
@@ -96,6 +99,7 @@ async function captureLocked(st: DriverState, id: string, snapshotId: string, co
       resources: meta.resources,
       netns: !!meta.netnsPath,
       statxShim: meta.statxShim,
+      ...(meta.engine ? { engine: meta.engine } : {}),
       createdAt: new Date().toISOString(),
     };
     await writeFile(join(snap.partial, 'snapshot.json'), JSON.stringify(sm));
@@ -137,8 +141,9 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), st.layers.upper(id), st.layers.work(id), sp.rootfs)),
         dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim)),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim });
-      await start(st, id, id, () => st.runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
+      await writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim, ...(sm.engine ? { engine: sm.engine } : {}) });
+      const runsc = runscOf(st, sm);
+      await start(st, id, runsc, id, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
     } catch (err) {
       await destroyLocked(st, id).catch((e: Error) => st.logger.warn(`cleanup after failed fork ${id}: ${e.message}`));
       throw new Error(`creating sandbox ${id} from snapshot ${snapshotId} failed: ${(err as Error).message}`);

@@ -1,7 +1,7 @@
 import { exists, subdirNames } from '../../optional-files.ts';
 import type { EngineState, EngineStats } from '../driver.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
-import { cg, type DriverState } from './driver-state.ts';
+import { cg, type DriverState, runscOf } from './driver-state.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
 import type { RunscState } from './runsc.ts';
 import { readMeta } from './sandbox-meta.ts';
@@ -9,7 +9,7 @@ import { readMeta } from './sandbox-meta.ts';
 /** `runsc state` of a sandbox's current run. */
 export async function runscState(st: DriverState, id: string): Promise<RunscState | undefined> {
   const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
-  return meta ? st.runsc.state(meta.runscId) : undefined;
+  return meta ? runscOf(st, meta).state(meta.runscId) : undefined;
 }
 
 export async function state(st: DriverState, id: string): Promise<EngineState> {
@@ -24,7 +24,7 @@ export async function state(st: DriverState, id: string): Promise<EngineState> {
 export async function list(st: DriverState): Promise<string[]> {
   const [dirs, runscIds, layerIds, checkpoints] = await Promise.all([
     subdirNames(st.paths.sandboxesDir),
-    st.runsc.list().then((ids) => ids.map(sandboxOf)),
+    Promise.all(st.engines.all().map((r) => r.list())).then((ids) => ids.flat().map(sandboxOf)),
     st.layers.list(),
     subdirNames(st.paths.checkpointsDir),
   ]);
@@ -34,7 +34,7 @@ export async function list(st: DriverState): Promise<string[]> {
 export async function health(st: DriverState, id: string): Promise<EngineHealth> {
   const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
   if (!meta || st.capturing.has(id)) return 'unknown';
-  return pidHealth(await st.runsc.sandboxPid(meta.runscId), cg(st).dir('memory', meta.runscId));
+  return pidHealth(await runscOf(st, meta).sandboxPid(meta.runscId), cg(st).dir('memory', meta.runscId));
 }
 
 export async function stats(st: DriverState, id: string): Promise<EngineStats> {

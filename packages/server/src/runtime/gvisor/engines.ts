@@ -1,0 +1,129 @@
+import { access, constants, mkdir } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { readJson, subdirNames } from '../../optional-files.ts';
+import { runCaptured } from '../host/posix-spawn.ts';
+import { type GvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
+import { Runsc } from './runsc.ts';
+
+export type RunscPlatform = 'ptrace' | 'systrap';
+
+/**
+ * The runsc build and platform a sandbox runs on, recorded in its meta (and a
+ * snapshot's): gVisor does not promise that one build restores another's
+ * checkpoint, so every later call for that sandbox uses exactly this.
+ */
+export interface RunscEngine {
+  /** Absolute path of the binary. */
+  path: string;
+  /** What `runsc --version` said, e.g. `0.0~20240729.0`. */
+  version: string;
+  platform: RunscPlatform;
+}
+
+/** Debian 13's build, installed by scripts/bootstrap.sh: the default for new sandboxes when present. */
+export const BUNDLED_RUNSC = '/var/lib/sandpit/tools/runsc-20240729/runsc';
+
+/**
+ * What a meta without an engine means: written before engines were recorded,
+ * by Debian 12's runsc on PATH with ptrace and the state root of that time.
+ */
+const LEGACY: RunscEngine = { path: 'runsc', version: '0.0~20221219.0', platform: 'ptrace' };
+
+/** The build date in a runsc version (`0.0~20240729.0` -> 20240729); 0 when it has none. */
+function buildDate(version: string): number {
+  return Number(/(\d{8})/.exec(version)?.[1] ?? 0);
+}
+
+/** Builds from before 2024 cannot `statx` on this kernel (coreutils' `ls -l` and `stat` fail): they get the shim. */
+export function needsStatxShim(engine: RunscEngine): boolean {
+  return buildDate(engine.version) < 20240101;
+}
+
+/**
+ * Every runsc build this driver's sandboxes use, each with its own state root:
+ * an older runsc reads a newer one's state files but reports its sandboxes
+ * stopped, so builds never share a root.
+ */
+export class RunscEngines {
+  readonly #paths: GvisorPaths;
+  readonly #byKey = new Map<string, Runsc>();
+  #default: RunscEngine | undefined;
+
+  constructor(paths: GvisorPaths) {
+    this.#paths = paths;
+    this.for(undefined);
+  }
+
+  /** Resolves the build new sandboxes get: its path on PATH and its version. */
+  async init(wanted: { path?: string; platform: RunscPlatform }): Promise<void> {
+    const path = await resolveBinary(wanted.path ?? (await defaultRunsc()));
+    this.#default = { path, version: await runscVersion(path), platform: wanted.platform };
+    await mkdir(this.for(this.#default).root, { recursive: true, mode: 0o700 });
+  }
+
+  /** Registers the build of every sandbox and snapshot on disk, so that listing and recovery see their state roots. */
+  async load(): Promise<void> {
+    const sandboxes = (await subdirNames(this.#paths.sandboxesDir)).map((id) => gvisorSandboxPaths(this.#paths, id).meta);
+    const snapshots = (await subdirNames(this.#paths.snapshotsDir)).map((id) => snapshotPaths(this.#paths, id).meta);
+    for (const file of [...sandboxes, ...snapshots]) {
+      const engine = (await readJson<{ engine?: RunscEngine }>(file))?.engine;
+      if (engine) this.for(engine);
+    }
+  }
+
+  /** The engine new sandboxes are created with. */
+  get default(): RunscEngine {
+    if (!this.#default) throw new Error('gvisor driver: call init() first');
+    return this.#default;
+  }
+
+  /** The runsc for a sandbox whose meta records `engine` (absent: the legacy build). */
+  for(engine: RunscEngine | undefined): Runsc {
+    const e = engine ?? LEGACY;
+    const key = `${e.path}\0${e.version}\0${e.platform}`;
+    let r = this.#byKey.get(key);
+    if (!r) {
+      const root = engine ? join(this.#paths.gvisorDir, `runsc-${e.version.replace(/[^\w.-]/g, '_')}`) : this.#paths.runscRoot;
+      r = new Runsc(root, e.path, e.platform);
+      this.#byKey.set(key, r);
+    }
+    return r;
+  }
+
+  /** One runsc per state root in use (listing a root needs no particular build). */
+  all(): Runsc[] {
+    return [...new Map([...this.#byKey.values()].map((r) => [r.root, r])).values()];
+  }
+}
+
+/** The runsc a new sandbox gets when SANDPIT_RUNSC is unset: the bundled build when installed, else the one on PATH. */
+export async function defaultRunsc(): Promise<string> {
+  return (await isExecutable(BUNDLED_RUNSC)) ? BUNDLED_RUNSC : 'runsc';
+}
+
+/** An absolute path for `bin` (looked up on PATH when it names no directory), so a changed PATH cannot change a sandbox's build. */
+export async function resolveBinary(bin: string): Promise<string> {
+  if (bin.includes('/')) {
+    if (await isExecutable(bin)) return bin;
+    throw new Error(`runsc ${bin} is not an executable file`);
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const p = join(dir, bin);
+    if (await isExecutable(p)) return p;
+  }
+  throw new Error(`${bin} is not on PATH`);
+}
+
+async function isExecutable(p: string): Promise<boolean> {
+  return access(p, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function runscVersion(path: string): Promise<string> {
+  const { stdout } = await runCaptured(path, ['--version']);
+  const m = /runsc version (\S+)/.exec(stdout);
+  if (!m) throw new Error(`${path} --version did not name a runsc version`);
+  return m[1]!;
+}
