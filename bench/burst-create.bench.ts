@@ -4,7 +4,8 @@
  * next to the raw engine's start of the same root in the same run. Prints medians and p95; asserts nothing.
  *
  *   node bench/burst-create.bench.ts     BENCH_DRIVER=container|gvisor (default both),
- *   BENCH_SEQUENTIAL (default 10), BENCH_BURST (default 50 for container, 30 for gvisor)
+ *   BENCH_SEQUENTIAL (default 10), BENCH_BURST (default 50 for container, 30 for gvisor);
+ *   gVisor's build and platform: SANDPIT_RUNSC, SANDPIT_RUNSC_PLATFORM (the server's defaults when unset)
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SETTINGS } from '../packages/server/src/config.ts';
+import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile, sample } from './stats.ts';
@@ -20,12 +22,13 @@ const run = promisify(execFile);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 10);
 const DRIVERS = process.env.BENCH_DRIVER ? [process.env.BENCH_DRIVER] : ['container', 'gvisor'];
 
-/** The raw engine running /bin/true on the template root (read-only), one at a time. */
+/** The raw engine (the runsc build and platform the server uses) running /bin/true on the template root (read-only), one at a time. */
 async function rawStart(driver: string, rootfs: string): Promise<number[]> {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-bench-raw-'));
-  const [bin, flags] = driver === 'gvisor' ? ['runsc', ['--platform=ptrace', '--network=none']] : ['crun', []];
+  const platform = process.env.SANDPIT_RUNSC_PLATFORM || SETTINGS.SANDPIT_RUNSC_PLATFORM.default;
+  const [bin, flags] = driver === 'gvisor' ? [process.env.SANDPIT_RUNSC || (await defaultRunsc()), [`--platform=${platform}`, '--network=none']] : ['crun', []];
   try {
-    await run(bin, ['spec', ...(bin === 'runsc' ? ['--bundle', dir] : [])], { cwd: dir });
+    await run(bin, ['spec', ...(driver === 'gvisor' ? ['--bundle', dir] : [])], { cwd: dir });
     const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
     spec.process.terminal = false;
     spec.process.args = ['/bin/true'];
@@ -67,7 +70,8 @@ for (const driver of DRIVERS) {
     const ids: string[] = [];
     const probe = await createThenNode(api, ids);
     await clean(api, ids);
-    console.log(`\n== ${driver}: node -v is ${probe instanceof Error ? probe.message : 'ok'}`);
+    const engine = driver === 'gvisor' ? ` (runsc ${process.env.SANDPIT_RUNSC || (await defaultRunsc())}, ${process.env.SANDPIT_RUNSC_PLATFORM || SETTINGS.SANDPIT_RUNSC_PLATFORM.default})` : '';
+    console.log(`\n== ${driver}${engine}: node -v is ${probe instanceof Error ? probe.message : 'ok'}`);
     const raw = await rawStart(driver, rootfs);
     console.log(`${`raw ${driver === 'gvisor' ? 'runsc' : 'crun'} run /bin/true`.padEnd(40)} median ${median(raw).toFixed(0).padStart(6)} ms   p95 ${percentile(raw, 95).toFixed(0).padStart(6)} ms`);
     const seq: number[] = [];

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
 import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
@@ -15,7 +14,6 @@ import { terminalEcho, until } from './helpers/cluster-steps.ts';
  * replicas and spread over the nodes; one replica drives what the other created; a killed node's
  * sandboxes end failed (node_lost) and, when it comes back, it destroys them (the store wins).
  */
-const run = promisify(execFile);
 const SANDBOXES = 30;
 const key = randomBytes(32);
 const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '3000', ...extra });
@@ -197,12 +195,14 @@ test('a killed node: its sandboxes end failed (node_lost), placement avoids it, 
   assert.equal(n3.sandboxes, 0, 'a lost node holds no capacity and takes no sandboxes');
 
   // Its engines outlived the SIGKILL; back, the node destroys them: the store's view wins.
-  const runscRoot = join(victim.dataDir, 'gvisor', 'runsc');
-  const running = async () => JSON.parse((await run('runsc', ['--root', runscRoot, 'list', '--format=json'])).stdout || '[]') as unknown[] | null;
-  assert.ok(((await running()) ?? []).length > 0, 'the engines of the killed node still run');
+  // runsc containers, in the state root of each runsc build (what `runsc list` reads).
+  const gvisorDir = join(victim.dataDir, 'gvisor');
+  const roots = async () => (await readdir(gvisorDir)).filter((d) => d.startsWith('runsc')).map((d) => join(gvisorDir, d));
+  const running = async () => (await Promise.all((await roots()).map((r) => readdir(r)))).flat().filter((f) => f.endsWith('.state'));
+  assert.ok((await running()).length > 0, 'the engines of the killed node still run');
   await victim.launch();
   await until('n3 ready again', async () => (await internalNodes()).find((n) => n.id === 'n3' && n.state === 'ready'));
-  assert.equal(((await running()) ?? []).length, 0);
+  assert.equal((await running()).length, 0);
   assert.equal((await api[0]!.get(`/sandboxes/${one.id}`)).body.status, 'failed');
   assert.equal((await api[0]!.del(`/sandboxes/${one.id}`)).status, 204);
 });
