@@ -1,10 +1,9 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { exists } from '../../optional-files.ts';
 import { CaptureRefused } from '../driver.ts';
 import { isMountPoint } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
-import { isAlive } from '../host/pids.ts';
+import { isAlive, waitForExit } from '../host/pids.ts';
 import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { openTcpEndpoints, provisionNet } from './netns.ts';
@@ -14,7 +13,7 @@ import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
 
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** How long a saved sandbox may take to exit before it is left to the background delete. */
-const SAVED_EXIT_WAIT_MS = 15_000;
+export const SAVED_EXIT_WAIT_MS = 15_000;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
 
@@ -60,7 +59,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
       await rm(sp.checkpointPid, { force: true });
     }
     // runsc 20240729 answers before its saved sandbox has exited, and says it runs until then.
-    await exited(rs.pid, SAVED_EXIT_WAIT_MS);
+    await waitForExit(rs.pid, SAVED_EXIT_WAIT_MS);
     // The saved sandbox has exited: its runsc record and cgroups go in the background, the image stays.
     forget(st, runsc, meta.runscId);
   } finally {
@@ -122,13 +121,6 @@ async function procNetTcp(st: DriverState, id: string, runsc: Runsc, runscId: st
   if (!control) return viaRunsc();
   const files = await within(Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p))), AGENT_CHECK_TIMEOUT_MS).catch(() => undefined);
   return files ? Buffer.concat(files).toString('utf8') : viaRunsc();
-}
-
-/** Resolves once `pid` has exited (a zombie counts) or `ms` have passed. */
-async function exited(pid: number, ms: number): Promise<void> {
-  const deadline = performance.now() + ms;
-  const gone = async () => !isAlive(pid) || / Z /.test(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ' Z '));
-  while (!(await gone()) && performance.now() < deadline) await sleep(20);
 }
 
 /** `p`, or a rejection once `ms` have passed. */

@@ -85,7 +85,7 @@ export class GvisorDriver implements RuntimeDriver {
     this.st.nofile = await hardNofileLimit();
     await prepareShim(this.st);
     await this.st.engines.load();
-    await settleInterruptedCaptures(paths, this.st.engines.all(), this.st.logger, (runsc, rid) => forget(this.st, runsc, rid));
+    await settleInterruptedCaptures(paths, this.st.engines, this.st.logger, (runsc, rid) => forget(this.st, runsc, rid));
     this.st.layers.replenish();
   }
 

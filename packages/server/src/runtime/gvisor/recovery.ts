@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { Logger } from '../host/layer-store.ts';
-import { isAlive } from '../host/pids.ts';
+import { isAlive, waitForExit } from '../host/pids.ts';
+import { SAVED_EXIT_WAIT_MS } from './checkpoint.ts';
+import type { RunscEngine, RunscEngines } from './engines.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
 import { removeTree } from './layer-copies.ts';
 import { type GvisorPaths, gvisorSandboxPaths, sandboxOf, snapshotPaths } from './paths.ts';
@@ -33,7 +35,7 @@ export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
  * (paused) or none (running, or failed if gVisor ended it). `forget` deletes
  * a runsc container of an earlier run in the background.
  */
-export async function settleInterruptedCaptures(paths: GvisorPaths, engines: Runsc[], logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
+export async function settleInterruptedCaptures(paths: GvisorPaths, engines: RunscEngines, logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
   for (const id of await subdirNames(paths.sandboxesDir)) {
     const sp = gvisorSandboxPaths(paths, id);
     const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
@@ -42,11 +44,15 @@ export async function settleInterruptedCaptures(paths: GvisorPaths, engines: Run
       const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
       while (isAlive(pid) && performance.now() < deadline) await sleep(20);
       await rm(sp.checkpointPid, { force: true });
+      // A complete save: its sandbox may still be exiting (runsc 20240729), and would look running meanwhile.
+      const meta = await readJson<{ runscId: string; engine?: RunscEngine }>(sp.meta);
+      const saved = meta && (await exists(sp.image)) ? await engines.for(meta.engine).sandboxPid(meta.runscId) : undefined;
+      if (saved) await waitForExit(saved, SAVED_EXIT_WAIT_MS);
     }
     await rm(sp.partial, { recursive: true, force: true });
   }
   // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
-  for (const runsc of engines) {
+  for (const runsc of engines.all()) {
     for (const rid of await runsc.list()) {
       const meta = await readJson<{ runscId?: string }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
       if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(runsc, rid);
