@@ -3,10 +3,12 @@
  * server. Reads are sent open-loop (on a clock, not after the previous answer) from 10 API keys, as
  * many clients would; each sandbox runs a command, rests half a second, and again, meanwhile (its owner's
  * key: 10 sandboxes per key, all within the default rate limit). Prints the achieved read
- * rate, read latency p50/p99, answers other than 200, and the exec success rate; asserts nothing.
+ * rate, read latency p50/p99 (all reads and by kind), answers other than 200, the server's event-loop
+ * delay, and the exec success rate; asserts nothing.
  *
  *   node bench/load-reads.bench.ts     BENCH_DRIVER (default container), BENCH_SANDBOXES (100),
- *   BENCH_RPS (1000), BENCH_SECONDS (30)
+ *   BENCH_RPS (1000), BENCH_SECONDS (30), BENCH_PROFILE (a directory: the server writes a V8 CPU
+ *   profile there when it stops; summarize with bench/cpu-profile.ts)
  */
 import { Agent, get } from 'node:http';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
@@ -22,7 +24,12 @@ const READ_CONNECTIONS = 256;
 /** Each sandbox's unit of work: some CPU, a file written and read back, output. */
 const WORK = 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; head -c 262144 /dev/urandom > /tmp/w; md5sum /tmp/w | cut -c1-8';
 
-const server = await ServerProcess.start({ SANDPIT_DRIVER: DRIVER, SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10) });
+const PROFILE = process.env.BENCH_PROFILE;
+const server = await ServerProcess.start({
+  SANDPIT_DRIVER: DRIVER,
+  SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10),
+  ...(PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE}` } : {}),
+});
 try {
   const admin = new Api(server.url, server.key);
   const keys: Api[] = [];
@@ -61,6 +68,8 @@ try {
   });
 
   const readMs: number[] = [];
+  const KINDS = ['GET /sandboxes/{id}', 'GET /sandboxes?limit=20', 'GET /info', 'GET /sandboxes/{id}/metrics'];
+  const byKind = KINDS.map(() => [] as number[]);
   const statuses = new Map<string, number>();
   let sent = 0;
   let inFlight = 0;
@@ -81,6 +90,7 @@ try {
     const status = await getStatus(paths(n), keys[n % KEYS]!.key!);
     inFlight--;
     readMs.push(performance.now() - a);
+    byKind[n % 4]!.push(performance.now() - a);
     statuses.set(String(status), (statuses.get(String(status)) ?? 0) + 1);
   };
   // Open loop: every 10 ms the reads due by then are sent, whatever is still in flight.
@@ -104,7 +114,12 @@ try {
   console.log(`\n== ${SANDBOXES} sandboxes working, reads at ${RPS}/s offered for ${SECONDS} s (${DRIVER})`);
   console.log(`reads sent ${sent} in ${sendWindow.toFixed(1)} s; answered 200: ${ok}; achieved ${(ok / elapsed).toFixed(0)} req/s (all answered by ${elapsed.toFixed(1)} s)`);
   console.log(`read latency p50 ${median(readMs).toFixed(1)} ms   p99 ${percentile(readMs, 99).toFixed(1)} ms   max ${Math.max(...readMs).toFixed(0)} ms   most in flight ${maxInFlight}`);
+  for (const [k, xs] of byKind.entries()) console.log(`  ${KINDS[k]!.padEnd(28)} p50 ${median(xs).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms`);
   console.log(`read answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  // prom-client's event-loop delay since the server started (creates and the run).
+  const prom = await (await fetch(`${server.url}/metrics`)).text();
+  const lag = (q: string) => Number(new RegExp(`^sandpit_process_nodejs_eventloop_lag_${q}_seconds (\\S+)$`, 'm').exec(prom)?.[1] ?? Number.NaN) * 1000;
+  console.log(`server event-loop delay since start: p50 ${lag('p50').toFixed(1)} ms   p99 ${lag('p99').toFixed(1)} ms   max ${lag('max').toFixed(0)} ms`);
   const execTotal = execMs.length + [...execFailures.values()].reduce((a, b) => a + b, 0);
   console.log(
     `execs ${execTotal}: succeeded ${execMs.length} (${((100 * execMs.length) / Math.max(1, execTotal)).toFixed(2)} %), p50 ${median(execMs).toFixed(0)} ms, p99 ${percentile(execMs, 99).toFixed(0)} ms; failures ${JSON.stringify(Object.fromEntries(execFailures))}`,
