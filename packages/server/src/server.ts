@@ -407,7 +407,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       ? setInterval(() => void secrets.syncRevocations().catch((err) => log.warn({ err: String(err) }, 'secret revocation sync failed')), SECRET_REVOCATION_SYNC_MS)
       : undefined;
     revocationSync?.unref();
-    // On SQLite as well: cached principals are served only while this runs.
+    // On SQLite too: operator commands (sandpit team create) bump the same epoch. A request finding this late syncs first.
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
     authSync.unref();
 

@@ -30,7 +30,7 @@ export class AuthService {
   readonly clock: Clock;
   /** Console sessions: the API accepts their cookie as it accepts the key they were opened with. */
   readonly sessions: ConsoleSessionStore | undefined;
-  /** Served only while `syncChanges` runs (every API process runs it on a timer); otherwise every request reads the store. */
+  /** Kept fresh by `syncChanges` (every process runs it on a timer; a request finding it late runs it first). */
   readonly #principals: PrincipalCache;
   constructor(teams: TeamStore, clock: Clock, sessions?: ConsoleSessionStore) {
     this.teams = teams;

@@ -13,8 +13,10 @@ const MAX_ENTRIES = 10_000;
  * Principals by key or session hash, so a request with a known key costs no store query. Every
  * change that narrows what a key may do bumps the store's auth epoch; `sync` (run on a timer) reads
  * it and drops everything when it moved, and the replica that made a change calls `invalidate` at
- * once. Entries are served only while the last successful `sync` began at most `staleAfterMs` ago,
- * so a replica whose polls stall falls back to the store instead of trusting old answers.
+ * once. Entries are served only while the last successful `sync` began at most `staleAfterMs` ago:
+ * a request that finds it older (the timer ran late on a busy event loop) syncs first, so a late
+ * timer costs one epoch read, not a key lookup per request, and a store that cannot be read is never
+ * answered for from memory.
  */
 export class PrincipalCache {
   readonly #readEpoch: () => Promise<number>;
@@ -36,7 +38,8 @@ export class PrincipalCache {
 
   /** The principal for `id` at clock time `now`, from the cache or from `load` (undefined: no such live key). */
   async get(id: string, now: number, load: () => Promise<CachedPrincipal | undefined>): Promise<Principal | undefined> {
-    const hit = performance.now() - this.#checkedAt <= this.#staleAfterMs ? this.#entries.get(id) : undefined;
+    if (!this.#fresh()) await this.sync().catch(() => undefined);
+    const hit = this.#fresh() ? this.#entries.get(id) : undefined;
     if (hit && hit.endsAt > now) return hit.principal;
     let pending = this.#loading.get(id);
     if (!pending) {
@@ -77,6 +80,10 @@ export class PrincipalCache {
       this.#epoch = epoch;
     }
     this.#checkedAt = started;
+  }
+
+  #fresh(): boolean {
+    return performance.now() - this.#checkedAt <= this.#staleAfterMs;
   }
 
   #put(id: string, entry: CachedPrincipal): void {
