@@ -4,12 +4,14 @@
  * many clients would; each sandbox runs a command, rests half a second, and again, meanwhile (its owner's
  * key: 10 sandboxes per key, all within the default rate limit). Prints the achieved read
  * rate, read latency p50/p99 (all reads and by kind), answers other than 200, the server's event-loop
- * delay, and the exec success rate; asserts nothing.
+ * delay and CPU time (which, unlike latency, does not depend on how busy the rest of the host is), and
+ * the exec success rate; asserts nothing.
  *
  *   node bench/load-reads.bench.ts     BENCH_DRIVER (default container), BENCH_SANDBOXES (100),
  *   BENCH_RPS (1000), BENCH_SECONDS (30), BENCH_PROFILE (a directory: the server writes a V8 CPU
  *   profile there when it stops; summarize with bench/cpu-profile.ts)
  */
+import { readFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile } from './stats.ts';
@@ -25,6 +27,11 @@ const READ_CONNECTIONS = 256;
 const WORK = 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; head -c 262144 /dev/urandom > /tmp/w; md5sum /tmp/w | cut -c1-8';
 
 const PROFILE = process.env.BENCH_PROFILE;
+/** CPU seconds a process has used (user + system, /proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const server = await ServerProcess.start({
   SANDPIT_DRIVER: DRIVER,
   SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10),
@@ -95,6 +102,7 @@ try {
   };
   // Scraping resets the server's event-loop delay histogram: the figures printed below cover the reads only.
   await fetch(`${server.url}/metrics`).then((r) => r.text());
+  const cpuAtStart = cpuSeconds(server.child!.pid!);
   // Open loop: every 10 ms the reads due by then are sent, whatever is still in flight.
   const start = performance.now();
   const pending: Promise<void>[] = [];
@@ -108,6 +116,7 @@ try {
   const sendWindow = (performance.now() - start) / 1000;
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
+  const serverCpu = cpuSeconds(server.child!.pid!) - cpuAtStart;
   running = false;
   await Promise.all(workers);
   agent.destroy();
@@ -121,6 +130,9 @@ try {
   const prom = await (await fetch(`${server.url}/metrics`)).text();
   const lag = (q: string) => Number(new RegExp(`^sandpit_process_nodejs_eventloop_lag_${q}_seconds (\\S+)$`, 'm').exec(prom)?.[1] ?? Number.NaN) * 1000;
   console.log(`server event-loop delay during the reads: p50 ${lag('p50').toFixed(1)} ms   p99 ${lag('p99').toFixed(1)} ms   max ${lag('max').toFixed(0)} ms`);
+  console.log(
+    `server CPU during the reads: ${serverCpu.toFixed(1)} s in ${elapsed.toFixed(1)} s (${((100 * serverCpu) / elapsed).toFixed(0)} % of one core), ${((1000 * serverCpu) / Math.max(1, ok)).toFixed(2)} ms per read with the execs below`,
+  );
   const execTotal = execMs.length + [...execFailures.values()].reduce((a, b) => a + b, 0);
   console.log(
     `execs ${execTotal}: succeeded ${execMs.length} (${((100 * execMs.length) / Math.max(1, execTotal)).toFixed(2)} %), p50 ${median(execMs).toFixed(0)} ms, p99 ${percentile(execMs, 99).toFixed(0)} ms; failures ${JSON.stringify(Object.fromEntries(execFailures))}`,
