@@ -36,6 +36,7 @@ import { DiskSpace, diskFull } from './services/disk-space.ts';
 import { type ForwarderDeps, forwardToNodes } from './cluster/forwarder.ts';
 import { guardNode } from './cluster/node-guard.ts';
 import { nodeEngineRoutes } from './cluster/node-routes.ts';
+import { snapshotFileRoutes } from './cluster/snapshot-file-routes.ts';
 import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
@@ -170,6 +171,9 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await teamRoutes(app, s);
   await billingRoutes(app, s);
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.key);
-  if (edge?.role === 'node') await nodeEngineRoutes(app, edge.driver, edge.store);
+  if (edge?.role === 'node') {
+    await nodeEngineRoutes(app, edge.driver, edge.store);
+    await snapshotFileRoutes(app, edge.driver);
+  }
   return app;
 }

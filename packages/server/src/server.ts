@@ -71,6 +71,8 @@ import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
 import { NodeAgent } from './cluster/node-agent.ts';
+import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
+import { snapshotTemplateFiles } from './services/snapshot-template-files.ts';
 import type { RoleEdge } from './app.ts';
 
 export interface Platform {
@@ -196,6 +198,18 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    // A node fetches from its holder a snapshot placement asks it to fork.
+    const shipping =
+      role === 'node' && driver.snapshots
+        ? new SnapshotShipping({
+            engine: driver.snapshots,
+            nodes: nodeStore,
+            tokens: tokens!,
+            lostMs: config.cluster.lostMs,
+            relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
+            log,
+          })
+        : undefined;
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -209,7 +223,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxConcurrentStarts: config.maxConcurrentStarts,
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
-      forks: new SnapshotForks(snapshotStore, driver),
+      forks: new SnapshotForks(snapshotStore, driver, shipping && ((snap) => shipping.ensure(snap))),
       warmPool,
       captures,
     });
@@ -230,7 +244,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxPerTeam: config.maxSnapshotsPerTeam,
       maxInFlightPerTeam: config.maxSnapshotsInFlightPerTeam,
       deadlineMs: config.snapshotDeadlineMs,
-      heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
+      // A node also keeps its copies of snapshots other nodes hold, while they live.
+      heldElsewhere: async () => new Set([...(await templateStore.withCapture()).map((r) => r.capture.id), ...(nodeId ? await new SnapshotStore(db).liveIds() : [])]),
     });
     if (role !== 'api') await snapshots.reconcile();
     const previews = new PreviewPortService({

@@ -1,6 +1,8 @@
 /** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { EngineHealth } from './engine-health.ts';
+import type { TreeFile } from './host/tree-transfer.ts';
 
 export type DriverName = 'container' | 'gvisor';
 
@@ -113,6 +115,31 @@ export interface SnapshotEngine {
   delete(snapshotId: string): Promise<void>;
   /** Every snapshot id the engine holds files for, complete or not. */
   list(): Promise<string[]>;
+  /** Present when the engine's snapshots can be copied to another node (gvisor). */
+  readonly transfer?: SnapshotTransfer;
+}
+
+/** A snapshot's files, by part (each a directory tree), as one node sends them to another. */
+export type SnapshotManifest = Record<string, TreeFile[]>;
+
+/** The template files a snapshot's sandbox stacks on: paths on the node that made it. */
+export interface TemplateFiles {
+  root: string;
+  layers: string[];
+}
+
+/** Copying a complete snapshot between nodes: the holder packs its parts, the receiver verifies and keeps them. */
+export interface SnapshotTransfer {
+  /** The complete snapshot's parts and files; undefined when it is not here. */
+  manifest(snapshotId: string): Promise<SnapshotManifest | undefined>;
+  /** One part as a tar stream. */
+  pack(snapshotId: string, part: string): Readable;
+  /**
+   * Receives a snapshot: each part is opened, unpacked into a temporary place and checked against
+   * `manifest`; only then is it renamed into place, so a failed copy leaves nothing that looks whole.
+   * `relocate` gives this node's paths of the snapshot's template files.
+   */
+  receive(snapshotId: string, manifest: SnapshotManifest, open: (part: string) => Promise<Readable>, relocate: (t: TemplateFiles) => Promise<TemplateFiles>): Promise<void>;
 }
 
 /** Ids become path components and crun container names: allow only a safe alphabet. */

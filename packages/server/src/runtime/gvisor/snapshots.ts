@@ -11,9 +11,10 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { captureNet } from './netns.ts';
 import { gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
+import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 
 /** What a fork needs besides the image and the layer. */
-interface SnapshotMeta {
+export interface SnapshotMeta {
   sourceId: string;
   templateRoot: string;
   templateLayers?: string[];
@@ -41,6 +42,7 @@ export function gvisorSnapshots(st: DriverState): SnapshotEngine {
       const names = [...(await subdirNames(st.paths.snapshotsDir)), ...(await subdirNames(st.paths.snapshotImagesDir))];
       return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
     },
+    transfer: gvisorSnapshotTransfer(st),
   };
 }
 
@@ -154,7 +156,7 @@ async function inspect(st: DriverState, snapshotId: string): Promise<SnapshotFil
 }
 
 /** The snapshot dir goes first: without it the image is an orphan, never a snapshot that looks whole. */
-async function removeSnapshotFiles(snap: SnapshotPaths): Promise<void> {
+export async function removeSnapshotFiles(snap: SnapshotPaths): Promise<void> {
   await removeTree(snap.partial);
   await removeTree(snap.dir);
   await Promise.all([snap.image, snap.imagePartial].map((d) => rm(d, { recursive: true, force: true })));

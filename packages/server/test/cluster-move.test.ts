@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
+import { until } from './helpers/cluster-steps.ts';
+import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+/**
+ * Snapshots and paused sandboxes between nodes (PostgreSQL, one API replica, two gVisor nodes):
+ * a fork placed off its snapshot's cordoned node fetches the snapshot there and continues its
+ * processes; a node whose holder is lost answers 503 saying so.
+ */
+const key = randomBytes(32);
+const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '3000', ...extra });
+const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.05; done) >/dev/null 2>&1 &';
+
+let pg: PostgresCluster;
+let db: { url: string; drop: () => Promise<void> };
+let apiProc: ServerProcess;
+const nodes = new Map<string, ServerProcess>();
+let api: Api;
+
+const internal = (path: string, method = 'GET') => fetch(`${apiProc.url}${path}`, { method, headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+async function internalNodes(): Promise<any[]> {
+  const res = await internal('/internal/nodes');
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { nodes: any[] }).nodes;
+}
+async function exec(id: string, command: string): Promise<string> {
+  const res = await api.post(`/sandboxes/${id}/exec`, { command });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.stdout.trim();
+}
+/** The node holding every live sandbox of this test in turn: the one whose count went up. */
+async function sandboxCounts(): Promise<Map<string, number>> {
+  return new Map((await internalNodes()).map((n) => [n.id, n.sandboxes]));
+}
+async function setState(action: 'cordon' | 'uncordon' | 'drain', id: string): Promise<void> {
+  assert.equal((await internal(`/internal/nodes/${id}/${action}`, 'POST')).status, 204);
+  // Replicas read node states at most every 250 ms (docs/cluster.md).
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+before(async () => {
+  pg = await PostgresCluster.start();
+  db = await createDatabase(pg.adminUrl);
+  apiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
+  const started = await Promise.all(
+    [1, 2].map((i) =>
+      ServerProcess.start(
+        env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: `m${i}`, SANDPIT_API_URL: apiProc.url, SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`, SANDPIT_PUBLIC_URL: apiProc.url }),
+      ),
+    ),
+  );
+  started.forEach((n, i) => nodes.set(`m${i + 1}`, n));
+  api = new Api(apiProc.url, apiProc.key);
+  await until('two ready nodes', async () => (await internalNodes()).filter((n) => n.state === 'ready').length === 2);
+});
+
+after(async () => {
+  await apiProc?.stop().catch(() => undefined);
+  for (const n of nodes.values()) await n.stop().catch(() => undefined);
+  await db?.drop().catch(() => undefined);
+  await pg?.stop();
+});
+
+test("a fork placed off its snapshot's cordoned node: the snapshot is shipped there and its processes continue", async () => {
+  const before = await sandboxCounts();
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const holder = [...(await sandboxCounts())].find(([id, n]) => n > (before.get(id) ?? 0))![0];
+  const other = [...nodes.keys()].find((id) => id !== holder)!;
+  await exec(sb.body.id, `echo shipped > /home/user/mark && ${COUNTER}`);
+  await until('the counter runs', async () => Number(await exec(sb.body.id, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  const snap = await api.post(`/sandboxes/${sb.body.id}/snapshot`, {});
+  assert.ok(snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+  const ready = await until('snapshot ready', async () => {
+    const s = await api.get(`/snapshots/${snap.body.id}`);
+    return s.body.status === 'ready' && s.body;
+  });
+  await setState('cordon', holder);
+  try {
+    const counts = await sandboxCounts();
+    const fork = await api.post('/sandboxes', { from_snapshot: ready.id });
+    assert.equal(fork.status, 201, JSON.stringify(fork.body));
+    const after = await sandboxCounts();
+    assert.equal(after.get(other), counts.get(other)! + 1, 'the fork runs on the node without the snapshot');
+    assert.equal(after.get(holder), counts.get(holder), 'the cordoned holder took no sandbox');
+    assert.equal(await exec(fork.body.id, 'cat /home/user/mark'), 'shipped');
+    // The counter process came along in the checkpoint and keeps counting there.
+    const c1 = Number(await exec(fork.body.id, 'cat /tmp/count'));
+    assert.ok(c1 > 0);
+    await until('the shipped counter continues', async () => Number(await exec(fork.body.id, 'cat /tmp/count')) > c1, 10_000);
+    // A second fork there uses the copy it now holds.
+    const again = await api.post('/sandboxes', { from_snapshot: ready.id });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(await exec(again.body.id, 'cat /home/user/mark'), 'shipped');
+    for (const id of [fork.body.id, again.body.id, sb.body.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  } finally {
+    await setState('uncordon', holder);
+  }
+});
