@@ -72,6 +72,9 @@ import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
 import { NodeAgent } from './cluster/node-agent.ts';
 import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
+import { NodeDrain } from './cluster/drain.ts';
+import { NodePeers } from './cluster/node-peer.ts';
+import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { snapshotTemplateFiles } from './services/snapshot-template-files.ts';
 import type { RoleEdge } from './app.ts';
 
@@ -198,14 +201,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
     const shipping =
       role === 'node' && driver.snapshots
         ? new SnapshotShipping({
             engine: driver.snapshots,
-            nodes: nodeStore,
-            tokens: tokens!,
-            lostMs: config.cluster.lostMs,
+            peers: peers!,
             relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
             log,
           })
@@ -308,16 +310,35 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // Asked only while serving, so the port is the one bound.
     const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
     const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
+    const placement = new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, regions },
+            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, log }),
+            forward: { directory: directory!, placement, catalog, snapshots: snapshotStore, regions },
           }
         : role === 'node'
-          ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
+          ? {
+              role,
+              key: config.cluster.key!,
+              nodeId: nodeId!,
+              driver,
+              store,
+              mover: new SandboxMover({
+                nodeId: nodeId!,
+                store,
+                driver,
+                network,
+                lock: sandboxes.lock,
+                peers: peers!,
+                relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
+                clock,
+                log,
+              }),
+            }
           : undefined;
 
     const app = await buildApp(

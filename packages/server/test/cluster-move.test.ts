@@ -101,3 +101,45 @@ test("a fork placed off its snapshot's cordoned node: the snapshot is shipped th
     await setState('uncordon', holder);
   }
 });
+
+test('drain moves a paused sandbox to another node, where it resumes with its files and processes; a running one is left and counted', async () => {
+  const [x, y] = [...nodes.keys()] as [string, string];
+  await setState('cordon', y);
+  let paused: string;
+  let running: string;
+  try {
+    const a = await api.post('/sandboxes', {});
+    const b = await api.post('/sandboxes', {});
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    assert.equal(b.status, 201, JSON.stringify(b.body));
+    [paused, running] = [a.body.id, b.body.id];
+  } finally {
+    await setState('uncordon', y);
+  }
+  assert.equal((await sandboxCounts()).get(x), 2);
+  await exec(paused, `echo moved > /home/user/mark && ${COUNTER}`);
+  await until('the counter runs', async () => Number(await exec(paused, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  assert.equal((await api.post(`/sandboxes/${paused}/pause`)).status, 200);
+  const drained = await internal(`/internal/nodes/${x}/drain`, 'POST');
+  assert.equal(drained.status, 200);
+  assert.deepEqual(await drained.json(), { moved: [{ id: paused, to: y }], left: 1, failed: [] });
+  try {
+    const counts = await sandboxCounts();
+    assert.equal(counts.get(x), 1, 'the running sandbox stays');
+    assert.equal(counts.get(y), 1, 'the paused one is on the other node');
+    assert.equal((await api.get(`/sandboxes/${paused}`)).body.status, 'paused');
+    const resumed = await api.post(`/sandboxes/${paused}/resume`);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(await exec(paused, 'cat /home/user/mark'), 'moved');
+    const c1 = Number(await exec(paused, 'cat /tmp/count'));
+    await until('the moved counter continues', async () => Number(await exec(paused, 'cat /tmp/count')) > c1, 10_000);
+    // Its address now comes from the new node's pool (100.<110+i>.0.0/16).
+    const addr = await exec(paused, 'cat /proc/net/fib_trie 2>/dev/null | grep -o "100\\.11[0-9]\\.[0-9.]*" | sort -u | head -3; ip -4 -o addr 2>/dev/null');
+    assert.match(addr, new RegExp(`100\\.${110 + Number(y.slice(1))}\\.`), addr);
+    // The running sandbox on the draining node still works.
+    assert.equal(await exec(running, 'echo still-here'), 'still-here');
+    for (const id of [paused, running]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  } finally {
+    await setState('uncordon', x);
+  }
+});

@@ -3,7 +3,7 @@ import { isNodeLive } from '../services/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 
-/** Sandboxes never move between nodes, so where one lives is remembered (bounded). */
+/** Sandboxes move only off draining nodes, so where one lives is remembered (bounded) unless its node drains. */
 const CACHE_MAX = 50_000;
 /** The node list is read at most this often per replica. */
 const NODES_TTL_MS = 1000;
@@ -31,6 +31,8 @@ export class NodeDirectory {
   /** The node holding a live sandbox (bare id); undefined when there is no such sandbox or it has no node. */
   async ofSandbox(id: string): Promise<NodeRecord | undefined> {
     let nodeId = this.#sandboxes.get(id);
+    // A draining node's paused sandboxes move to other nodes: where they are is read again each time.
+    if (nodeId !== undefined && (await this.node(nodeId))?.state === 'draining') nodeId = undefined;
     if (nodeId === undefined) {
       const found = await this.#store.sandboxNode(id);
       if (!found) return undefined;
@@ -70,6 +72,18 @@ export class NodeDirectory {
 
   headers(n: NodeRecord): Record<string, string> {
     return { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) };
+  }
+
+  /** A POST on a node's internal API; rejects with the node's error message unless it answers 2xx. */
+  async post(n: NodeRecord, path: string, body: unknown, timeoutMs: number): Promise<void> {
+    const res = await fetch(new URL(path, n.url), {
+      method: 'POST',
+      headers: { ...this.headers(n), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const answer = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    if (!res.ok) throw new Error(`node ${n.id} answered ${res.status} to ${path}${answer?.error?.message ? `: ${answer.error.message}` : ''}`);
   }
 
   /** A JSON call on a node's internal API. */

@@ -1,17 +1,11 @@
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Logger } from 'pino';
 import { ApiError, unavailable } from '../errors.ts';
-import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 import type { SnapshotEngine, SnapshotManifest, TemplateFiles } from '../runtime/driver.ts';
-import { isNodeLive } from '../services/nodes.ts';
-import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+import type { NodePeers } from './node-peer.ts';
 
 export interface SnapshotShippingDeps {
   engine: SnapshotEngine;
-  nodes: NodeStore;
-  tokens: TokenCache;
-  lostMs: number;
+  peers: NodePeers;
   /** This node's paths of a snapshot's template files (rebuilt from the recipe when they are not here). */
   relocate: (templateId: string | null, t: TemplateFiles) => Promise<TemplateFiles>;
   log: Logger;
@@ -45,24 +39,19 @@ export class SnapshotShipping {
   }
 
   async #ship(snapshot: { id: string; nodeId: string; templateId: string | null }): Promise<void> {
-    const { engine, nodes, lostMs, log } = this.#deps;
+    const { engine, peers, log } = this.#deps;
     const transfer = engine.transfer;
     if (!transfer) throw unavailable('this node cannot receive snapshots from other nodes');
-    const holder = await nodes.get(snapshot.nodeId);
-    if (!holder || !isNodeLive(holder, Date.now(), lostMs)) {
-      throw unavailable(`node '${snapshot.nodeId}', which holds snapshot ${snapshot.id}, is lost or not reachable, so its files cannot be shipped to another node; retry when it is back`);
-    }
+    const holder = await peers.live(snapshot.nodeId, `which holds snapshot ${snapshot.id} (its files cannot be shipped to another node while it is away)`);
     const started = Date.now();
+    const path = `/internal/snapshots/${snapshot.id}`;
     let manifest: SnapshotManifest;
     try {
-      manifest = (await (await this.#get(holder, `/internal/snapshots/${snapshot.id}/manifest`, AbortSignal.timeout(MANIFEST_TIMEOUT_MS))).json()) as SnapshotManifest;
+      manifest = await peers.json<SnapshotManifest>(holder, `${path}/manifest`, { timeoutMs: MANIFEST_TIMEOUT_MS });
       await transfer.receive(
         snapshot.id,
         manifest,
-        async (part) => {
-          const res = await this.#get(holder, `/internal/snapshots/${snapshot.id}/parts/${part}`);
-          return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-        },
+        (part) => peers.stream(holder, `${path}/parts/${part}`),
         (t) => this.#deps.relocate(snapshot.templateId, t),
       );
     } catch (err) {
@@ -73,11 +62,5 @@ export class SnapshotShipping {
       .flat()
       .reduce((n, f) => n + f.size, 0);
     log.info({ snapshot: snapshot.id, from: holder.id, bytes, ms: Date.now() - started }, 'snapshot shipped here from its holder');
-  }
-
-  async #get(holder: NodeRecord, path: string, signal?: AbortSignal): Promise<Response> {
-    const res = await fetch(new URL(path, holder.url), { headers: { [INTERNAL_HEADER]: this.#deps.tokens.for(nodeAudience(holder.id)) }, signal });
-    if (!res.ok || !res.body) throw new Error(`node '${holder.id}' answered ${res.status} to ${path}`);
-    return res;
   }
 }

@@ -81,6 +81,8 @@ export interface RuntimeDriver {
   serves?(name: string): boolean;
   /** Present when the engine can capture memory and disk (gvisor); absent: snapshots answer 503. */
   readonly snapshots?: SnapshotEngine;
+  /** Present when a paused sandbox can be copied to another node (gvisor: its memory is on disk). */
+  readonly moves?: SandboxMoves;
   /**
    * Stops background work; sandboxes keep running. `release` also frees host-wide
    * resources (mounts) and only succeeds once no sandbox remains (tests, uninstall).
@@ -153,4 +155,35 @@ export function checkSpec(spec: SandboxSpec): void {
   const { vcpuCount, memoryMib, diskMib } = spec.resources;
   if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
   if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
+}
+
+/** A paused sandbox's files by part, and the engine's own record of it (opaque to the caller). */
+export interface SandboxManifest {
+  files: Record<string, TreeFile[]>;
+  /** The template files it stacks on, as paths on the node that sends it. */
+  template: TemplateFiles;
+  meta: unknown;
+}
+
+/** Where a moved sandbox joins this node: its network namespace here and the mounts that go with it. */
+export interface MoveTarget {
+  id: string;
+  /** This node's paths of the sandbox's template files. */
+  template: TemplateFiles;
+  netnsPath?: string;
+  netConfig?: NetConfig;
+  mounts?: BindMount[];
+}
+
+/** Copying a paused sandbox (checkpoint image and writable layer) to another node, where it resumes. */
+export interface SandboxMoves {
+  /** The paused sandbox's parts and files; undefined when it is not here or not paused. */
+  manifest(id: string): Promise<SandboxManifest | undefined>;
+  /** One part as a tar stream. */
+  pack(id: string, part: string): Readable;
+  /**
+   * Makes the sandbox paused here from another node's copy, each part checked against `manifest`
+   * before it is kept; a failure leaves nothing of it here. Resume then restores it into `target`'s namespace.
+   */
+  receive(target: MoveTarget, manifest: SandboxManifest, open: (part: string) => Promise<Readable>): Promise<void>;
 }

@@ -11,6 +11,8 @@ export interface PlacementNeed {
   templateKey?: string;
   /** The node holding the snapshot a fork starts from: preferred while it takes sandboxes and has room; elsewhere the snapshot is shipped from it, so it must be live. */
   holder?: string;
+  /** Never this node (the one a drain moves sandboxes off). */
+  exclude?: string;
 }
 
 /** Preference for a node that already holds the template's files, in units of memory fraction. */
@@ -58,7 +60,7 @@ export class Placement {
     if (need.holder !== undefined && !live.some((x) => x.id === need.holder)) {
       throw unavailable(`node '${need.holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped to another node; retry when it is back`);
     }
-    const candidates = live.filter((n) => n.state === 'ready');
+    const candidates = live.filter((n) => n.state === 'ready' && n.id !== need.exclude);
     if (candidates.length === 0) throw unavailable(all.length === 0 ? `region '${need.region}' has no nodes` : `no node of region '${need.region}' is ready to take sandboxes`);
     let best: { node: NodeRecord; score: number } | undefined;
     for (const node of candidates) {

@@ -17,10 +17,10 @@ export interface SnapshotTemplateDeps {
 const layerKey = (p: string) => `${basename(dirname(p))}/${basename(p)}`;
 
 /**
- * This node's paths of the template files a snapshot shipped from another node stacks on: the same
+ * This node's paths of the template files a snapshot or paused sandbox from another node stacks on: the same
  * paths when they are here (platform templates live in the shared, content-addressed image cache;
  * a missing one is built), else this node's copy of the team template, rebuilt from its recipe,
- * when the snapshot was made from the template's current version (the same layer keys).
+ * when it was made from the template's current version (the same layer keys).
  */
 export async function snapshotTemplateFiles(deps: SnapshotTemplateDeps, templateId: string | null, t: TemplateFiles): Promise<TemplateFiles> {
   const here = async () => (await Promise.all([t.root, ...t.layers].map(exists))).every(Boolean);
@@ -35,7 +35,5 @@ export async function snapshotTemplateFiles(deps: SnapshotTemplateDeps, template
     const local = await deps.copies.local(rec);
     return { root: local.baseRoot, layers: local.layers };
   }
-  throw conflict(
-    `the template version this snapshot was made from is not on this node and is no longer template '${templateId ?? 'unknown'}''s current version, so it cannot be rebuilt here; fork it on its own node`,
-  );
+  throw conflict(`the template version it was made from is not on this node and is no longer the current version of template '${templateId ?? 'unknown'}', so it cannot be rebuilt here`);
 }

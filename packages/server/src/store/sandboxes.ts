@@ -250,6 +250,26 @@ export class SandboxStore {
     return rows.map((r) => r.id);
   }
 
+  /** A node's live sandboxes: the paused ones (which a drain moves) and how many others there are. */
+  async onNode(nodeId: string): Promise<{ paused: SandboxRecord[]; others: number }> {
+    const rows = await this.db.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).execute();
+    const paused = rows.filter((r) => r.status === 'paused').map(fromRow);
+    return { paused, others: rows.length - paused.length };
+  }
+
+  /** Moves a paused sandbox's record from node `from` to `to` in one statement; false when it is no longer paused there. */
+  async moveNode(id: string, from: string, to: string, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('sandboxes')
+      .set({ node_id: to, updated_at: now })
+      .where('id', '=', id)
+      .where('node_id', '=', from)
+      .where('status', '=', 'paused')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   /**
    * A lost node's live sandboxes end failed with `reason` in one transaction, each with its
    * `failed` event (metering closes their segments); returns their ids.
