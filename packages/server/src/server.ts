@@ -209,6 +209,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             engine: driver.snapshots,
             peers: peers!,
             relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
+            snapshot: (id) => snapshotStore.get(id),
+            nodeId: nodeId!,
             log,
           })
         : undefined;
@@ -250,6 +252,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       heldElsewhere: async () => new Set([...(await templateStore.withCapture()).map((r) => r.capture.id), ...(nodeId ? await new SnapshotStore(db).liveIds() : [])]),
     });
     if (role !== 'api') await snapshots.reconcile();
+    await shipping?.start();
     const previews = new PreviewPortService({
       store: previewStore,
       sandboxStore: store,
@@ -457,6 +460,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await sweeping;
         if (role === 'api') await regions.withdraw().catch(() => undefined);
         await nodeAgent?.stop();
+        await shipping?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);
         clearInterval(revocationSync);

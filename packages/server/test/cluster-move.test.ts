@@ -143,3 +143,26 @@ test('drain moves a paused sandbox to another node, where it resumes with its fi
     await setState('uncordon', x);
   }
 });
+
+test("a fork whose snapshot's holder is lost: 503 saying the snapshot cannot be shipped; with the holder back it forks", async () => {
+  const before = await sandboxCounts();
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const holder = [...(await sandboxCounts())].find(([id, n]) => n > (before.get(id) ?? 0))![0];
+  const snap = await api.post(`/sandboxes/${sb.body.id}/snapshot`, {});
+  assert.ok(snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+  await until('snapshot ready', async () => (await api.get(`/snapshots/${snap.body.id}`)).body.status === 'ready');
+  assert.equal((await api.del(`/sandboxes/${sb.body.id}`)).status, 204);
+  const victim = nodes.get(holder)!;
+  await victim.kill9();
+  await until(`node ${holder} lost`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'lost'), 20_000);
+  const fork = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+  assert.equal(fork.status, 503, JSON.stringify(fork.body));
+  assert.match(fork.body.error.message, new RegExp(`node '${holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped`));
+  await victim.launch();
+  await until(`node ${holder} ready again`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'ready'));
+  const again = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+  assert.equal(again.status, 201, JSON.stringify(again.body));
+  assert.equal((await api.del(`/sandboxes/${again.body.id}`)).status, 204);
+  assert.equal((await api.del(`/snapshots/${snap.body.id}`)).status, 204);
+});
