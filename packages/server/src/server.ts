@@ -201,6 +201,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
     const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
     const shipping =
@@ -208,7 +209,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         ? new SnapshotShipping({
             engine: driver.snapshots,
             peers: peers!,
-            relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
+            relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
             snapshot: (id) => snapshotStore.get(id),
             nodeId: nodeId!,
             log,
@@ -337,7 +338,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
                 network,
                 lock: sandboxes.lock,
                 peers: peers!,
-                relocate: (templateId, t) => snapshotTemplateFiles({ store: templateStore, curated, copies: copies! }, templateId, t),
+                relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
                 clock,
                 log,
               }),

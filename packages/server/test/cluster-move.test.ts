@@ -65,9 +65,12 @@ after(async () => {
   await pg?.stop();
 });
 
-test("a fork placed off its snapshot's cordoned node: the snapshot is shipped there and its processes continue", async () => {
+test("a fork placed off its snapshot's cordoned node: the snapshot is shipped there, its team template rebuilt there, and its processes continue", async () => {
+  const tpl = await api.post('/templates', { name: 'shipped', steps: [{ type: 'run', command: 'echo from-template > /home/user/layer.txt' }] });
+  assert.equal(tpl.status, 202, JSON.stringify(tpl.body));
+  await until('template ready', async () => (await api.get(`/templates/${tpl.body.id}`)).body.status === 'ready', 120_000);
   const before = await sandboxCounts();
-  const sb = await api.post('/sandboxes', {});
+  const sb = await api.post('/sandboxes', { from_template: 'shipped' });
   assert.equal(sb.status, 201, JSON.stringify(sb.body));
   const holder = [...(await sandboxCounts())].find(([id, n]) => n > (before.get(id) ?? 0))![0];
   const other = [...nodes.keys()].find((id) => id !== holder)!;
@@ -81,6 +84,7 @@ test("a fork placed off its snapshot's cordoned node: the snapshot is shipped th
   });
   await setState('cordon', holder);
   try {
+    assert.equal((await internalNodes()).find((n) => n.id === other).templates, 0, 'the other node has no copy of the template yet');
     const counts = await sandboxCounts();
     const fork = await api.post('/sandboxes', { from_snapshot: ready.id });
     assert.equal(fork.status, 201, JSON.stringify(fork.body));
@@ -88,6 +92,8 @@ test("a fork placed off its snapshot's cordoned node: the snapshot is shipped th
     assert.equal(after.get(other), counts.get(other)! + 1, 'the fork runs on the node without the snapshot');
     assert.equal(after.get(holder), counts.get(holder), 'the cordoned holder took no sandbox');
     assert.equal(await exec(fork.body.id, 'cat /home/user/mark'), 'shipped');
+    assert.equal(await exec(fork.body.id, 'cat /home/user/layer.txt'), 'from-template');
+    await until('the template rebuilt on the fork node', async () => (await internalNodes()).find((n) => n.id === other).templates > 0);
     // The counter process came along in the checkpoint and keeps counting there.
     const c1 = Number(await exec(fork.body.id, 'cat /tmp/count'));
     assert.ok(c1 > 0);

@@ -11,6 +11,8 @@ export interface SnapshotTemplateDeps {
   store: TemplateStore;
   curated: CuratedTemplates;
   copies: TemplateCopies;
+  /** This node's own directories: files elsewhere (another node's data dir on the same machine) are not this node's. */
+  ownDirs: string[];
 }
 
 /** A step layer's identity: layers are content-addressed (`<cache>/<key>/root`), so the same key is the same files on every node. */
@@ -23,7 +25,8 @@ const layerKey = (p: string) => `${basename(dirname(p))}/${basename(p)}`;
  * when it was made from the template's current version (the same layer keys).
  */
 export async function snapshotTemplateFiles(deps: SnapshotTemplateDeps, templateId: string | null, t: TemplateFiles): Promise<TemplateFiles> {
-  const here = async () => (await Promise.all([t.root, ...t.layers].map(exists))).every(Boolean);
+  const own = (p: string) => deps.ownDirs.some((d) => p.startsWith(`${d}/`)) && exists(p);
+  const here = async () => (await Promise.all([t.root, ...t.layers].map(own))).every(Boolean);
   if (await here()) return t;
   if (templateId?.startsWith('platform/') && deps.curated.has(templateId)) {
     await deps.curated.ensure(templateId);
