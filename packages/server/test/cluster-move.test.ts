@@ -18,6 +18,9 @@ const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count; sl
 let pg: PostgresCluster;
 let db: { url: string; drop: () => Promise<void> };
 let apiProc: ServerProcess;
+/** A second replica: it learns of a move from the store, not from doing it. */
+let otherApiProc: ServerProcess;
+let otherApi: Api;
 const nodes = new Map<string, ServerProcess>();
 let api: Api;
 
@@ -46,20 +49,30 @@ before(async () => {
   pg = await PostgresCluster.start();
   db = await createDatabase(pg.adminUrl);
   apiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
+  otherApiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
   const started = await Promise.all(
     [1, 2].map((i) =>
       ServerProcess.start(
-        env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: `m${i}`, SANDPIT_API_URL: apiProc.url, SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`, SANDPIT_PUBLIC_URL: apiProc.url }),
+        env({
+          SANDPIT_DATABASE_URL: db.url,
+          SANDPIT_ROLE: 'node',
+          SANDPIT_NODE_ID: `m${i}`,
+          SANDPIT_API_URL: `${apiProc.url},${otherApiProc.url}`,
+          SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`,
+          SANDPIT_PUBLIC_URL: apiProc.url,
+        }),
       ),
     ),
   );
   started.forEach((n, i) => nodes.set(`m${i + 1}`, n));
   api = new Api(apiProc.url, apiProc.key);
+  otherApi = new Api(otherApiProc.url, apiProc.key);
   await until('two ready nodes', async () => (await internalNodes()).filter((n) => n.state === 'ready').length === 2);
 });
 
 after(async () => {
   await apiProc?.stop().catch(() => undefined);
+  await otherApiProc?.stop().catch(() => undefined);
   for (const n of nodes.values()) await n.stop().catch(() => undefined);
   await db?.drop().catch(() => undefined);
   await pg?.stop();
@@ -124,6 +137,8 @@ test('drain moves a paused sandbox to another node, where it resumes with its fi
   }
   assert.equal((await sandboxCounts()).get(x), 2);
   await exec(paused, `echo moved > /home/user/mark && ${COUNTER}`);
+  // The other replica now remembers the sandbox on x.
+  assert.equal((await otherApi.post(`/sandboxes/${paused}/exec`, { command: 'true' })).status, 200);
   await until('the counter runs', async () => Number(await exec(paused, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
   assert.equal((await api.post(`/sandboxes/${paused}/pause`)).status, 200);
   const drained = await internal(`/internal/nodes/${x}/drain`, 'POST');
@@ -134,7 +149,10 @@ test('drain moves a paused sandbox to another node, where it resumes with its fi
     assert.equal(counts.get(x), 1, 'the running sandbox stays');
     assert.equal(counts.get(y), 1, 'the paused one is on the other node');
     assert.equal((await api.get(`/sandboxes/${paused}`)).body.status, 'paused');
-    const resumed = await api.post(`/sandboxes/${paused}/resume`);
+    // x takes sandboxes again at once; the other replica, which did not move it, still finds it on y.
+    await setState('uncordon', x);
+    await new Promise((r) => setTimeout(r, 1100));
+    const resumed = await otherApi.post(`/sandboxes/${paused}/resume`);
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
     assert.equal(await exec(paused, 'cat /home/user/mark'), 'moved');
     const c1 = Number(await exec(paused, 'cat /tmp/count'));

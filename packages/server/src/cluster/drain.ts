@@ -44,6 +44,7 @@ export class NodeDrain {
         const chosen = await d.placement.choose({ region: node.region, vcpus: rec.resources.vcpu_count, memoryMib: rec.resources.memory_mib, exclude: nodeId });
         release = chosen.release;
         await d.directory.post(node, `/internal/sandboxes/${rec.id}/move`, { to: chosen.node.id }, MOVE_TIMEOUT_MS);
+        d.directory.forget(rec.id);
         answer.moved.push({ id: taggedSandboxId(rec.region, rec.id), to: chosen.node.id });
       } catch (err) {
         answer.failed.push({ id: taggedSandboxId(rec.region, rec.id), message: (err as Error).message });

@@ -257,17 +257,24 @@ export class SandboxStore {
     return { paused, others: rows.length - paused.length };
   }
 
-  /** Moves a paused sandbox's record from node `from` to `to` in one statement; false when it is no longer paused there. */
+  /**
+   * Moves a paused sandbox's record from node `from` to `to`, and marks `from` as moved out of (API replicas
+   * drop their cached locations on it), in one transaction; false when it is no longer paused there.
+   */
   async moveNode(id: string, from: string, to: string, now: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('sandboxes')
-      .set({ node_id: to, updated_at: now })
-      .where('id', '=', id)
-      .where('node_id', '=', from)
-      .where('status', '=', 'paused')
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+    return this.db.transaction().execute(async (tx) => {
+      const r = await tx
+        .updateTable('sandboxes')
+        .set({ node_id: to, updated_at: now })
+        .where('id', '=', id)
+        .where('node_id', '=', from)
+        .where('status', '=', 'paused')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await tx.updateTable('nodes').set({ moved_out_at: now }).where('id', '=', from).execute();
+      return true;
+    });
   }
 
   /**

@@ -54,9 +54,13 @@ export function packTree(root: string): Readable {
   return tar.stdout;
 }
 
-/** Unpacks a tar stream (from packTree) into the existing directory `dest`. */
+/**
+ * Unpacks a tar stream (from packTree) into the existing directory `dest`. tar reads to the end of the
+ * stream (`--ignore-zeros`), past the end-of-archive blocks: it would otherwise exit there and close the
+ * pipe while the sender's padding is still being written. A truncated stream still fails it.
+ */
 export async function unpackTree(src: Readable, dest: string): Promise<void> {
-  const tar = spawn('tar', ['-x', ...TAR_KEEP, '--same-permissions', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const tar = spawn('tar', ['-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   tar.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
   const exited = new Promise<number | null>((resolve, reject) => {
