@@ -258,6 +258,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     if (role !== 'api') await snapshots.reconcile();
     await shipping?.start();
+    if (shipping) opened.push(() => shipping.stop());
     const previews = new PreviewPortService({
       store: previewStore,
       sandboxStore: store,
