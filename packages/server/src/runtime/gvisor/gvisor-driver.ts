@@ -17,6 +17,7 @@ import { gvisorPaths, gvisorSandboxPaths } from './paths.ts';
 import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
 import { probeRunsc, Runsc } from './runsc.ts';
 import { gvisorSandboxMoves } from './sandbox-moves.ts';
+import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 import { gvisorSnapshots } from './snapshots.ts';
 import { health, list, runscState, state, stats } from './status.ts';
 
@@ -58,7 +59,7 @@ export class GvisorDriver implements RuntimeDriver {
       nofile: 1024,
       shim: undefined,
     };
-    this.snapshots = gvisorSnapshots(this.st);
+    this.snapshots = { ...gvisorSnapshots(this.st), transfer: gvisorSnapshotTransfer(this.st) };
     this.moves = gvisorSandboxMoves(this.st);
   }
 

@@ -11,7 +11,6 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { captureNet } from './netns.ts';
 import { gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
-import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 
 /** What a fork needs besides the image and the layer. */
 export interface SnapshotMeta {
@@ -42,7 +41,6 @@ export function gvisorSnapshots(st: DriverState): SnapshotEngine {
       const names = [...(await subdirNames(st.paths.snapshotsDir)), ...(await subdirNames(st.paths.snapshotImagesDir))];
       return [...new Set(names.map((n) => n.replace(/\.partial$/, '')))];
     },
-    transfer: gvisorSnapshotTransfer(st),
   };
 }
 
