@@ -80,6 +80,8 @@ export class SandboxMover {
     const rec = await d.store.get(id);
     if (!rec || rec.nodeId !== from || rec.status !== 'paused') throw conflict(`sandbox ${id} is not paused on node '${from}'`);
     const source = await d.peers.live(from, 'the move source');
+    // A copy left by an earlier attempt that was never switched over (the source failed in between) goes first.
+    if ((await d.driver.state(id)) !== 'missing') await this.discard(id);
     const path = `/internal/sandboxes/${id}/move`;
     let net: PreparedNetwork | undefined;
     try {
