@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** A regular file of a tree: its path relative to the root, size and sha256 (hex). */
@@ -41,17 +41,25 @@ async function fileSha256(path: string): Promise<string> {
 const TAR_KEEP = ['--numeric-owner', '--xattrs', '--xattrs-include=*', '--sparse'];
 
 /**
- * `root` as a tar stream, read as it is sent (never buffered whole). The stream errors when tar
- * fails, so a receiver never takes a truncated archive for a whole one.
+ * `root` as a tar stream, read as it is sent (never buffered whole). The stream ends only once tar
+ * has exited cleanly and errors otherwise, so a receiver never takes a cut archive for a whole one;
+ * a reader that stops early stops tar.
  */
 export function packTree(root: string): Readable {
   const tar = spawn('tar', ['-c', ...TAR_KEEP, '-C', root, '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = new PassThrough();
   let err = '';
   tar.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+  tar.stdout.pipe(out, { end: false });
+  tar.on('error', (e) => out.destroy(e));
   tar.on('close', (code) => {
-    if (code !== 0) tar.stdout.destroy(new Error(`tar of ${root} failed (exit code ${code}): ${err.trim()}`));
+    if (code === 0) out.end();
+    else out.destroy(new Error(`tar of ${root} failed (exit code ${code}): ${err.trim()}`));
   });
-  return tar.stdout;
+  out.on('close', () => {
+    if (tar.exitCode === null) tar.kill();
+  });
+  return out;
 }
 
 /**
