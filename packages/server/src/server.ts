@@ -113,6 +113,8 @@ const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
 /** How often a replica on a shared store asks it for secrets revoked elsewhere (bounds when its egress proxy stops swapping them). */
 const SECRET_REVOCATION_SYNC_MS = 500;
+/** How often a process reads the store's auth epoch: below PRINCIPAL_STALE_AFTER_MS, so cached principals stay in use while the store answers. */
+const AUTH_SYNC_MS = 200;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
 /** How often an API replica looks for nodes that fell silent. */
@@ -148,6 +150,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const teamManagementStore = new TeamManagementStore(db);
     await teamManagementStore.grantMissingOwners(newId, clock.now());
+    await auth.syncChanges();
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
     const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
@@ -280,7 +283,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
     }
 
-    const teamManagement = new TeamManagementService(teamManagementStore, clock);
+    const teamManagement = new TeamManagementService(teamManagementStore, clock, () => auth.changed());
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
     const billing = new BillingService({
       store: new BillingStore(db),
@@ -451,6 +454,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       ? setInterval(() => void secrets.syncRevocations().catch((err) => log.warn({ err: String(err) }, 'secret revocation sync failed')), SECRET_REVOCATION_SYNC_MS)
       : undefined;
     revocationSync?.unref();
+    // On SQLite too: operator commands (sandpit team create) bump the same epoch. A request finding this late syncs first.
+    const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
+    authSync.unref();
 
     return {
       app,
@@ -472,6 +478,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await engineWatch.stop();
         clearInterval(billingTimer);
         clearInterval(revocationSync);
+        clearInterval(authSync);
         await billingRun;
         await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
         e2b?.close();

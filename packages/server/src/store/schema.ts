@@ -255,6 +255,13 @@ export interface Database {
   snapshot_reservations: SnapshotReservationTable;
   nodes: NodeTable;
   region_endpoints: RegionEndpointTable;
+  auth_epoch: AuthEpochTable;
+}
+
+/** A single row (id 1): its epoch grows with every change to what API keys may do. */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
 }
 
 /** An API replica's URL, announced for its region every second. */

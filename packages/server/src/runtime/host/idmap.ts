@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readlinkSync, writeFileSync } from 'node:fs';
 import koffi from 'koffi';
 import { libc } from './libc.ts';
+import { spawnToLog } from './posix-spawn.ts';
 
 /** Ids a sandbox has inside its user namespace: 0 (root) to 65535, as in a Docker image. */
 export const SANDBOX_IDS = 65536;
@@ -122,16 +122,19 @@ function idmappedTree(dir: string, userns: number): number {
  * to store; files the host itself writes through a sandbox's root land owned by 65536, never by 0.
  */
 export async function sandboxUserns(base: number): Promise<number> {
-  // A process is the only way to make a namespace, and Node (threads) cannot unshare itself.
-  const child = spawn('unshare', ['--user', '--', 'sleep', 'infinity'], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A process is the only way to make a namespace, and Node (threads) cannot unshare itself. Started
+  // with posix_spawn off the event loop: a burst of creates forks no copies of the server's heap.
+  let gone = false;
+  let exited!: Promise<number>;
+  const started = new Promise<number>((resolve) => {
+    exited = spawnToLog('unshare', ['--user', '--', 'sleep', 'infinity'], '/dev/null', { onSpawn: resolve }).finally(() => (gone = true));
+  });
+  const pid = await Promise.race([started, exited.then(() => Promise.reject(new Error('could not start unshare')))]);
   try {
-    const pid = child.pid;
-    if (!pid) throw new Error('could not start unshare');
     const own = readlinkSync('/proc/self/ns/user');
     const deadline = performance.now() + 5000;
-    while (readlinkSync(`/proc/${pid}/ns/user`) === own) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error('unshare --user did not create a user namespace');
+    while (gone || readlinkSync(`/proc/${pid}/ns/user`) === own) {
+      if (gone || performance.now() > deadline) throw new Error('unshare --user did not create a user namespace');
       await new Promise((r) => setTimeout(r, 1));
     }
     const map = `0 ${base} ${SANDBOX_IDS}\n${SANDBOX_IDS} 0 1\n`;
@@ -139,7 +142,7 @@ export async function sandboxUserns(base: number): Promise<number> {
     writeFileSync(`/proc/${pid}/gid_map`, map);
     return openSync(`/proc/${pid}/ns/user`, 'r');
   } finally {
-    child.kill('SIGKILL');
-    await exited;
+    process.kill(pid, 'SIGKILL');
+    await exited.catch(() => undefined);
   }
 }
