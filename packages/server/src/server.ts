@@ -71,6 +71,11 @@ import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
 import { NodeAgent } from './cluster/node-agent.ts';
+import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
+import { NodeDrain } from './cluster/drain.ts';
+import { NodePeers } from './cluster/node-peer.ts';
+import { SandboxMover } from './cluster/sandbox-mover.ts';
+import { snapshotTemplateFiles } from './services/snapshot-template-files.ts';
 import type { RoleEdge } from './app.ts';
 
 export interface Platform {
@@ -203,6 +208,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
+    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
+    // A node fetches from its holder a snapshot placement asks it to fork.
+    const shipping =
+      role === 'node' && driver.snapshots
+        ? new SnapshotShipping({
+            engine: driver.snapshots,
+            peers: peers!,
+            relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
+            snapshot: (id) => snapshotStore.get(id),
+            nodeId: nodeId!,
+            log,
+          })
+        : undefined;
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -216,7 +235,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxConcurrentStarts: config.maxConcurrentStarts,
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
-      forks: new SnapshotForks(snapshotStore, driver),
+      forks: new SnapshotForks(snapshotStore, driver, shipping && ((snap) => shipping.ensure(snap))),
       warmPool,
       captures,
     });
@@ -237,9 +256,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxPerTeam: config.maxSnapshotsPerTeam,
       maxInFlightPerTeam: config.maxSnapshotsInFlightPerTeam,
       deadlineMs: config.snapshotDeadlineMs,
-      heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
+      // A node also keeps its copies of snapshots other nodes hold, while they live.
+      heldElsewhere: async () => new Set([...(await templateStore.withCapture()).map((r) => r.capture.id), ...(nodeId ? await new SnapshotStore(db).liveIds() : [])]),
     });
     if (role !== 'api') await snapshots.reconcile();
+    await shipping?.start();
+    if (shipping) opened.push(() => shipping.stop());
     const previews = new PreviewPortService({
       store: previewStore,
       sandboxStore: store,
@@ -300,16 +322,35 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // Asked only while serving, so the port is the one bound.
     const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
     const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
+    const placement = new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, regions },
+            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, log }),
+            forward: { directory: directory!, placement, catalog, snapshots: snapshotStore, regions },
           }
         : role === 'node'
-          ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
+          ? {
+              role,
+              key: config.cluster.key!,
+              nodeId: nodeId!,
+              driver,
+              store,
+              mover: new SandboxMover({
+                nodeId: nodeId!,
+                store,
+                driver,
+                network,
+                lock: sandboxes.lock,
+                peers: peers!,
+                relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
+                clock,
+                log,
+              }),
+            }
           : undefined;
 
     const app = await buildApp(
@@ -433,6 +474,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await sweeping;
         if (role === 'api') await regions.withdraw().catch(() => undefined);
         await nodeAgent?.stop();
+        await shipping?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);
         clearInterval(revocationSync);

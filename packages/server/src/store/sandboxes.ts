@@ -269,6 +269,33 @@ export class SandboxStore {
     return rows.map((r) => r.id);
   }
 
+  /** A node's live sandboxes: the paused ones (which a drain moves) and how many others there are. */
+  async onNode(nodeId: string): Promise<{ paused: SandboxRecord[]; others: number }> {
+    const rows = await this.db.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).execute();
+    const paused = rows.filter((r) => r.status === 'paused').map(fromRow);
+    return { paused, others: rows.length - paused.length };
+  }
+
+  /**
+   * Moves a paused sandbox's record from node `from` to `to`, and marks `from` as moved out of (API replicas
+   * drop their cached locations on it), in one transaction; false when it is no longer paused there.
+   */
+  async moveNode(id: string, from: string, to: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const r = await tx
+        .updateTable('sandboxes')
+        .set({ node_id: to, updated_at: now })
+        .where('id', '=', id)
+        .where('node_id', '=', from)
+        .where('status', '=', 'paused')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await tx.updateTable('nodes').set({ moved_out_at: now }).where('id', '=', from).execute();
+      return true;
+    });
+  }
+
   /**
    * A lost node's live sandboxes end failed with `reason` in one transaction, each with its
    * `failed` event (metering closes their segments); returns their ids.

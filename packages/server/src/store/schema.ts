@@ -298,6 +298,8 @@ export interface NodeTable {
   heartbeat_at: number;
   /** Set when the node fell silent past the deadline; cleared when it heartbeats again. */
   lost_at: number | null;
+  /** When a sandbox last moved off it (drain). */
+  moved_out_at: number | null;
 }
 
 export interface TemplateTable {
