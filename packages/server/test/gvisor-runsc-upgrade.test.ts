@@ -98,6 +98,10 @@ test('paused sandboxes resume on the runsc that paused them after an upgrade; ne
   assert.deepEqual((await readMeta(fresh.body.id)).engine, { path: BUNDLED_RUNSC, version: '0.0~20240729.0', platform: 'systrap' });
   assert.match(await exec(fresh.body.id, 'ls -l /etc/hostname && stat -c %s /etc/hostname'), /^-[rwx-]{9} .*\n\d+\n$/, 'statx works without the shim');
   assert.equal((await exec(fresh.body.id, 'cat /etc/ld.so.preload 2>/dev/null || echo none')).trim(), 'none', 'no shim is preloaded');
+  // Template and snapshot layers are read from the host overlay: writes must land there, not in gVisor's own overlay.
+  await exec(fresh.body.id, 'echo on-host > /home/user/written');
+  const upper = join(srv.dataDir, 'gvisor', 'layers', fresh.body.id.slice(-36), 'upper');
+  assert.equal(await readFile(join(upper, 'home', 'user', 'written'), 'utf8'), 'on-host\n');
   // Pause and resume on the new build, then destroy all three through their own builds.
   assert.equal((await api.post(`/sandboxes/${fresh.body.id}/pause`)).status, 200);
   assert.equal((await api.post(`/sandboxes/${fresh.body.id}/resume`)).status, 200);

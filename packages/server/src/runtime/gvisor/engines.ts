@@ -29,6 +29,13 @@ export const BUNDLED_RUNSC = '/var/lib/sandpit/tools/runsc-20240729/runsc';
  */
 const LEGACY: RunscEngine = { path: 'runsc', version: '0.0~20221219.0', platform: 'ptrace' };
 
+/**
+ * Flags of every recorded engine. Writes to the root must land in the sandbox's host
+ * overlay (template layers, snapshot layers, quotas and file transfers read it there):
+ * builds since 2023 default to gVisor's own overlay instead (`root:self`); older ones to none.
+ */
+const RECORDED_FLAGS = ['--overlay2=none'];
+
 /** The build date in a runsc version (`0.0~20240729.0` -> 20240729); 0 when it has none. */
 function buildDate(version: string): number {
   return Number(/(\d{8})/.exec(version)?.[1] ?? 0);
@@ -84,7 +91,7 @@ export class RunscEngines {
     let r = this.#byKey.get(key);
     if (!r) {
       const root = engine ? join(this.#paths.gvisorDir, `runsc-${e.version.replace(/[^\w.-]/g, '_')}`) : this.#paths.runscRoot;
-      r = new Runsc(root, e.path, e.platform);
+      r = new Runsc(root, e.path, e.platform, engine ? RECORDED_FLAGS : []);
       this.#byKey.set(key, r);
     }
     return r;

@@ -26,15 +26,18 @@ export class Runsc {
   readonly root: string;
   readonly binary: string;
   readonly platform: string;
+  /** Flags beyond the legacy set (engines.ts): sandboxes created before they existed restore without them. */
+  readonly #extra: string[];
 
-  constructor(root: string, binary: string, platform: string) {
+  constructor(root: string, binary: string, platform: string, extra: string[] = []) {
     this.root = root;
     this.binary = binary;
     this.platform = platform;
+    this.#extra = extra;
   }
 
   flags(netns: boolean): string[] {
-    return ['--root', this.root, `--platform=${this.platform}`, '--host-uds=open', `--network=${netns ? 'sandbox' : 'none'}`];
+    return ['--root', this.root, `--platform=${this.platform}`, '--host-uds=open', `--network=${netns ? 'sandbox' : 'none'}`, ...this.#extra];
   }
 
   /** The program and arguments for a runsc call that creates a sandbox. */
