@@ -179,7 +179,12 @@ async function main(): Promise<void> {
   };
   const dataDir = await realpath(srv.dataDir);
   const installation = createHash('sha256').update(dataDir).digest('hex').slice(0, 8);
-  const runscRoot = join(dataDir, 'gvisor', 'runsc');
+  // runsc containers in the state root of every runsc build (what `runsc list` reads).
+  const gvisorDir = join(dataDir, 'gvisor');
+  const runscContainers = async () => {
+    const roots = (await readdir(gvisorDir)).filter((d) => d.startsWith('runsc')).map((d) => join(gvisorDir, d));
+    return (await Promise.all(roots.map((r) => readdir(r)))).flat().filter((f) => f.endsWith('.state'));
+  };
   const peak = new Peak();
   try {
     console.log(`Sandpit paused-fleet benchmark (driver gvisor, ${N} sandboxes, ${PARALLEL} at a time; other work on this host counts in host numbers)\n`);
@@ -250,7 +255,7 @@ async function main(): Promise<void> {
     const fdsPaused = await openFds(srv.child?.pid);
     const netnsPaused = await ourNamespaces(installation);
     const cgPaused = await cgroupMiB(ours);
-    const runscLeft = (await run('runsc', ['--root', runscRoot, 'list', '--quiet'])).stdout.split('\n').filter(Boolean);
+    const runscLeft = await runscContainers();
     const listed = (await api.get('/sandboxes?limit=1000&status=paused')).body.sandboxes.length as number;
     const diskPaused = await disk(dataDir);
 
@@ -282,7 +287,7 @@ async function main(): Promise<void> {
       del.push(await timeIt(() => call('del', `/sandboxes/${rest[i]}`)));
     });
     const left = {
-      runsc: (await run('runsc', ['--root', runscRoot, 'list', '--quiet'])).stdout.split('\n').filter(Boolean).length,
+      runsc: (await runscContainers()).length,
       processes: (await engineProcesses(dataDir)).length,
       cgroups: (await cgroupMiB(ours)).groups,
       sandboxDirs: (await readdir(join(dataDir, 'gvisor', 'sandboxes'))).length,
