@@ -32,7 +32,7 @@ const LEGACY: RunscEngine = { path: 'runsc', version: '0.0~20221219.0', platform
 /**
  * Flags of every recorded engine. Writes to the root must land in the sandbox's host
  * overlay (template layers, snapshot layers, quotas and file transfers read it there):
- * builds since 2023 default to gVisor's own overlay instead (`root:self`); older ones to none.
+ * 20240729 defaults to gVisor's own overlay instead (`root:self`), 20221219 to none.
  */
 const RECORDED_FLAGS = ['--overlay2=none'];
 
@@ -41,7 +41,7 @@ function buildDate(version: string): number {
   return Number(/(\d{8})/.exec(version)?.[1] ?? 0);
 }
 
-/** Builds from before 2024 cannot `statx` on this kernel (coreutils' `ls -l` and `stat` fail): they get the shim. */
+/** 20221219 answers coreutils' `statx` with EINVAL (`ls -l`, `stat` fail), 20240729 does not; builds before 2024 get the shim. */
 export function needsStatxShim(engine: RunscEngine): boolean {
   return buildDate(engine.version) < 20240101;
 }
