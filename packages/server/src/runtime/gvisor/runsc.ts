@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCaptured, spawnToLog } from '../host/posix-spawn.ts';
+import { isZombie } from '../host/pids.ts';
 import { runCommand } from '../host/run-command.ts';
 
 export interface RunscState {
@@ -77,10 +78,12 @@ export class Runsc {
     throw new Error(`runsc checkpoint exited with code ${code}: ${lastError(text)}`);
   }
 
+  /** `runsc state`, except that an exited sandbox process its parent has not reaped yet is stopped (20240729 says running until it is reaped). */
   async state(id: string): Promise<RunscState | undefined> {
     try {
       const { stdout } = await runCaptured(this.binary, ['--root', this.root, 'state', id]);
-      return JSON.parse(stdout) as RunscState;
+      const s = JSON.parse(stdout) as RunscState;
+      return s.status === 'running' && (await isZombie(s.pid)) ? { ...s, status: 'stopped' } : s;
     } catch (err) {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
       throw err;

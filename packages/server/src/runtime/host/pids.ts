@@ -11,9 +11,14 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether `pid` has exited and waits for its parent to reap it. */
+export async function isZombie(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+}
+
 /** Resolves once `pid` has exited (a zombie counts as exited) or `ms` have passed. */
 export async function waitForExit(pid: number, ms: number): Promise<void> {
   const deadline = performance.now() + ms;
-  const gone = async () => !isAlive(pid) || / Z /.test(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ' Z '));
-  while (!(await gone()) && performance.now() < deadline) await sleep(20);
+  while (isAlive(pid) && !(await isZombie(pid)) && performance.now() < deadline) await sleep(20);
 }
