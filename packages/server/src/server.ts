@@ -65,6 +65,7 @@ import { TemplateStore } from './store/templates.ts';
 import { NodeStore } from './store/nodes.ts';
 import { NodeService } from './services/nodes.ts';
 import { Placement } from './services/placement.ts';
+import { PlatformConnections } from './services/platform-connections.ts';
 import { RegionService } from './services/regions.ts';
 import { RegionStore } from './store/regions.ts';
 import { TokenCache } from './internal-token.ts';
@@ -196,6 +197,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    const connections = new PlatformConnections();
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -209,6 +211,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxConcurrentStarts: config.maxConcurrentStarts,
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
+      connections,
       forks: new SnapshotForks(snapshotStore, driver),
       warmPool,
       captures,
@@ -317,6 +320,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         snapshots,
         secrets,
         previews,
+        connections,
         teamManagement,
         billing,
         metrics,

@@ -1,4 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { exists } from '../../optional-files.ts';
 import { CaptureRefused } from '../driver.ts';
 import { isMountPoint } from '../host/mounts.ts';
@@ -7,11 +8,15 @@ import { isAlive } from '../host/pids.ts';
 import { cg, type DriverState, forget } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { openTcpEndpoints, provisionNet } from './netns.ts';
+import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { RunscState } from './runsc.ts';
-import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
+import { readMeta, type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts';
 
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
+/** How long a capture waits for the sandbox's TCP endpoints to go before it refuses. */
+const TCP_DRAIN_MS = 2000;
+const TCP_POLL_MS = 100;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
 
@@ -25,14 +30,9 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const sp = gvisorSandboxPaths(st.paths, id);
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
-  // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
-  const [rs, tcp] = await Promise.all([known ?? liveState(st, id, meta.runscId), meta.netnsPath ? procNetTcp(st, id, meta.runscId).catch((err: Error) => err) : undefined]);
+  const rs = known ?? (await liveState(st, id, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-  if (tcp instanceof Error) throw tcp;
-  const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
-  if (open.length > 0) {
-    throw new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`);
-  }
+  if (meta.netnsPath) await tcpDrained(st, id, meta, (await stat(sp.meta)).mtimeMs);
   st.capturing.add(id);
   const ch = channel(st, id);
   try {
@@ -60,6 +60,40 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   } finally {
     st.capturing.delete(id);
   }
+}
+
+/**
+ * Resolves once the sandbox holds no TCP endpoint on its NIC, waiting at most TCP_DRAIN_MS for
+ * those about to go (connections the platform just closed, a TIME_WAIT about to end); refuses
+ * (CaptureRefused, with when to retry if known) otherwise, since a failed save ends the sandbox.
+ * `startedAt`: when this netstack started (its meta is written just before each start and restore).
+ */
+async function tcpDrained(st: DriverState, id: string, meta: SandboxMeta, startedAt: number): Promise<void> {
+  const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
+  const deadline = Date.now() + TCP_DRAIN_MS;
+  for (;;) {
+    const [tcp, hiddenOrNone] = await Promise.all([procNetTcp(st, id, meta.runscId), addrs.size > 0 ? hiddenEndpoints(addrs, startedAt) : undefined]);
+    const open = openTcpEndpoints(tcp);
+    const hidden = hiddenOrNone ?? [];
+    if (open.length === 0 && hidden.length === 0) return;
+    const left = deadline - Date.now();
+    const known = Math.max(0, ...hidden.map((h) => h.clearsInMs ?? 0));
+    const polling = open.length > 0 || hidden.some((h) => h.clearsInMs === undefined);
+    if (known > left || (polling && left < TCP_POLL_MS)) throw tcpRefusal(open, hidden);
+    await sleep(polling ? TCP_POLL_MS : known);
+  }
+}
+
+function tcpRefusal(open: string[], hidden: HiddenEndpoint[]): CaptureRefused {
+  const list = (xs: string[]) => `${xs.slice(0, 3).join(', ')}${xs.length > 3 ? ', ...' : ''}`;
+  if (open.length > 0) {
+    return new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${list(open)}); gVisor cannot checkpoint network connections: close them and retry`);
+  }
+  const retryAfterS = Math.ceil(Math.max(...hidden.map((h) => h.clearsInMs ?? (GVISOR_TIME_WAIT_S + 1) * 1000)) / 1000);
+  return new CaptureRefused(
+    `the sandbox closed ${hidden.length} TCP connection(s) within the last ${GVISOR_TIME_WAIT_S} s (${list(hidden.map((h) => h.flow))}); gVisor keeps them (TIME_WAIT) and cannot checkpoint them: retry in ${retryAfterS} s`,
+    retryAfterS,
+  );
 }
 
 /** Restores a sandbox from `image` as a new runsc container. The caller holds the sandbox's lock. */

@@ -1,0 +1,52 @@
+import { conntrackTimeWaitS, type TrackedTcpFlow, trackedTcpFlows } from '../host/conntrack.ts';
+import { hostTcpStates } from '../host/host-tcp.ts';
+
+/** TIME_WAIT in this runsc's netstack: measured, a save failed 59 s after the sandbox closed a connection and worked at 61 s. */
+export const GVISOR_TIME_WAIT_S = 60;
+
+/** A TCP endpoint the sandbox keeps after closing a connection, which fails a save. */
+export interface HiddenEndpoint {
+  flow: string;
+  /** When the sandbox forgets it; undefined while the host's end has yet to close (then a full TIME_WAIT follows). */
+  clearsInMs?: number;
+}
+
+/**
+ * Endpoints on the sandbox's NIC that its own /proc/net/tcp does not list (they have no file
+ * descriptor any more) but that make gVisor's save fail: those of connections the SANDBOX closed
+ * first (FIN_WAIT2, then TIME_WAIT for 60 s). They are read on the host. Every flow on the NIC has
+ * its other end in the host's network namespace (previews dial in; egress is redirected to the
+ * proxy), so the host's socket for the flow tells who closed first: a host socket in TIME_WAIT
+ * closed first (the sandbox's end is gone); none, with conntrack in TIME_WAIT, means the sandbox
+ * did and keeps TIME_WAIT until 60 s after conntrack entered it; a host socket in CLOSE_WAIT or
+ * LAST_ACK means the sandbox closed and waits for the host. A flow closed before `sinceMs` (when
+ * this netstack started) belonged to an earlier sandbox on the same address and is not counted.
+ * Undefined when the host has no conntrack table to read.
+ */
+export async function hiddenEndpoints(addrs: ReadonlySet<string>, sinceMs: number): Promise<HiddenEndpoint[] | undefined> {
+  const [flows, conntrackTimeWait, host] = await Promise.all([trackedTcpFlows(addrs), conntrackTimeWaitS(), hostTcpStates(addrs)]);
+  if (!flows) return undefined;
+  const hidden: HiddenEndpoint[] = [];
+  for (const f of flows) {
+    const { sandbox, hostEnd } = ends(f, addrs);
+    const hostState = host.get(`${hostEnd}>${sandbox}`);
+    const flow = `${f.orig.src}:${f.orig.sport} -> ${f.orig.dst}:${f.orig.dport}`;
+    if (f.state === 'TIME_WAIT') {
+      if (hostState === 'TIME_WAIT') continue;
+      // conntrack's timeout is whole seconds rounded down: the flow closed at most this long ago.
+      const closedAt = Date.now() - (conntrackTimeWait - f.timeoutS - 1) * 1000;
+      if (closedAt < sinceMs) continue;
+      const clearsInMs = (f.timeoutS + 1 - (conntrackTimeWait - GVISOR_TIME_WAIT_S)) * 1000;
+      if (clearsInMs > 0) hidden.push({ flow, clearsInMs });
+    } else if (hostState === 'CLOSE_WAIT' || hostState === 'LAST_ACK') {
+      hidden.push({ flow });
+    }
+  }
+  return hidden;
+}
+
+/** The sandbox's and the host's end of a flow, from the answering direction (which a redirect rewrote to the host socket). */
+function ends(f: TrackedTcpFlow, addrs: ReadonlySet<string>): { sandbox: string; hostEnd: string } {
+  const r = f.reply;
+  return addrs.has(r.dst) ? { sandbox: `${r.dst}:${r.dport}`, hostEnd: `${r.src}:${r.sport}` } : { sandbox: `${r.src}:${r.sport}`, hostEnd: `${r.dst}:${r.dport}` };
+}

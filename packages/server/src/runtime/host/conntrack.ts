@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+
+/** One direction of a tracked flow. */
+export interface FlowTuple {
+  src: string;
+  dst: string;
+  sport: number;
+  dport: number;
+}
+
+/** A TCP flow in the connection tracking table of the host's network namespace. */
+export interface TrackedTcpFlow {
+  /** conntrack's TCP state: ESTABLISHED, FIN_WAIT, CLOSE_WAIT, LAST_ACK, TIME_WAIT, CLOSE, ... */
+  state: string;
+  /** Seconds until conntrack forgets the flow (whole seconds, rounded down). */
+  timeoutS: number;
+  orig: FlowTuple;
+  /** The answering direction: after a redirect its source is the host socket that took the flow. */
+  reply: FlowTuple;
+}
+
+const TABLE = '/proc/net/nf_conntrack';
+const TIME_WAIT_SETTING = '/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait';
+
+/**
+ * The IPv4 TCP flows conntrack holds with one end on `addrs`. Undefined when the host has no
+ * conntrack table to read (module not loaded, or built without its /proc file).
+ */
+export async function trackedTcpFlows(addrs: ReadonlySet<string>): Promise<TrackedTcpFlow[] | undefined> {
+  const text = await readFile(TABLE, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const flows: TrackedTcpFlow[] = [];
+  for (const line of text.split('\n')) {
+    // ipv4 2 tcp 6 <timeout> <state> src= dst= sport= dport= [flags] src= dst= sport= dport= ...
+    const f = line.split(/\s+/);
+    if (f[0] !== 'ipv4' || f[2] !== 'tcp') continue;
+    const kv = f.filter((w) => w.includes('=')).map((w) => w.split('=') as [string, string]);
+    const at = (i: number, key: string) => kv.filter(([k]) => k === key)[i]?.[1] ?? '';
+    const tuple = (i: number): FlowTuple => ({ src: at(i, 'src'), dst: at(i, 'dst'), sport: Number(at(i, 'sport')), dport: Number(at(i, 'dport')) });
+    const orig = tuple(0);
+    if (!addrs.has(orig.src) && !addrs.has(orig.dst)) continue;
+    flows.push({ state: f[5]!, timeoutS: Number(f[4]), orig, reply: tuple(1) });
+  }
+  return flows;
+}
+
+/** How long conntrack keeps a flow in TIME_WAIT (120 s unless the host changed it). */
+export async function conntrackTimeWaitS(): Promise<number> {
+  const v = Number((await readFile(TIME_WAIT_SETTING, 'utf8').catch(() => '')).trim());
+  return v > 0 ? v : 120;
+}
