@@ -132,3 +132,24 @@ test('a connection the sandbox just closed over its NIC: pause and snapshot answ
   assert.equal((await api.get(`/snapshots?sandbox_id=${sb.id}`)).body.snapshots.length, 0, 'no snapshot row is left of the refused capture');
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
+
+test('an event-loop server (epoll on a TCP socket, even on loopback): pause answers 409 and the sandbox keeps working; once it stops, pause works', async () => {
+  const sb = (await api.post('/sandboxes', {})).body;
+  await exec(sb.id, `setsid node -e "require('http').createServer((q, s) => s.end('hi')).listen(3000, '127.0.0.1')" >/dev/null 2>&1 < /dev/null & echo $! > /tmp/node.pid`);
+  const deadline = Date.now() + 30_000;
+  while (!(await exec(sb.id, 'cat /proc/net/tcp')).stdout.includes(':0BB8 00000000:0000 0A')) {
+    assert.ok(Date.now() < deadline, 'the server listens');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const refused = await api.post(`/sandboxes/${sb.id}/pause`);
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.match(refused.body.error.message, /\(node\) in the sandbox watches TCP sockets with epoll/);
+  assert.equal((await api.get(`/sandboxes/${sb.id}`)).body.status, 'active');
+  assert.equal((await exec(sb.id, 'echo still here')).stdout, 'still here\n');
+
+  await exec(sb.id, 'kill $(cat /tmp/node.pid); while kill -0 $(cat /tmp/node.pid) 2>/dev/null; do sleep 0.05; done');
+  const paused = await api.post(`/sandboxes/${sb.id}/pause`);
+  assert.equal(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+});

@@ -8,6 +8,7 @@ import { isAlive } from '../host/pids.ts';
 import { cg, type DriverState, forget } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { openTcpEndpoints, provisionNet } from './netns.ts';
+import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { RunscState } from './runsc.ts';
@@ -32,7 +33,13 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   if (!meta) throw new Error(`sandbox ${id} not found`);
   const rs = known ?? (await liveState(st, id, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-  if (meta.netnsPath) await tcpDrained(st, id, meta, (await stat(sp.meta)).mtimeMs);
+  const tcp = meta.netnsPath ? await tcpDrained(st, id, meta, (await stat(sp.meta)).mtimeMs) : await procNetTcp(st, id, meta.runscId);
+  const watched = await epollTcpHolders(st.channels.get(id)?.control, (argv) => st.runsc.exec(meta.runscId, argv), tcpInodes(tcp));
+  if (watched.length > 0) {
+    throw new CaptureRefused(
+      `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,
+    );
+  }
   st.capturing.add(id);
   const ch = channel(st, id);
   try {
@@ -67,15 +74,16 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
  * those about to go (connections the platform just closed, a TIME_WAIT about to end); refuses
  * (CaptureRefused, with when to retry if known) otherwise, since a failed save ends the sandbox.
  * `startedAt`: when this netstack started (its meta is written just before each start and restore).
+ * Answers the sandbox's last /proc/net/tcp{,6}.
  */
-async function tcpDrained(st: DriverState, id: string, meta: SandboxMeta, startedAt: number): Promise<void> {
+async function tcpDrained(st: DriverState, id: string, meta: SandboxMeta, startedAt: number): Promise<string> {
   const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
   const deadline = Date.now() + TCP_DRAIN_MS;
   for (;;) {
     const [tcp, hiddenOrNone] = await Promise.all([procNetTcp(st, id, meta.runscId), addrs.size > 0 ? hiddenEndpoints(addrs, startedAt) : undefined]);
     const open = openTcpEndpoints(tcp);
     const hidden = hiddenOrNone ?? [];
-    if (open.length === 0 && hidden.length === 0) return;
+    if (open.length === 0 && hidden.length === 0) return tcp;
     const left = deadline - Date.now();
     const known = Math.max(0, ...hidden.map((h) => h.clearsInMs ?? 0));
     const polling = open.length > 0 || hidden.some((h) => h.clearsInMs === undefined);
