@@ -153,3 +153,18 @@ test('an event-loop server (epoll on a TCP socket, even on loopback): pause answ
   assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
+
+test('a snapshot whose save ends the sandbox (a connection over its own address, which the host never sees) records it failed, never active', async () => {
+  const sb = (await api.post('/sandboxes', {})).body;
+  const ip = (await exec(sb.id, "ip -4 -o addr show | awk '{print $4}' | cut -d/ -f1 | grep -v '^127\\.'")).stdout.trim();
+  await exec(sb.id, `python3 -c "import socket; s=socket.socket(); s.bind(('${ip}', 7000)); s.listen(); c=socket.create_connection(('${ip}', 7000)); a, _ = s.accept(); c.close(); a.close()"`);
+  const res = await api.post(`/sandboxes/${sb.id}/snapshot`, {});
+  const status = (await api.get(`/sandboxes/${sb.id}`)).body.status;
+  if (res.status === 201) assert.equal(status, 'active');
+  else {
+    assert.equal(res.status, 500, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'internal');
+    assert.equal(status, 'failed');
+  }
+  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+});
