@@ -4,6 +4,9 @@ import { hostTcpStates } from '../host/host-tcp.ts';
 /** TIME_WAIT in this runsc's netstack: measured, a save failed 59 s after the sandbox closed a connection and worked at 61 s. */
 export const GVISOR_TIME_WAIT_S = 60;
 
+/** conntrack's states between the first FIN and TIME_WAIT. */
+const HALF_CLOSED = new Set(['FIN_WAIT', 'CLOSE_WAIT', 'LAST_ACK']);
+
 /** A TCP endpoint the sandbox keeps after closing a connection, which fails a save. */
 export interface HiddenEndpoint {
   flow: string;
@@ -24,20 +27,23 @@ export interface HiddenEndpoint {
  * Undefined when the host has no conntrack table to read.
  */
 export async function hiddenEndpoints(addrs: ReadonlySet<string>, sinceMs: number): Promise<HiddenEndpoint[] | undefined> {
-  const [flows, conntrackTimeWait, host] = await Promise.all([trackedTcpFlows(addrs), conntrackTimeWaitS(), hostTcpStates(addrs)]);
+  const [flows, conntrackTimeWait] = await Promise.all([trackedTcpFlows(addrs), conntrackTimeWaitS()]);
   if (!flows) return undefined;
+  const now = Date.now();
+  // Whole seconds, rounded down: a TIME_WAIT flow closed at most this long ago, and the sandbox's ends this much later.
+  const closedAt = (f: TrackedTcpFlow) => now - (conntrackTimeWait - f.timeoutS - 1) * 1000;
+  const clearsInMs = (f: TrackedTcpFlow) => (f.timeoutS + 1 - (conntrackTimeWait - GVISOR_TIME_WAIT_S)) * 1000;
+  const closing = flows.filter((f) => (f.state === 'TIME_WAIT' ? clearsInMs(f) > 0 && closedAt(f) >= sinceMs : HALF_CLOSED.has(f.state)));
+  // Live flows are the inside view's; the host's socket table (tens of ms on a busy host) only when a close is under way.
+  if (closing.length === 0) return [];
+  const host = await hostTcpStates(addrs);
   const hidden: HiddenEndpoint[] = [];
-  for (const f of flows) {
+  for (const f of closing) {
     const { sandbox, hostEnd } = ends(f, addrs);
     const hostState = host.get(`${hostEnd}>${sandbox}`);
     const flow = `${f.orig.src}:${f.orig.sport} -> ${f.orig.dst}:${f.orig.dport}`;
     if (f.state === 'TIME_WAIT') {
-      if (hostState === 'TIME_WAIT') continue;
-      // conntrack's timeout is whole seconds rounded down: the flow closed at most this long ago.
-      const closedAt = Date.now() - (conntrackTimeWait - f.timeoutS - 1) * 1000;
-      if (closedAt < sinceMs) continue;
-      const clearsInMs = (f.timeoutS + 1 - (conntrackTimeWait - GVISOR_TIME_WAIT_S)) * 1000;
-      if (clearsInMs > 0) hidden.push({ flow, clearsInMs });
+      if (hostState !== 'TIME_WAIT') hidden.push({ flow, clearsInMs: clearsInMs(f) });
     } else if (hostState === 'CLOSE_WAIT' || hostState === 'LAST_ACK') {
       hidden.push({ flow });
     }
