@@ -7,7 +7,7 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { isAlive } from '../host/pids.ts';
 import { cg, type DriverState, forget } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
-import { openTcpEndpoints, provisionNet } from './netns.ts';
+import { type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
@@ -17,6 +17,7 @@ import { readMeta, type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** How long a capture waits for the sandbox's TCP endpoints to go before it refuses. */
 const TCP_DRAIN_MS = 2000;
+const TCP_GRACE_MS = 300;
 const TCP_POLL_MS = 100;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
@@ -71,31 +72,34 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
 
 /**
  * Resolves once the sandbox holds no TCP endpoint on its NIC, waiting at most TCP_DRAIN_MS for
- * those about to go (connections the platform just closed, a TIME_WAIT about to end); refuses
+ * those about to go (connections the platform just closed, a TIME_WAIT about to end; only
+ * TCP_GRACE_MS while the rest are established and none is closing); refuses
  * (CaptureRefused, with when to retry if known) otherwise, since a failed save ends the sandbox.
  * `startedAt`: when this netstack started (its meta is written just before each start and restore).
  * Answers the sandbox's last /proc/net/tcp{,6}.
  */
 async function tcpDrained(st: DriverState, id: string, meta: SandboxMeta, startedAt: number): Promise<string> {
   const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
-  const deadline = Date.now() + TCP_DRAIN_MS;
+  const started = Date.now();
   for (;;) {
     const [tcp, hiddenOrNone] = await Promise.all([procNetTcp(st, id, meta.runscId), addrs.size > 0 ? hiddenEndpoints(addrs, startedAt) : undefined]);
     const open = openTcpEndpoints(tcp);
     const hidden = hiddenOrNone ?? [];
     if (open.length === 0 && hidden.length === 0) return tcp;
-    const left = deadline - Date.now();
+    const settling = open.some((e) => e.settling) || hidden.some((h) => h.clearsInMs === undefined);
+    // An established connection goes only if a close is on its way (the platform's own, just closed): a short grace.
+    const left = (settling || open.length === 0 ? TCP_DRAIN_MS : TCP_GRACE_MS) - (Date.now() - started);
     const known = Math.max(0, ...hidden.map((h) => h.clearsInMs ?? 0));
-    const polling = open.length > 0 || hidden.some((h) => h.clearsInMs === undefined);
+    const polling = open.length > 0 || settling;
     if (known > left || (polling && left < TCP_POLL_MS)) throw tcpRefusal(open, hidden);
     await sleep(polling ? TCP_POLL_MS : known);
   }
 }
 
-function tcpRefusal(open: string[], hidden: HiddenEndpoint[]): CaptureRefused {
+function tcpRefusal(open: OpenTcpEndpoint[], hidden: HiddenEndpoint[]): CaptureRefused {
   const list = (xs: string[]) => `${xs.slice(0, 3).join(', ')}${xs.length > 3 ? ', ...' : ''}`;
   if (open.length > 0) {
-    return new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${list(open)}); gVisor cannot checkpoint network connections: close them and retry`);
+    return new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${list(open.map((e) => e.flow))}); gVisor cannot checkpoint network connections: close them and retry`);
   }
   const retryAfterS = Math.ceil(Math.max(...hidden.map((h) => h.clearsInMs ?? (GVISOR_TIME_WAIT_S + 1) * 1000)) / 1000);
   return new CaptureRefused(
