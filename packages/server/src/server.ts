@@ -123,6 +123,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   // A node records what it makes as its own and works only from its own rows; otherwise every row is this process's.
   const nodeId = config.cluster.nodeId ?? null;
   const tokens = config.cluster.key && new TokenCache(config.cluster.key);
+  // What a start that fails partway (a port in use) has opened, closed in reverse so the process can exit.
+  const opened: (() => Promise<unknown>)[] = [];
   try {
     const teams = new TeamStore(db);
     const store = new SandboxStore(db, nodeId);
@@ -146,6 +148,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const metrics = new PlatformMetrics(meterStore);
     const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
     const driver = instrumentDriver(engine, metrics);
+    opened.push(() => driver.close());
     const agents = new AgentPool(driver);
     await reconcile(store, driver, clock, log);
 
@@ -154,6 +157,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await secrets.load();
     // After the engine is reconciled: slots of failed or deleted sandboxes are released here.
     const network = opts.engine || role === 'api' ? undefined : await NetworkService.start(await networkConfig(config.network, config.dataDir), secrets, await store.listLive(), log);
+    if (network) opened.push(() => network.close());
     const previewStore = new PreviewPortStore(db);
     const sandboxNetwork: SandboxNetworkHooks | undefined = network && {
       prepare: (input) => network.prepare(input),
@@ -336,6 +340,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       log,
       edge,
     );
+    opened.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
     const port = boundPort(app, config.port);
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
@@ -343,6 +348,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       config.e2bPort > 0 && role !== 'api'
         ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions }, log)
         : undefined;
+    if (e2b) opened.push(() => e2b.app.close());
     await e2b?.app.listen({ host: config.host, port: config.e2bPort });
 
     let ticking = false;
@@ -444,6 +450,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       },
     };
   } catch (err) {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
     await db.destroy();
     throw err;
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -33,6 +34,7 @@ before(async () => {
     SANDPIT_LOG_LEVEL: 'silent',
     SANDPIT_RATE_LIMIT: '0',
     SANDPIT_MAX_ACTIVE_SANDBOXES: '2',
+    SANDPIT_E2B_PORT: '0',
   });
   // Timers run when a test says so.
   platform = await startPlatform(config, { clock, engine, timerIntervalMs: 3_600_000 });
@@ -142,4 +144,24 @@ test('routes: the error envelope for a missing key, a bad filter, an unknown san
   assert.equal(exec.status, 503);
   assert.equal(exec.body.error.code, 'unavailable');
   await api.del(`/sandboxes/${id}`);
+});
+
+test('a start that fails partway (its E2B port is taken) closes what it opened, so the process can exit', async () => {
+  const taken = createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  const servers = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+  const before = servers();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SANDPIT_DATA_DIR: join(dir, 'data-2'),
+    SANDPIT_IMAGE_DIR: join(dir, 'images'),
+    SANDPIT_LOG_LEVEL: 'silent',
+    SANDPIT_E2B_PORT: String((taken.address() as { port: number }).port),
+  });
+  await assert.rejects(startPlatform(config, { clock, engine: new MemoryDriver(), timerIntervalMs: 3_600_000 }), /EADDRINUSE/);
+  // Closed handles leave the list a few ticks later.
+  for (let i = 0; i < 50 && servers() !== before; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(servers(), before, 'the API port is closed again');
+  await new Promise((r) => taken.close(r));
 });
