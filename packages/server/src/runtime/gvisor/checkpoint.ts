@@ -19,6 +19,8 @@ const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 const TCP_DRAIN_MS = 2000;
 const TCP_GRACE_MS = 300;
 const TCP_POLL_MS = 100;
+const SURVIVAL_CHECKS = 3;
+const SURVIVAL_CHECK_GAP_MS = 250;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
 
@@ -54,7 +56,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
       await st.runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
     } catch (err) {
       await rm(sp.partial, { recursive: true, force: true });
-      if ((await st.runsc.state(meta.runscId))?.status === 'running') {
+      if (await survived(st, meta.runscId)) {
         // The save failed but the sandbox survived it (e.g. a just-closed connection the check could not see): keep it, refuse.
         await ch.open();
         throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
@@ -68,6 +70,15 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   } finally {
     st.capturing.delete(id);
   }
+}
+
+/** Whether a sandbox whose save failed still runs: runsc can take a moment to end one (seen: "running" at once, gone when read again). */
+async function survived(st: DriverState, runscId: string): Promise<boolean> {
+  for (let i = 0; i < SURVIVAL_CHECKS; i++) {
+    if (i > 0) await sleep(SURVIVAL_CHECK_GAP_MS);
+    if ((await st.runsc.state(runscId))?.status !== 'running') return false;
+  }
+  return true;
 }
 
 /**
