@@ -29,26 +29,48 @@ export interface HiddenEndpoint {
 export async function hiddenEndpoints(addrs: ReadonlySet<string>, sinceMs: number): Promise<HiddenEndpoint[] | undefined> {
   const [flows, conntrackTimeWait] = await Promise.all([trackedTcpFlows(addrs), conntrackTimeWaitS()]);
   if (!flows) return undefined;
-  const now = Date.now();
-  // Whole seconds, rounded down: a TIME_WAIT flow closed at most this long ago, and the sandbox's ends this much later.
-  const closedAt = (f: TrackedTcpFlow) => now - (conntrackTimeWait - f.timeoutS - 1) * 1000;
-  const clearsInMs = (f: TrackedTcpFlow) => (f.timeoutS + 1 - (conntrackTimeWait - GVISOR_TIME_WAIT_S)) * 1000;
-  const closing = flows.filter((f) => (f.state === 'TIME_WAIT' ? clearsInMs(f) > 0 && closedAt(f) >= sinceMs : HALF_CLOSED.has(f.state)));
+  const rule = { addrs, sinceMs, now: Date.now(), conntrackTimeWait };
   // Live flows are the inside view's; the host's socket table (tens of ms on a busy host) only when a close is under way.
-  if (closing.length === 0) return [];
-  const host = await hostTcpStates(addrs);
+  if (!flows.some((f) => closing(f, rule))) return [];
+  return hiddenAmong(flows, await hostTcpStates(addrs), rule);
+}
+
+/** What hiddenEndpoints decides from: the sandbox's addresses, when its netstack started, the time, conntrack's TIME_WAIT (s). */
+export interface DrainRule {
+  addrs: ReadonlySet<string>;
+  sinceMs: number;
+  now: number;
+  conntrackTimeWait: number;
+}
+
+/** hiddenEndpoints' rule over conntrack's flows and the host's socket states (`local:port>remote:port` -> state). */
+export function hiddenAmong(flows: TrackedTcpFlow[], host: ReadonlyMap<string, string>, rule: DrainRule): HiddenEndpoint[] {
   const hidden: HiddenEndpoint[] = [];
-  for (const f of closing) {
-    const { sandbox, hostEnd } = ends(f, addrs);
+  for (const f of flows) {
+    if (!closing(f, rule)) continue;
+    const { sandbox, hostEnd } = ends(f, rule.addrs);
     const hostState = host.get(`${hostEnd}>${sandbox}`);
     const flow = `${f.orig.src}:${f.orig.sport} -> ${f.orig.dst}:${f.orig.dport}`;
     if (f.state === 'TIME_WAIT') {
-      if (hostState !== 'TIME_WAIT') hidden.push({ flow, clearsInMs: clearsInMs(f) });
+      if (hostState !== 'TIME_WAIT') hidden.push({ flow, clearsInMs: clearsInMs(f, rule) });
     } else if (hostState === 'CLOSE_WAIT' || hostState === 'LAST_ACK') {
       hidden.push({ flow });
     }
   }
   return hidden;
+}
+
+/** Whether a flow may leave the sandbox an endpoint: half closed, or in a TIME_WAIT of this netstack that has not ended. */
+function closing(f: TrackedTcpFlow, rule: DrainRule): boolean {
+  if (f.state !== 'TIME_WAIT') return HALF_CLOSED.has(f.state);
+  // Whole seconds, rounded down: the flow closed at most this long ago.
+  const closedAt = rule.now - (rule.conntrackTimeWait - f.timeoutS - 1) * 1000;
+  return clearsInMs(f, rule) > 0 && closedAt >= rule.sinceMs;
+}
+
+/** When the sandbox's TIME_WAIT of a flow ends: GVISOR_TIME_WAIT_S after conntrack's began. */
+function clearsInMs(f: TrackedTcpFlow, rule: DrainRule): number {
+  return (f.timeoutS + 1 - (rule.conntrackTimeWait - GVISOR_TIME_WAIT_S)) * 1000;
 }
 
 /** The sandbox's and the host's end of a flow, from the answering direction (which a redirect rewrote to the host socket). */

@@ -28,7 +28,11 @@ const TIME_WAIT_SETTING = '/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time
  */
 export async function trackedTcpFlows(addrs: ReadonlySet<string>): Promise<TrackedTcpFlow[] | undefined> {
   const text = await readFile(TABLE, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parseTrackedTcpFlows(text, addrs);
+}
+
+/** The IPv4 TCP flows of /proc/net/nf_conntrack text with one end on `addrs`. */
+export function parseTrackedTcpFlows(text: string, addrs: ReadonlySet<string>): TrackedTcpFlow[] {
   const flows: TrackedTcpFlow[] = [];
   for (const line of text.split('\n')) {
     // ipv4 2 tcp 6 <timeout> <state> src= dst= sport= dport= [flags] src= dst= sport= dport= ...

@@ -20,8 +20,12 @@ const STATES: Record<string, string> = {
  * `remotes`, by `local:port>remote:port` (dotted addresses).
  */
 export async function hostTcpStates(remotes: ReadonlySet<string>): Promise<Map<string, string>> {
+  return parseTcpStates(await readFile('/proc/net/tcp', 'utf8').catch(() => ''), remotes);
+}
+
+/** The states of the sockets of /proc/net/tcp text whose remote end is on `remotes`, by `local:port>remote:port`. */
+export function parseTcpStates(text: string, remotes: ReadonlySet<string>): Map<string, string> {
   const states = new Map<string, string>();
-  const text = await readFile('/proc/net/tcp', 'utf8').catch(() => '');
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4 || !/^\d+:$/.test(f[0]!)) continue;
