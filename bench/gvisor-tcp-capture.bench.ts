@@ -4,8 +4,8 @@
  *    connection through the egress path (curl: the sandbox closes first, gVisor keeps TIME_WAIT); the pause
  *    is refused with Retry-After N; after N s it is tried again (it must work), and once more at N - 3 s in a
  *    twin sandbox (it must still be refused, else the rule waits too long).
- * 2. What the host-side check costs: hiddenEndpoints() on this host's conntrack table (no close under way,
- *    and with one), and pause + resume of an idle sandbox (which runs it).
+ * 2. What the checks cost: hiddenEndpoints() on this host's conntrack table (no close under way, and with
+ *    one), and pause + resume of an idle sandbox and of one with a TCP listener (which adds the epoll search).
  * Prints; asserts nothing. About 75 s.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -54,14 +54,16 @@ try {
   report('hiddenEndpoints, no close under way', await sample(30, () => hiddenEndpoints(idle, 0)));
   await exec(ids[N]!, 'curl -s -o /dev/null http://www.example.test/');
   report('hiddenEndpoints, one TIME_WAIT', await sample(30, () => hiddenEndpoints(busy, 0)));
-  const id = await create();
-  report(
-    'pause + resume, idle sandbox',
-    await sample(5, async () => {
-      await api.post(`/sandboxes/${id}/pause`);
-      await api.post(`/sandboxes/${id}/resume`);
-    }),
-  );
+  const cycle = (id: string) => async () => {
+    await api.post(`/sandboxes/${id}/pause`);
+    await api.post(`/sandboxes/${id}/resume`);
+  };
+  const idleId = await create();
+  report('pause + resume, idle sandbox', await sample(5, cycle(idleId)));
+  // A TCP listener makes the capture look for epoll holders (one `find` in the sandbox).
+  const listening = await create();
+  await exec(listening, 'setsid python3 -m http.server 8000 >/dev/null 2>&1 < /dev/null & sleep 1');
+  report('pause + resume, with a TCP listener', await sample(5, cycle(listening)));
 } finally {
   await srv.stop();
   inet.stop();

@@ -1,6 +1,6 @@
 import type { AgentClient } from '../agent-client.ts';
 
-/** One `find` over every process's descriptors: a shell loop would fork per process, ~1 ms each under ptrace. */
+/** One `find` over every process's descriptors: a shell loop would fork per process, several ms each under ptrace. */
 const FIND_FDS = ['find', '/proc', '-mindepth', '3', '-maxdepth', '3', '-path', '/proc/[0-9]*/fd/*', '-type', 'l', '-printf', '%h %l\\n'];
 const RUN_TIMEOUT_MS = 5000;
 
