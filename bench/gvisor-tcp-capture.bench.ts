@@ -51,19 +51,24 @@ try {
   // 2. The host-side check's cost, here and now.
   const busy = new Set([addrs[N]!]);
   const idle = new Set(['100.127.255.254']);
-  report('hiddenEndpoints, no close under way', await sample(30, () => hiddenEndpoints(idle, 0)));
+  report('hiddenEndpoints, no close under way', await sample(30, () => hiddenEndpoints(idle, 0, new Set())));
   await exec(ids[N]!, 'curl -s -o /dev/null http://www.example.test/');
-  report('hiddenEndpoints, one TIME_WAIT', await sample(30, () => hiddenEndpoints(busy, 0)));
+  report('hiddenEndpoints, one TIME_WAIT', await sample(30, () => hiddenEndpoints(busy, 0, new Set())));
   const cycle = (id: string) => async () => {
     await api.post(`/sandboxes/${id}/pause`);
     await api.post(`/sandboxes/${id}/resume`);
   };
-  const idleId = await create();
-  report('pause + resume, idle sandbox', await sample(5, cycle(idleId)));
-  // A TCP listener makes the capture look for epoll holders (one `find` in the sandbox).
-  const listening = await create();
-  await exec(listening, 'setsid python3 -m http.server 8000 >/dev/null 2>&1 < /dev/null & sleep 1');
-  report('pause + resume, with a TCP listener', await sample(5, cycle(listening)));
+  // The same Python process with and without a TCP listener: a listener makes the capture look for epoll holders.
+  const python = (listen: boolean) =>
+    `setsid python3 -c "import socket, time\nif ${listen ? 'True' : 'False'}: s = socket.socket(); s.bind(('0.0.0.0', 8000)); s.listen()\ntime.sleep(1e9)" >/dev/null 2>&1 < /dev/null & sleep 1`;
+  for (const listen of [false, true]) {
+    const id = await create();
+    await exec(id, python(listen));
+    report(`pause + resume, Python ${listen ? 'with' : 'without'} a listener`, await sample(5, cycle(id)));
+  }
+  const inside = await create();
+  report('the epoll search alone, run by exec', await sample(5, () => exec(inside, "find /proc -mindepth 3 -maxdepth 3 -path '/proc/[0-9]*/fd/*' -type l -printf '%h %l\\n' >/dev/null")));
+  report('an empty exec, for comparison', await sample(5, () => exec(inside, 'true')));
 } finally {
   await srv.stop();
   inet.stop();

@@ -31,7 +31,10 @@ const HOST_TCP = [
 ].join('\n');
 
 const ADDRS = new Set(['100.96.0.6']);
-const rule = { addrs: ADDRS, sinceMs: 0, now: 1_000_000, conntrackTimeWait: 120 };
+const TIMEOUTS = { established: 432000, fin_wait: 120, close_wait: 60, last_ack: 30, time_wait: 120, close: 10, syn_sent: 120, syn_recv: 60 };
+// The sandbox lists the WebSocket; the CLOSE_WAIT flow's end is gone from its table (it closed it).
+const INSIDE = new Set(['100.96.0.6:3000 -> 100.96.0.5:58422']);
+const rule = { addrs: ADDRS, sinceMs: 0, inside: INSIDE, now: 1_000_000_000, timeouts: TIMEOUTS };
 
 test('conntrack and host socket lines parse into flows and states', () => {
   const flows = parseTrackedTcpFlows(CONNTRACK, ADDRS);
@@ -51,17 +54,23 @@ test('conntrack and host socket lines parse into flows and states', () => {
   );
 });
 
-test('the rule: the sandbox closed first -> hidden until 60 s after; the host closed first, live or over -> not', () => {
-  const hidden = hiddenAmong(parseTrackedTcpFlows(CONNTRACK, ADDRS), parseTcpStates(HOST_TCP, ADDRS), rule);
-  assert.deepEqual(hidden, [
+test('the rule: the sandbox closed first -> hidden until 60 s after; the host closed first, listed inside or over -> not', () => {
+  const flows = parseTrackedTcpFlows(CONNTRACK, ADDRS);
+  const host = parseTcpStates(HOST_TCP, ADDRS);
+  assert.deepEqual(hiddenAmong(flows, host, rule), [
     // conntrack entered TIME_WAIT 20-21 s ago: the sandbox's ends in 39-40 s.
     { flow: '100.96.0.6:57917 -> 198.19.184.3:80', clearsInMs: 40_000 },
-    // The proxy holds CLOSE_WAIT: the sandbox waits in FIN_WAIT2, then TIME_WAIT.
+    // The sandbox closed it (no longer listed), the proxy has not yet: FIN_WAIT2, then TIME_WAIT.
     { flow: '100.96.0.6:42000 -> 198.19.184.3:80' },
   ]);
-  // A flow that closed before this netstack started belonged to an earlier sandbox on the address.
-  const later = hiddenAmong(parseTrackedTcpFlows(CONNTRACK, ADDRS), parseTcpStates(HOST_TCP, ADDRS), { ...rule, sinceMs: rule.now - 15_000 });
-  assert.deepEqual(later, [{ flow: '100.96.0.6:42000 -> 198.19.184.3:80' }]);
+  // Closed by the sandbox a moment ago, its FIN not yet out: conntrack still says ESTABLISHED.
+  assert.deepEqual(hiddenAmong(flows, host, { ...rule, inside: new Set() }), [
+    { flow: '100.96.0.6:57917 -> 198.19.184.3:80', clearsInMs: 40_000 },
+    { flow: '100.96.0.5:58422 -> 100.96.0.6:3000' },
+    { flow: '100.96.0.6:42000 -> 198.19.184.3:80' },
+  ]);
+  // A netstack started 15 s ago: the TIME_WAIT of 20 s ago belonged to an earlier sandbox on the address.
+  assert.deepEqual(hiddenAmong(flows, host, { ...rule, sinceMs: rule.now - 15_000 }), [{ flow: '100.96.0.6:42000 -> 198.19.184.3:80' }]);
 });
 
 test('inside the sandbox: open endpoints skip listeners and loopback; settling ones are told apart; socket inodes', () => {

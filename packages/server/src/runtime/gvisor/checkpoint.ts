@@ -93,9 +93,9 @@ async function tcpDrained(st: DriverState, id: string, meta: SandboxMeta, starte
   const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
   const started = Date.now();
   for (;;) {
-    const [tcp, hiddenOrNone] = await Promise.all([procNetTcp(st, id, meta.runscId), addrs.size > 0 ? hiddenEndpoints(addrs, startedAt) : undefined]);
+    const tcp = await procNetTcp(st, id, meta.runscId);
     const open = openTcpEndpoints(tcp);
-    const hidden = hiddenOrNone ?? [];
+    const hidden = (addrs.size > 0 ? await hiddenEndpoints(addrs, startedAt, new Set(open.map((e) => e.flow))) : undefined) ?? [];
     if (open.length === 0 && hidden.length === 0) return tcp;
     const settling = open.some((e) => e.settling) || hidden.some((h) => h.clearsInMs === undefined);
     // An established connection goes only if a close is on its way (the platform's own, just closed): a short grace.

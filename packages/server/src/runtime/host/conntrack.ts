@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** One direction of a tracked flow. */
 export interface FlowTuple {
@@ -20,7 +21,8 @@ export interface TrackedTcpFlow {
 }
 
 const TABLE = '/proc/net/nf_conntrack';
-const TIME_WAIT_SETTING = '/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait';
+const SETTINGS = '/proc/sys/net/netfilter';
+const TIMEOUT_PREFIX = 'nf_conntrack_tcp_timeout_';
 
 /**
  * The IPv4 TCP flows conntrack holds with one end on `addrs`. Undefined when the host has no
@@ -48,8 +50,24 @@ export function parseTrackedTcpFlows(text: string, addrs: ReadonlySet<string>): 
   return flows;
 }
 
-/** How long conntrack keeps a flow in TIME_WAIT (120 s unless the host changed it). */
-export async function conntrackTimeWaitS(): Promise<number> {
-  const v = Number((await readFile(TIME_WAIT_SETTING, 'utf8').catch(() => '')).trim());
-  return v > 0 ? v : 120;
+/** How long conntrack keeps a TCP flow after its last packet, by state (`time_wait`: 120 s, `established`: 5 days, ...). Read once. */
+export function conntrackTcpTimeouts(): Promise<Record<string, number>> {
+  timeouts ??= readTimeouts();
+  return timeouts;
+}
+
+let timeouts: Promise<Record<string, number>> | undefined;
+
+async function readTimeouts(): Promise<Record<string, number>> {
+  const names = await readdir(SETTINGS).catch(() => [] as string[]);
+  const out: Record<string, number> = {};
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(TIMEOUT_PREFIX))
+      .map(async (n) => {
+        const v = Number((await readFile(join(SETTINGS, n), 'utf8').catch(() => '')).trim());
+        if (v > 0) out[n.slice(TIMEOUT_PREFIX.length)] = v;
+      }),
+  );
+  return out;
 }
