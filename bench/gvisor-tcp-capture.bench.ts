@@ -37,7 +37,10 @@ try {
       await exec(id, 'curl -s -o /dev/null http://www.example.test/');
       const first = await api.post(`/sandboxes/${id}/pause`);
       const after = Number(first.headers.get('retry-after'));
-      if (first.status !== 409 || !(after > 0)) return { early, first: first.status, after, second: 0 };
+      if (first.status !== 409 || !(after > 0)) {
+        console.log(`unexpected first answer ${first.status}: ${JSON.stringify(first.body)}`);
+        return { early, first: first.status, after, second: 0 };
+      }
       await sleep((early ? after - 3 : after) * 1000);
       return { early, first: first.status, after, second: (await api.post(`/sandboxes/${id}/pause`)).status };
     }),
