@@ -3,11 +3,15 @@
  * server. Reads are sent open-loop (on a clock, not after the previous answer) from 10 API keys, as
  * many clients would; each sandbox runs a command, rests half a second, and again, meanwhile (its owner's
  * key: 10 sandboxes per key, all within the default rate limit). Prints the achieved read
- * rate, read latency p50/p99, answers other than 200, and the exec success rate; asserts nothing.
+ * rate, read latency p50/p99 (all reads and by kind), answers other than 200, the server's event-loop
+ * delay and CPU time (which, unlike latency, does not depend on how busy the rest of the host is), and
+ * the exec success rate; asserts nothing.
  *
  *   node bench/load-reads.bench.ts     BENCH_DRIVER (default container), BENCH_SANDBOXES (100),
- *   BENCH_RPS (1000), BENCH_SECONDS (30)
+ *   BENCH_RPS (1000), BENCH_SECONDS (30), BENCH_PROFILE (a directory: the server writes a V8 CPU
+ *   profile there when it stops; summarize with bench/cpu-profile.ts)
  */
+import { readFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile } from './stats.ts';
@@ -22,7 +26,17 @@ const READ_CONNECTIONS = 256;
 /** Each sandbox's unit of work: some CPU, a file written and read back, output. */
 const WORK = 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; head -c 262144 /dev/urandom > /tmp/w; md5sum /tmp/w | cut -c1-8';
 
-const server = await ServerProcess.start({ SANDPIT_DRIVER: DRIVER, SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10) });
+const PROFILE = process.env.BENCH_PROFILE;
+/** CPU seconds a process has used (user + system, /proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const server = await ServerProcess.start({
+  SANDPIT_DRIVER: DRIVER,
+  SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10),
+  ...(PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE}` } : {}),
+});
 try {
   const admin = new Api(server.url, server.key);
   const keys: Api[] = [];
@@ -61,6 +75,8 @@ try {
   });
 
   const readMs: number[] = [];
+  const KINDS = ['GET /sandboxes/{id}', 'GET /sandboxes?limit=20', 'GET /info', 'GET /sandboxes/{id}/metrics'];
+  const byKind = KINDS.map(() => [] as number[]);
   const statuses = new Map<string, number>();
   let sent = 0;
   let inFlight = 0;
@@ -81,8 +97,12 @@ try {
     const status = await getStatus(paths(n), keys[n % KEYS]!.key!);
     inFlight--;
     readMs.push(performance.now() - a);
+    byKind[n % 4]!.push(performance.now() - a);
     statuses.set(String(status), (statuses.get(String(status)) ?? 0) + 1);
   };
+  // Scraping resets the server's event-loop delay histogram: the figures printed below cover the reads only.
+  await fetch(`${server.url}/metrics`).then((r) => r.text());
+  const cpuAtStart = cpuSeconds(server.child!.pid!);
   // Open loop: every 10 ms the reads due by then are sent, whatever is still in flight.
   const start = performance.now();
   const pending: Promise<void>[] = [];
@@ -96,6 +116,7 @@ try {
   const sendWindow = (performance.now() - start) / 1000;
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
+  const serverCpu = cpuSeconds(server.child!.pid!) - cpuAtStart;
   running = false;
   await Promise.all(workers);
   agent.destroy();
@@ -104,7 +125,14 @@ try {
   console.log(`\n== ${SANDBOXES} sandboxes working, reads at ${RPS}/s offered for ${SECONDS} s (${DRIVER})`);
   console.log(`reads sent ${sent} in ${sendWindow.toFixed(1)} s; answered 200: ${ok}; achieved ${(ok / elapsed).toFixed(0)} req/s (all answered by ${elapsed.toFixed(1)} s)`);
   console.log(`read latency p50 ${median(readMs).toFixed(1)} ms   p99 ${percentile(readMs, 99).toFixed(1)} ms   max ${Math.max(...readMs).toFixed(0)} ms   most in flight ${maxInFlight}`);
+  for (const [k, xs] of byKind.entries()) console.log(`  ${KINDS[k]!.padEnd(28)} p50 ${median(xs).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms`);
   console.log(`read answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  const prom = await (await fetch(`${server.url}/metrics`)).text();
+  const lag = (q: string) => Number(new RegExp(`^sandpit_process_nodejs_eventloop_lag_${q}_seconds (\\S+)$`, 'm').exec(prom)?.[1] ?? Number.NaN) * 1000;
+  console.log(`server event-loop delay during the reads: p50 ${lag('p50').toFixed(1)} ms   p99 ${lag('p99').toFixed(1)} ms   max ${lag('max').toFixed(0)} ms`);
+  console.log(
+    `server CPU during the reads: ${serverCpu.toFixed(1)} s in ${elapsed.toFixed(1)} s (${((100 * serverCpu) / elapsed).toFixed(0)} % of one core), ${((1000 * serverCpu) / Math.max(1, ok)).toFixed(2)} ms per read with the execs below`,
+  );
   const execTotal = execMs.length + [...execFailures.values()].reduce((a, b) => a + b, 0);
   console.log(
     `execs ${execTotal}: succeeded ${execMs.length} (${((100 * execMs.length) / Math.max(1, execTotal)).toFixed(2)} %), p50 ${median(execMs).toFixed(0)} ms, p99 ${percentile(execMs, 99).toFixed(0)} ms; failures ${JSON.stringify(Object.fromEntries(execFailures))}`,

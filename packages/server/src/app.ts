@@ -36,13 +36,19 @@ import { DiskSpace, diskFull } from './services/disk-space.ts';
 import { type ForwarderDeps, forwardToNodes } from './cluster/forwarder.ts';
 import { guardNode } from './cluster/node-guard.ts';
 import { nodeEngineRoutes } from './cluster/node-routes.ts';
+import { snapshotFileRoutes } from './cluster/snapshot-file-routes.ts';
+import type { NodeDrain } from './cluster/drain.ts';
+import { sandboxMoveRoutes } from './cluster/sandbox-move-routes.ts';
+import type { SandboxMover } from './cluster/sandbox-mover.ts';
 import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
-export type RoleEdge = { role: 'api'; key: Buffer; nodes: NodeService; forward: ForwarderDeps } | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore };
+export type RoleEdge =
+  | { role: 'api'; key: Buffer; nodes: NodeService; drain: NodeDrain; forward: ForwarderDeps }
+  | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
 export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge): Promise<FastifyInstance> {
@@ -169,7 +175,11 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
-  if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.key);
-  if (edge?.role === 'node') await nodeEngineRoutes(app, edge.driver, edge.store);
+  if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
+  if (edge?.role === 'node') {
+    await nodeEngineRoutes(app, edge.driver, edge.store);
+    await snapshotFileRoutes(app, edge.driver);
+    await sandboxMoveRoutes(app, edge.driver, edge.mover);
+  }
   return app;
 }

@@ -31,7 +31,7 @@ export const SETTINGS = {
   SANDPIT_DRIVER: { default: 'auto', meaning: '`auto`, `container` or `gvisor`' },
   SANDPIT_CONTAINER_ID_BASE: {
     meaning:
-      'container driver: the host uid and gid sandbox root is mapped to; sandbox ids 0-65535 take the 65,536 ids from there (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))',
+      "container driver: where sandboxes' host id ranges start; each sandbox's ids 0-65535 are 65,536 host ids of its own from there up (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))",
   },
   SANDPIT_BOOTSTRAP_API_KEY: { meaning: 'first start with an empty store: team `default` with this admin key' },
   SANDPIT_LOG_LEVEL: { default: 'info', meaning: 'pino log level' },

@@ -72,6 +72,11 @@ import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
 import { NodeAgent } from './cluster/node-agent.ts';
+import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
+import { NodeDrain } from './cluster/drain.ts';
+import { NodePeers } from './cluster/node-peer.ts';
+import { SandboxMover } from './cluster/sandbox-mover.ts';
+import { snapshotTemplateFiles } from './services/snapshot-template-files.ts';
 import type { RoleEdge } from './app.ts';
 
 export interface Platform {
@@ -109,6 +114,8 @@ const BILLING_INTERVAL_MS = 1000;
 const DISK_SAMPLE_MS = 60_000;
 /** How often a replica on a shared store asks it for secrets revoked elsewhere (bounds when its egress proxy stops swapping them). */
 const SECRET_REVOCATION_SYNC_MS = 500;
+/** How often a process reads the store's auth epoch: below PRINCIPAL_STALE_AFTER_MS, so cached principals stay in use while the store answers. */
+const AUTH_SYNC_MS = 200;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
 /** How often an API replica looks for nodes that fell silent. */
@@ -144,6 +151,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const teamManagementStore = new TeamManagementStore(db);
     await teamManagementStore.grantMissingOwners(newId, clock.now());
+    await auth.syncChanges();
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
     const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
@@ -202,6 +210,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const snapshotStore = new SnapshotStore(db, nodeId);
     const connections = new PlatformConnections();
+    const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
+    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
+    // A node fetches from its holder a snapshot placement asks it to fork.
+    const shipping =
+      role === 'node' && driver.snapshots
+        ? new SnapshotShipping({
+            engine: driver.snapshots,
+            peers: peers!,
+            relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
+            snapshot: (id) => snapshotStore.get(id),
+            nodeId: nodeId!,
+            log,
+          })
+        : undefined;
     const sandboxes = new SandboxService({
       store,
       teams,
@@ -216,7 +238,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
       connections,
-      forks: new SnapshotForks(snapshotStore, driver),
+      forks: new SnapshotForks(snapshotStore, driver, shipping && ((snap) => shipping.ensure(snap))),
       warmPool,
       captures,
     });
@@ -237,9 +259,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxPerTeam: config.maxSnapshotsPerTeam,
       maxInFlightPerTeam: config.maxSnapshotsInFlightPerTeam,
       deadlineMs: config.snapshotDeadlineMs,
-      heldElsewhere: async () => new Set((await templateStore.withCapture()).map((r) => r.capture.id)),
+      // A node also keeps its copies of snapshots other nodes hold, while they live.
+      heldElsewhere: async () => new Set([...(await templateStore.withCapture()).map((r) => r.capture.id), ...(nodeId ? await new SnapshotStore(db).liveIds() : [])]),
     });
     if (role !== 'api') await snapshots.reconcile();
+    await shipping?.start();
+    if (shipping) opened.push(() => shipping.stop());
     const previews = new PreviewPortService({
       store: previewStore,
       sandboxStore: store,
@@ -261,7 +286,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       void captures.start().catch((err) => log.warn({ err: String(err) }, 'template captures: start failed; sandboxes boot'));
     }
 
-    const teamManagement = new TeamManagementService(teamManagementStore, clock);
+    const teamManagement = new TeamManagementService(teamManagementStore, clock, () => auth.changed());
     const metering = new MeteringService({ store: meterStore, driver, clock, log, sampleIntervalMs: DISK_SAMPLE_MS });
     const billing = new BillingService({
       store: new BillingStore(db),
@@ -300,16 +325,35 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // Asked only while serving, so the port is the one bound.
     const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
     const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
+    const placement = new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            forward: { directory: directory!, placement: new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs }), catalog, snapshots: snapshotStore, regions },
+            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, log }),
+            forward: { directory: directory!, placement, catalog, snapshots: snapshotStore, regions },
           }
         : role === 'node'
-          ? { role, key: config.cluster.key!, nodeId: nodeId!, driver, store }
+          ? {
+              role,
+              key: config.cluster.key!,
+              nodeId: nodeId!,
+              driver,
+              store,
+              mover: new SandboxMover({
+                nodeId: nodeId!,
+                store,
+                driver,
+                network,
+                lock: sandboxes.lock,
+                peers: peers!,
+                relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
+                clock,
+                log,
+              }),
+            }
           : undefined;
 
     const app = await buildApp(
@@ -414,6 +458,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       ? setInterval(() => void secrets.syncRevocations().catch((err) => log.warn({ err: String(err) }, 'secret revocation sync failed')), SECRET_REVOCATION_SYNC_MS)
       : undefined;
     revocationSync?.unref();
+    // On SQLite too: operator commands (sandpit team create) bump the same epoch. A request finding this late syncs first.
+    const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
+    authSync.unref();
 
     return {
       app,
@@ -431,9 +478,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await sweeping;
         if (role === 'api') await regions.withdraw().catch(() => undefined);
         await nodeAgent?.stop();
+        await shipping?.stop();
         await engineWatch.stop();
         clearInterval(billingTimer);
         clearInterval(revocationSync);
+        clearInterval(authSync);
         await billingRun;
         await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
         e2b?.close();

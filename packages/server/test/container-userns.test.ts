@@ -24,6 +24,11 @@ after(async () => {
 const uuid = (id: string) => id.replace(/^sb-[a-z0-9]+-/, '');
 const sandboxDir = (id: string) => join(server.dataDir, 'sandboxes', uuid(id));
 const upperDir = (id: string) => join(server.dataDir, 'layers', uuid(id), 'upper');
+/** The host uid a sandbox's root is, as its uid_map says from inside. */
+async function hostBase(id: string): Promise<number> {
+  const r = await exec('cat /proc/self/uid_map', id);
+  return Number(r.stdout.trim().split(/\s+/)[1]);
+}
 
 async function exec(command: string, id = sb.id) {
   const res = await api.post(`/sandboxes/${id}/exec`, { command });
@@ -41,7 +46,24 @@ describe('sandbox root is not host root', () => {
     const [uid, ...maps] = r.stdout.trim().split('\n');
     assert.equal(uid, '0');
     assert.equal(maps.length, 2);
-    for (const line of maps) assert.deepEqual(line.trim().split(/\s+/), ['0', String(DEFAULT_ID_BASE), '65536']);
+    const base = Number(maps[0]!.trim().split(/\s+/)[1]);
+    assert.ok(base >= DEFAULT_ID_BASE && base < 2 ** 31 && base % 65536 === 0, String(base));
+    for (const line of maps) assert.deepEqual(line.trim().split(/\s+/), ['0', String(base), '65536']);
+  });
+
+  test('each sandbox has a host id range of its own, kept across a server crash and freed by delete', async () => {
+    const other = (await api.post('/sandboxes', {})).body as { id: string };
+    const [a, b] = [await hostBase(sb.id), await hostBase(other.id)];
+    assert.ok(Math.abs(a - b) >= 65536, `ranges ${a} and ${b} overlap`);
+    await server.kill9();
+    await server.launch();
+    const third = (await api.post('/sandboxes', {})).body as { id: string };
+    const c = await hostBase(third.id);
+    assert.ok(![a, b].some((x) => Math.abs(x - c) < 65536), `a new range after a restart (${c}) overlaps a running sandbox's (${a}, ${b})`);
+    assert.equal((await api.del(`/sandboxes/${other.id}`)).status, 204);
+    const fourth = (await api.post('/sandboxes', {})).body as { id: string };
+    assert.equal(await hostBase(fourth.id), b, "the deleted sandbox's range is used again");
+    for (const id of [third.id, fourth.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
   });
 
   test('seen from the host, the sandbox init runs as a non-zero uid in a user namespace of its own', async () => {
@@ -53,13 +75,14 @@ describe('sandbox root is not host root', () => {
         .match(new RegExp(`^${field}:\\s+(.*)$`, 'm'))?.[1]
         ?.trim()
         .split(/\s+/);
-    assert.deepEqual(ids('Uid'), Array(4).fill(String(DEFAULT_ID_BASE)));
-    assert.deepEqual(ids('Gid'), Array(4).fill(String(DEFAULT_ID_BASE)));
+    const base = String(await hostBase(sb.id));
+    assert.deepEqual(ids('Uid'), Array(4).fill(base));
+    assert.deepEqual(ids('Gid'), Array(4).fill(base));
     assert.notEqual(await readlink(`/proc/${pid}/ns/user`), await readlink('/proc/self/ns/user'));
     // Other host users cannot pass into the sandbox's dir (its root, with a world-writable /tmp, and its agent socket).
     const dir = await stat(sandboxDir(sb.id));
     assert.equal(dir.mode & 0o007, 0);
-    assert.equal(dir.gid, DEFAULT_ID_BASE);
+    assert.equal(dir.gid, Number(base));
   });
 
   test('cannot write a host-owned file reachable through a writable mount, nor the bound host files', async () => {

@@ -14,6 +14,7 @@ import { SharedRateLimits } from '../src/services/rate-limits.ts';
 import { RateLimitStore } from '../src/store/rate-limits.ts';
 import { SnapshotReservationStore } from '../src/store/snapshot-reservations.ts';
 import { TeamStore } from '../src/store/teams.ts';
+import { until } from './helpers/cluster-steps.ts';
 import { Internet } from './helpers/internet.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, freePort, ServerProcess } from './helpers/server-process.ts';
@@ -290,6 +291,25 @@ test('two API processes on one PostgreSQL: shared rate limits on both ports, and
         assert.equal(port.code(res.body), port.refused);
       }
     }
+  });
+
+  await t.test('a key revoked or a role taken through one replica: refused there at once, by the other within a second', async () => {
+    const made = await a.post('/api-keys', { name: 'revoked' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const [onA, onB] = servers.map((s) => new Api(s.url, made.body.key)) as [Api, Api];
+    // Both replicas have now cached the key's principal.
+    for (const api of [onA, onB]) assert.equal((await api.get('/sandboxes')).status, 200);
+    assert.equal((await a.del(`/api-keys/${made.body.id}`)).status, 204);
+    assert.equal((await onA.get('/sandboxes')).status, 401);
+    await until('replica b to refuse the revoked key', async () => (await onB.get('/sandboxes')).status === 401, 1000);
+
+    const team = (await a.get('/me')).body.team_id;
+    const invited = await a.post(`/teams/${team}/members`, { email: 'replica-member@example.com', full_name: 'A member', role: 'member' });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    const member = new Api(servers[1]!.url, invited.body.api_key.key);
+    assert.equal((await member.get('/sandboxes')).status, 200);
+    assert.equal((await a.del(`/teams/${team}/members/${invited.body.member.user_id}/roles/member`)).status, 204);
+    await until('replica b to apply the role revoked through a', async () => (await member.get('/sandboxes')).status === 403, 1000);
   });
 
   await t.test('a secret revoked through one replica stops being swapped by the other replica within a second', async () => {

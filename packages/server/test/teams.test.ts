@@ -7,7 +7,10 @@ import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
+import { openDb } from '../src/store/db.ts';
 import { migrationProvider } from '../src/store/migrations.ts';
+import { TeamStore } from '../src/store/teams.ts';
+import { until } from './helpers/cluster-steps.ts';
 import { InProcess } from './helpers/in-process.ts';
 import { Api } from './helpers/server-process.ts';
 
@@ -128,6 +131,30 @@ test('team management: members, roles, capabilities and deactivation', async (t)
     assert.deepEqual(after.members.find((x: any) => x.user_id === m.id).roles, ['billing_viewer']);
     const revoked = after.assignments.find((a: any) => a.user_id === m.id && a.role_name === 'member');
     assert.ok(revoked.revoked_at, 'the revoked assignment stays, with revoked_at');
+  });
+
+  await t.test('a role granted back applies to the next request of a key already in use', async () => {
+    const m = await invite('member');
+    assert.equal((await m.api.get('/sandboxes')).status, 200);
+    assert.equal((await owner.del(`/teams/${team}/members/${m.id}/roles/member`)).status, 204);
+    assertEnvelope(await m.api.get('/sandboxes'), 403, 'forbidden');
+    assert.equal((await owner.post(`/teams/${team}/members/${m.id}/roles`, { role_name: 'member' })).status, 201);
+    assert.equal((await m.api.get('/sandboxes')).status, 200);
+  });
+
+  await t.test('a key revoked in the store by another process is refused within a second', async () => {
+    const made = await owner.post('/api-keys', { name: 'operator-revoked' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const k = env.api(made.body.key);
+    assert.equal((await k.get('/sandboxes')).status, 200);
+    const config = env.config();
+    const other = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    try {
+      assert.equal(await new TeamStore(other).revokeKey(team, made.body.id, env.clock.now()), true);
+    } finally {
+      await other.destroy();
+    }
+    await until('the revoked key to be refused', async () => (await k.get('/sandboxes')).status === 401, 1000);
   });
 
   await t.test('a billing viewer reads the bill and nothing else', async () => {

@@ -105,7 +105,7 @@ export function clusterCommand(): Command {
   for (const [action, description] of [
     ['cordon', 'place no new sandboxes on a node'],
     ['uncordon', 'let a cordoned or drained node take sandboxes again'],
-    ['drain', 'cordon a node and move or stop what it runs'],
+    ['drain', 'cordon a node and move its paused sandboxes to other nodes'],
   ] as const) {
     cluster
       .command(`${action} <node>`)
@@ -114,8 +114,12 @@ export function clusterCommand(): Command {
       .action(
         run(async (node: string, opts: DirOption) => {
           const { LocalCluster } = await loadServer();
-          await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
+          const drained = await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
           console.log(`${node}: ${action} done`);
+          if (drained) {
+            console.log(`moved ${drained.moved.length} paused sandbox(es); ${drained.left} left on the node (running ones are not moved: pause them and drain again, or let them end)`);
+            for (const f of drained.failed) console.log(`  ${f.id}: not moved: ${f.message}`);
+          }
         }),
       );
   }

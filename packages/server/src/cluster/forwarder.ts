@@ -114,7 +114,7 @@ function baseNeed(region: string): PlacementNeed {
 
 /**
  * Where a create runs: the region asked for (this one by default; 400 for one nobody knows); a fork
- * on its snapshot's node, in the snapshot's region, with the snapshot's resources (a fork into another
+ * on its snapshot's node while that takes sandboxes, else on another that fetches the snapshot, in the snapshot's region, with the snapshot's resources (a fork into another
  * region is refused: snapshots are not shipped between regions); a team template prefers a node
  * holding its files.
  */
@@ -129,7 +129,7 @@ async function sandboxNeed(deps: ForwarderDeps, p: Principal, body: CreateSandbo
     if (asked !== undefined && asked !== holder.region) {
       throw badRequest(`snapshot ${snap.id} lives in region '${holder.region}': fork it there (snapshots are not copied between regions)`);
     }
-    return { region: holder.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, pinned: holder.id };
+    return { region: holder.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, holder: holder.id };
   }
   const region = asked ?? deps.regions.own;
   const ref = body.from_template;

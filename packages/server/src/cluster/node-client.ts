@@ -3,7 +3,7 @@ import { isNodeLive } from '../services/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 
-/** Sandboxes never move between nodes, so where one lives is remembered (bounded). */
+/** Where a sandbox lives is remembered (bounded) until a sandbox moves off that node. */
 const CACHE_MAX = 50_000;
 /** The node list is read at most this often per replica. */
 const NODES_TTL_MS = 1000;
@@ -16,7 +16,8 @@ export class NodeDirectory {
   readonly #store: NodeStore;
   readonly #tokens: TokenCache;
   readonly #lostMs: number;
-  readonly #sandboxes = new Map<string, string>();
+  /** Sandbox -> its node, with the node's `movedOutAt` read before the location was: the entry holds while that is unchanged. */
+  readonly #sandboxes = new Map<string, { nodeId: string; mark: number | null }>();
   #nodes: { at: number; byId: Map<string, NodeRecord> } | undefined;
   #loading: Promise<Map<string, NodeRecord>> | undefined;
   /** Kept-alive connections to nodes: the forwarding path reuses them. */
@@ -30,15 +31,18 @@ export class NodeDirectory {
 
   /** The node holding a live sandbox (bare id); undefined when there is no such sandbox or it has no node. */
   async ofSandbox(id: string): Promise<NodeRecord | undefined> {
-    let nodeId = this.#sandboxes.get(id);
-    if (nodeId === undefined) {
-      const found = await this.#store.sandboxNode(id);
-      if (!found) return undefined;
-      nodeId = found;
-      if (this.#sandboxes.size >= CACHE_MAX) this.#sandboxes.delete(this.#sandboxes.keys().next().value!);
-      this.#sandboxes.set(id, nodeId);
+    const hit = this.#sandboxes.get(id);
+    if (hit) {
+      const n = await this.node(hit.nodeId);
+      // A sandbox moved off that node since (drain): where it is now is read again.
+      if (n && n.movedOutAt === hit.mark) return n;
     }
-    return this.node(nodeId);
+    const before = await this.#list();
+    const found = await this.#store.sandboxNode(id);
+    if (!found) return undefined;
+    if (!hit && this.#sandboxes.size >= CACHE_MAX) this.#sandboxes.delete(this.#sandboxes.keys().next().value!);
+    this.#sandboxes.set(id, { nodeId: found, mark: before.get(found)?.movedOutAt ?? null });
+    return this.node(found);
   }
 
   async ofSnapshot(id: string): Promise<NodeRecord | undefined> {
@@ -52,6 +56,10 @@ export class NodeDirectory {
   }
 
   async node(id: string): Promise<NodeRecord | undefined> {
+    return (await this.#list()).get(id);
+  }
+
+  async #list(): Promise<Map<string, NodeRecord>> {
     const now = Date.now();
     if (!this.#nodes || now - this.#nodes.at > NODES_TTL_MS) {
       this.#loading ??= this.#store
@@ -60,7 +68,12 @@ export class NodeDirectory {
         .finally(() => (this.#loading = undefined));
       this.#nodes = { at: now, byId: await this.#loading };
     }
-    return this.#nodes.byId.get(id);
+    return this.#nodes.byId;
+  }
+
+  /** Forgets where a sandbox was (this replica just moved it). */
+  forget(id: string): void {
+    this.#sandboxes.delete(id);
   }
 
   /** A request for a sandbox on a node that is not live is answered from the store. */
@@ -70,6 +83,18 @@ export class NodeDirectory {
 
   headers(n: NodeRecord): Record<string, string> {
     return { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) };
+  }
+
+  /** A POST on a node's internal API; rejects with the node's error message unless it answers 2xx. */
+  async post(n: NodeRecord, path: string, body: unknown, timeoutMs: number): Promise<void> {
+    const res = await fetch(new URL(path, n.url), {
+      method: 'POST',
+      headers: { ...this.headers(n), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const answer = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    if (!res.ok) throw new Error(`node ${n.id} answered ${res.status} to ${path}${answer?.error?.message ? `: ${answer.error.message}` : ''}`);
   }
 
   /** A JSON call on a node's internal API. */

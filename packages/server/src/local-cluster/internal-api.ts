@@ -21,7 +21,14 @@ export interface NodeView {
 
 export type NodeAction = 'cordon' | 'uncordon' | 'drain';
 
+export interface DrainResult {
+  moved: { id: string; to: string }[];
+  left: number;
+  failed: { id: string; message: string }[];
+}
+
 const TOKEN_TTL_MS = 60_000;
+const DRAIN_TIMEOUT_MS = 60 * 60_000;
 const TIMEOUT_MS = 5_000;
 
 /** The operator's side of the internal channel of API replicas: tokens signed with the cluster key. */
@@ -33,11 +40,11 @@ export class InternalApi {
     this.#key = Buffer.from(clusterKey, 'hex');
   }
 
-  async #call(url: string, method: 'GET' | 'POST'): Promise<unknown> {
+  async #call(url: string, method: 'GET' | 'POST', timeoutMs = TIMEOUT_MS): Promise<unknown> {
     const res = await fetch(url, {
       method,
       headers: { authorization: `Bearer ${signInternalToken(this.#key, API_AUDIENCE, TOKEN_TTL_MS)}` },
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${body?.error?.message ?? ''}`.trim());
@@ -48,8 +55,10 @@ export class InternalApi {
     return ((await this.#call(`${apiUrl}/internal/nodes`, 'GET')) as { nodes: NodeView[] }).nodes;
   }
 
-  async act(apiUrl: string, nodeId: string, action: NodeAction): Promise<void> {
-    await this.#call(`${apiUrl}/internal/nodes/${encodeURIComponent(nodeId)}/${action}`, 'POST');
+  /** A drain answers what it moved and what it left (it copies paused sandboxes, so it may take minutes). */
+  async act(apiUrl: string, nodeId: string, action: NodeAction): Promise<DrainResult | undefined> {
+    const body = await this.#call(`${apiUrl}/internal/nodes/${encodeURIComponent(nodeId)}/${action}`, 'POST', action === 'drain' ? DRAIN_TIMEOUT_MS : TIMEOUT_MS);
+    return action === 'drain' ? (body as DrainResult) : undefined;
   }
 }
 

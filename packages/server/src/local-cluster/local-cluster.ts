@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { teardownEngine } from '../teardown.ts';
-import { answersInfo, InternalApi, type NodeAction, type NodeView } from './internal-api.ts';
+import { answersInfo, type DrainResult, InternalApi, type NodeAction, type NodeView } from './internal-api.ts';
 import { MEMBER_SETTINGS, planCluster } from './plan.ts';
 import { createDatabase, PostgresCluster } from './postgres.ts';
 import { launch, type ProcessRef, running, signal, sleep, terminate } from './processes.ts';
@@ -244,7 +244,7 @@ export class LocalCluster {
   }
 
   /** Cordons, uncordons or drains a node through an API of its region. */
-  async nodeAction(nodeId: string, action: NodeAction): Promise<void> {
+  async nodeAction(nodeId: string, action: NodeAction): Promise<DrainResult | undefined> {
     const node = this.member(nodeId);
     if (node.role !== 'node') throw new Error(`${nodeId} is not a node`);
     const region = this.state.regions.find((r) => r.name === node.region)!;

@@ -49,7 +49,7 @@ export async function apiKeyRoutes(app: FastifyInstance, s: Services) {
       const p = principal(req);
       s.auth.require(p, 'keys:manage');
       const id = parseUuid(req.params.key_id, 'API key id');
-      if (!(await s.auth.teams.revokeKey(p.teamId, id, s.auth.clock.now()))) throw notFound(`API key '${id}' not found`);
+      if (!(await s.auth.revokeKey(p.teamId, id))) throw notFound(`API key '${id}' not found`);
       reply.code(204);
     },
   );

@@ -3,7 +3,8 @@ import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
 import { errors } from '../schemas/common.ts';
-import { HeartbeatAnswer, NodeActionParams, NodeList, NodeReport } from '../schemas/node.ts';
+import type { NodeDrain } from '../cluster/drain.ts';
+import { DrainAnswer, HeartbeatAnswer, NodeActionParams, NodeList, NodeReport } from '../schemas/node.ts';
 import type { NodeService, NodeView } from '../services/nodes.ts';
 
 const view = (n: NodeView) => ({
@@ -26,10 +27,10 @@ const view = (n: NodeView) => ({
 
 /**
  * The internal channel's API-replica side: nodes register and heartbeat here, operators (the
- * `sandpit cluster` commands) list, cordon and drain them. Every call carries a token signed with
+ * `sandpit cluster` commands) list, cordon and drain them (a drain moves the node's paused sandboxes and answers what it did). Every call carries a token signed with
  * the cluster key for the `api` audience (`Authorization: Bearer ...`); anything else is 401.
  */
-export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeService, key: Buffer) {
+export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeService, drain: NodeDrain, key: Buffer) {
   const onRequest = async (req: FastifyRequest) => {
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
@@ -58,10 +59,11 @@ export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeServic
 
   app.post<{ Params: NodeActionParams }>(
     '/internal/nodes/:node_id/:action',
-    { onRequest, schema: { hide, params: NodeActionParams, response: { 204: { type: 'null' }, ...errors(400, 401, 404) } } },
+    { onRequest, schema: { hide, params: NodeActionParams, response: { 200: DrainAnswer, 204: { type: 'null' }, ...errors(400, 401, 404) } } },
     async (req, reply) => {
       const { node_id, action } = req.params;
-      await nodes.setState(node_id, action === 'uncordon' ? 'ready' : action === 'drain' ? 'draining' : 'cordoned');
+      if (action === 'drain') return drain.drain(node_id);
+      await nodes.setState(node_id, action === 'uncordon' ? 'ready' : 'cordoned');
       reply.code(204);
     },
   );

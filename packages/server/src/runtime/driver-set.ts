@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { dialUnix } from './agent-client.ts';
 import type { EngineHealth } from './engine-health.ts';
-import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine } from './driver.ts';
+import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine, SandboxMoves } from './driver.ts';
 
 /**
  * Several engines behind one driver: new sandboxes go to the primary, every other
@@ -35,6 +35,10 @@ export class DriverSet implements RuntimeDriver {
 
   get snapshots(): SnapshotEngine | undefined {
     return this.primary.snapshots;
+  }
+
+  get moves(): SandboxMoves | undefined {
+    return this.primary.moves;
   }
 
   /** Engine names whose sandboxes this set manages (reconciliation covers all of them). */

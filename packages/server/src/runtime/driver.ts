@@ -1,6 +1,8 @@
 /** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { EngineHealth } from './engine-health.ts';
+import type { TreeFile } from './host/tree-transfer.ts';
 
 export type DriverName = 'container' | 'gvisor';
 
@@ -79,6 +81,8 @@ export interface RuntimeDriver {
   serves?(name: string): boolean;
   /** Present when the engine can capture memory and disk (gvisor); absent: snapshots answer 503. */
   readonly snapshots?: SnapshotEngine;
+  /** Present when a paused sandbox can be copied to another node (gvisor: its memory is on disk). */
+  readonly moves?: SandboxMoves;
   /**
    * Stops background work; sandboxes keep running. `release` also frees host-wide
    * resources (mounts) and only succeeds once no sandbox remains (tests, uninstall).
@@ -120,6 +124,31 @@ export interface SnapshotEngine {
   delete(snapshotId: string): Promise<void>;
   /** Every snapshot id the engine holds files for, complete or not. */
   list(): Promise<string[]>;
+  /** Present when the engine's snapshots can be copied to another node (gvisor). */
+  readonly transfer?: SnapshotTransfer;
+}
+
+/** A snapshot's files, by part (each a directory tree), as one node sends them to another. */
+export type SnapshotManifest = Record<string, TreeFile[]>;
+
+/** The template files a snapshot's sandbox stacks on: paths on the node that made it. */
+export interface TemplateFiles {
+  root: string;
+  layers: string[];
+}
+
+/** Copying a complete snapshot between nodes: the holder packs its parts, the receiver verifies and keeps them. */
+export interface SnapshotTransfer {
+  /** The complete snapshot's parts and files; undefined when it is not here. */
+  manifest(snapshotId: string): Promise<SnapshotManifest | undefined>;
+  /** One part as a tar stream. */
+  pack(snapshotId: string, part: string): Readable;
+  /**
+   * Receives a snapshot: each part is opened, unpacked into a temporary place and checked against
+   * `manifest`; only then is it renamed into place, so a failed copy leaves nothing that looks whole.
+   * `relocate` gives this node's paths of the snapshot's template files.
+   */
+  receive(snapshotId: string, manifest: SnapshotManifest, open: (part: string) => Promise<Readable>, relocate: (t: TemplateFiles) => Promise<TemplateFiles>): Promise<void>;
 }
 
 /** Ids become path components and crun container names: allow only a safe alphabet. */
@@ -133,4 +162,35 @@ export function checkSpec(spec: SandboxSpec): void {
   const { vcpuCount, memoryMib, diskMib } = spec.resources;
   if (!(vcpuCount > 0 && memoryMib >= 16 && diskMib >= 1)) throw new Error(`invalid resources ${JSON.stringify(spec.resources)}`);
   if (!/^[a-zA-Z0-9]([a-zA-Z0-9.-]{0,62})$/.test(spec.hostname)) throw new Error(`invalid hostname ${JSON.stringify(spec.hostname)}`);
+}
+
+/** A paused sandbox's files by part, and the engine's own record of it (opaque to the caller). */
+export interface SandboxManifest {
+  files: Record<string, TreeFile[]>;
+  /** The template files it stacks on, as paths on the node that sends it. */
+  template: TemplateFiles;
+  meta: unknown;
+}
+
+/** Where a moved sandbox joins this node: its network namespace here and the mounts that go with it. */
+export interface MoveTarget {
+  id: string;
+  /** This node's paths of the sandbox's template files. */
+  template: TemplateFiles;
+  netnsPath?: string;
+  netConfig?: NetConfig;
+  mounts?: BindMount[];
+}
+
+/** Copying a paused sandbox (checkpoint image and writable layer) to another node, where it resumes. */
+export interface SandboxMoves {
+  /** The paused sandbox's parts and files; undefined when it is not here or not paused. */
+  manifest(id: string): Promise<SandboxManifest | undefined>;
+  /** One part as a tar stream. */
+  pack(id: string, part: string): Readable;
+  /**
+   * Makes the sandbox paused here from another node's copy, each part checked against `manifest`
+   * before it is kept; a failure leaves nothing of it here. Resume then restores it into `target`'s namespace.
+   */
+  receive(target: MoveTarget, manifest: SandboxManifest, open: (part: string) => Promise<Readable>): Promise<void>;
 }

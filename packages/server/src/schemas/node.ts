@@ -47,3 +47,11 @@ export const NodeActionParams = Type.Object({
   action: Type.Union([Type.Literal('cordon'), Type.Literal('uncordon'), Type.Literal('drain')]),
 });
 export type NodeActionParams = Static<typeof NodeActionParams>;
+
+/** What a drain did: paused sandboxes moved to other nodes, and what stays (running ones are not moved; failed moves are named). */
+export const DrainAnswer = Type.Object({
+  moved: Type.Array(Type.Object({ id: Type.String(), to: Type.String() })),
+  left: Type.Integer({ minimum: 0 }),
+  failed: Type.Array(Type.Object({ id: Type.String(), message: Type.String() })),
+});
+export type DrainAnswer = Static<typeof DrainAnswer>;

@@ -2,10 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { bumpAuthEpoch, readAuthEpoch } from '../store/auth-epoch.ts';
 import { activeRoleNames, insertAssignment, OWNER } from '../store/team-management.ts';
 import type { ConsoleSessionStore } from '../store/console-sessions.ts';
 import type { ApiKeyRecord, TeamStore } from '../store/teams.ts';
 import { isPermission, PERMISSIONS, type Permission, permissionsOfRoles } from './permissions.ts';
+import { type CachedPrincipal, PrincipalCache } from './principal-cache.ts';
+
+/** A change made through another replica applies here within this long: cached principals are used only while the last epoch check is younger. */
+export const PRINCIPAL_STALE_AFTER_MS = 500;
 
 /** Who is calling: always derived from the API key, never from a header the client chooses. */
 export interface Principal {
@@ -25,24 +30,53 @@ export class AuthService {
   readonly clock: Clock;
   /** Console sessions: the API accepts their cookie as it accepts the key they were opened with. */
   readonly sessions: ConsoleSessionStore | undefined;
+  /** Kept fresh by `syncChanges` (every process runs it on a timer; a request finding it late runs it first). */
+  readonly #principals: PrincipalCache;
   constructor(teams: TeamStore, clock: Clock, sessions?: ConsoleSessionStore) {
     this.teams = teams;
     this.clock = clock;
     this.sessions = sessions;
+    this.#principals = new PrincipalCache(() => readAuthEpoch(teams.db), PRINCIPAL_STALE_AFTER_MS);
   }
 
   async authenticate(key: string | undefined): Promise<Principal> {
     if (!key) throw unauthorized('missing X-API-Key header');
-    const rec = await this.teams.findKeyByHash(hashKey(key));
-    if (!rec) throw unauthorized('invalid API key');
-    return this.principalOf(rec);
+    const hash = hashKey(key);
+    const p = await this.#principals.get(`key:${hash}`, this.clock.now(), async () => {
+      const rec = await this.teams.findKeyByHash(hash);
+      return rec && { principal: await this.principalOf(rec), endsAt: Number.POSITIVE_INFINITY };
+    });
+    if (!p) throw unauthorized('invalid API key');
+    return p;
   }
 
   /** The principal of a live console session token (the cookie's value). */
   async authenticateSession(token: string): Promise<Principal> {
-    const rec = await this.sessions?.findKey(hashKey(token), this.clock.now());
-    if (!rec) throw unauthorized('the console session has ended; sign in again');
-    return this.principalOf(rec);
+    const hash = hashKey(token);
+    const now = this.clock.now();
+    const p = await this.#principals.get(`session:${hash}`, now, async (): Promise<CachedPrincipal | undefined> => {
+      const found = await this.sessions?.findKey(hash, now);
+      return found && { principal: await this.principalOf(found.key), endsAt: found.expiresAt };
+    });
+    if (!p) throw unauthorized('the console session has ended; sign in again');
+    return p;
+  }
+
+  /** Learns changes other replicas (or operator commands) made to keys, members and roles; run periodically. */
+  syncChanges(): Promise<void> {
+    return this.#principals.sync();
+  }
+
+  /** Called once a change to keys, members, roles or sessions is committed, so it applies to the next request here. */
+  changed(): void {
+    this.#principals.invalidate();
+  }
+
+  /** Revokes a live key of the team, on this replica at once; false when there is none. */
+  async revokeKey(teamId: string, id: string): Promise<boolean> {
+    const done = await this.teams.revokeKey(teamId, id, this.clock.now());
+    if (done) this.changed();
+    return done;
   }
 
   /** What a live key may do now; console sessions act through the key they were opened with. */
@@ -73,6 +107,9 @@ export class AuthService {
     });
     // A crash before this line leaves a team without roles; startup repairs it (grantMissingOwners).
     await insertAssignment(this.teams.db, { id: newId(), teamId: ids.teamId, userId: ids.userId, roleName: OWNER, grantedBy: ids.userId, now });
+    // The key may have been used (and cached without permissions) before its owner had a role.
+    await bumpAuthEpoch(this.teams.db);
+    this.changed();
     return { ...ids, key };
   }
 

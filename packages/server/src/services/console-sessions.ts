@@ -33,5 +33,6 @@ export class ConsoleSessions {
 
   async signOut(token: string): Promise<void> {
     await this.#store.delete(hashKey(token));
+    this.#auth.changed();
   }
 }

@@ -219,8 +219,9 @@ export class NetworkService implements SandboxNetworkHooks {
     return p;
   }
 
-  async prepare(input: { teamId: string; sandboxId: string; templateRoot: string; network: NetworkRules | null; secrets: Record<string, string> }): Promise<PreparedNetwork> {
-    const secretEnv = await this.#secrets.bind(input.teamId, input.sandboxId, input.secrets);
+  /** `moved`: the sandbox comes from another node with its secrets bound already (their tokens are in its memory): its bindings are loaded, not made. */
+  async prepare(input: { teamId: string; sandboxId: string; templateRoot: string; network: NetworkRules | null; secrets: Record<string, string>; moved?: boolean }): Promise<PreparedNetwork> {
+    const secretEnv = input.moved ? await this.#secrets.adopt(input.sandboxId).then(() => ({})) : await this.#secrets.bind(input.teamId, input.sandboxId, input.secrets);
     let slot: number | undefined;
     try {
       slot = this.#spares.shift() ?? (await this.#newSpare());
@@ -262,7 +263,8 @@ export class NetworkService implements SandboxNetworkHooks {
     this.#proxy.reevaluate(a);
   }
 
-  async release(sandboxId: string): Promise<void> {
+  /** `moved`: the sandbox went on to another node, which serves its secret bindings now: they are forgotten here, not deleted. */
+  async release(sandboxId: string, moved = false): Promise<void> {
     const a = this.#byId.get(sandboxId);
     if (a) {
       this.#detach(a);
@@ -270,7 +272,8 @@ export class NetworkService implements SandboxNetworkHooks {
       await this.#slots.destroy(a.slot);
       await rm(this.#resolvConfPath(a.slot), { force: true });
     }
-    await this.#secrets.unbind(sandboxId);
+    if (moved) this.#secrets.forget(sandboxId);
+    else await this.#secrets.unbind(sandboxId);
   }
 
   /** Bytes through the sandbox's veth, as the sandbox sees them (the host end's rx is the sandbox's tx). */

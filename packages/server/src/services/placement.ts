@@ -9,12 +9,16 @@ export interface PlacementNeed {
   memoryMib: number;
   /** Version key of the team template it starts from: a node holding its files is preferred. */
   templateKey?: string;
-  /** The sandbox must run here (a fork runs where its snapshot's files are). */
-  pinned?: string;
+  /** The node holding the snapshot a fork starts from: preferred while it takes sandboxes and has room; elsewhere the snapshot is shipped from it, so it must be live. */
+  holder?: string;
+  /** Never this node (the one a drain moves sandboxes off). */
+  exclude?: string;
 }
 
 /** Preference for a node that already holds the template's files, in units of memory fraction. */
 const TEMPLATE_BONUS = 0.25;
+/** A fork's snapshot holder wins whenever it has room: shipping the snapshot costs more than any imbalance. */
+const HOLDER_BONUS = 1;
 /** Node reports change once a second; a burst of creates reads them once. */
 const NODES_TTL_MS = 250;
 
@@ -53,12 +57,10 @@ export class Placement {
     const now = this.#clock.now();
     const all = await this.#regionNodes(need.region, now);
     const live = all.filter((n) => isNodeLive(n, now, this.#lostMs));
-    if (need.pinned !== undefined) {
-      const n = live.find((x) => x.id === need.pinned);
-      if (!n) throw unavailable(`node '${need.pinned}', which holds the snapshot, is not reachable; retry when it is back`);
-      if (n.state !== 'ready') throw unavailable(`node '${need.pinned}', which holds the snapshot, takes no new sandboxes (${n.state})`);
+    if (need.holder !== undefined && !live.some((x) => x.id === need.holder)) {
+      throw unavailable(`node '${need.holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped to another node; retry when it is back`);
     }
-    const candidates = live.filter((n) => n.state === 'ready' && (need.pinned === undefined || n.id === need.pinned));
+    const candidates = live.filter((n) => n.state === 'ready' && n.id !== need.exclude);
     if (candidates.length === 0) throw unavailable(all.length === 0 ? `region '${need.region}' has no nodes` : `no node of region '${need.region}' is ready to take sandboxes`);
     let best: { node: NodeRecord; score: number } | undefined;
     for (const node of candidates) {
@@ -68,7 +70,7 @@ export class Placement {
       const memory = held.memoryMib + pending.memoryMib + need.memoryMib;
       if (node.maxSandboxes > 0 && count >= node.maxSandboxes) continue;
       if (memory > node.memoryMib) continue;
-      const score = memory / node.memoryMib - (need.templateKey && node.templates.includes(need.templateKey) ? TEMPLATE_BONUS : 0);
+      const score = memory / node.memoryMib - (need.templateKey && node.templates.includes(need.templateKey) ? TEMPLATE_BONUS : 0) - (node.id === need.holder ? HOLDER_BONUS : 0);
       if (!best || score < best.score) best = { node, score };
     }
     if (!best) throw unavailable(`every node of region '${need.region}' is full; retry later`);

@@ -424,6 +424,8 @@ export class SandboxService {
   async #mustGet(p: Principal, id: string, rawId: string): Promise<SandboxRecord> {
     const rec = await this.deps.store.get(id);
     if (!rec || rec.teamId !== p.teamId) throw notFound(`sandbox '${rawId}' not found`);
+    // A drain moved it to another node while this request waited for its lock here.
+    if (this.deps.store.node !== null && rec.nodeId !== this.deps.store.node) throw unavailable('the sandbox was moved to another node while this request waited; retry it');
     return rec;
   }
 }

@@ -157,6 +157,18 @@ export class SecretsService {
     return s ? this.#decrypt(s.id, s.ciphertext) : undefined;
   }
 
+  /** Loads the bindings of a sandbox moved here from another node. */
+  async adopt(sandboxId: string): Promise<void> {
+    const bindings = await this.#store.bindingsOf(sandboxId);
+    for (const r of await this.#store.byIds([...new Set(bindings.map((b) => b.secretId))])) this.#secrets.set(r.id, r);
+    for (const b of bindings) this.#tokens(sandboxId).set(b.token, { env: b.env, secretId: b.secretId });
+  }
+
+  /** Drops this process's copy of a sandbox's bindings (it moved to another node), leaving them stored. */
+  forget(sandboxId: string): void {
+    this.#bySandbox.delete(sandboxId);
+  }
+
   async unbind(sandboxId: string): Promise<void> {
     this.#bySandbox.delete(sandboxId);
     await this.#store.deleteBindings(sandboxId);

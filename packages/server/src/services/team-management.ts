@@ -19,9 +19,12 @@ export interface ManagementState {
 export class TeamManagementService {
   readonly store: TeamManagementStore;
   readonly clock: Clock;
-  constructor(store: TeamManagementStore, clock: Clock) {
+  /** Tells the principal cache that a committed change narrowed or widened what keys may do. */
+  readonly #changed: () => void;
+  constructor(store: TeamManagementStore, clock: Clock, changed: () => void) {
     this.store = store;
     this.clock = clock;
+    this.#changed = changed;
   }
 
   /**
@@ -86,6 +89,7 @@ export class TeamManagementService {
       throw forbidden('only an owner can deactivate an owner');
     }
     const result = await this.store.deactivate(p.teamId, target.id, this.clock.now());
+    if (result === 'done') this.#changed();
     if (result === 'not_found') throw memberNotFound(userId);
     if (result === 'unchanged') throw conflict(`member '${target.id}' is already ${target.status}`);
     if (result === 'last_owner') throw conflict('the last active owner cannot be deactivated; make another member owner first');
@@ -98,6 +102,7 @@ export class TeamManagementService {
     const target = await this.#member(p, userId);
     const id = newId();
     const result = await this.store.grant({ id, teamId: p.teamId, userId: target.id, roleName: role, grantedBy: p.userId, now: this.clock.now() });
+    if (result === 'done') this.#changed();
     if (result === 'not_found') throw conflict(`member '${target.id}' is ${target.status}; roles go only to active members`);
     if (result === 'unchanged') throw conflict(`member '${target.id}' already holds the '${role}' role`);
     return (await this.store.listAssignments(p.teamId)).find((a) => a.id === id)!;
@@ -109,6 +114,7 @@ export class TeamManagementService {
     await this.#checkAssignable(p, role);
     const target = await this.#member(p, userId);
     const result = await this.store.revoke(p.teamId, target.id, role, this.clock.now());
+    if (result === 'done') this.#changed();
     if (result === 'not_found') throw notFound(`member '${target.id}' does not hold the '${role}' role`);
     if (result === 'last_owner') throw conflict('the last active owner cannot lose the owner role; make another member owner first');
   }

@@ -13,6 +13,8 @@ import { nodes } from './migrations/0011-nodes.ts';
 import { regions } from './migrations/0012-regions.ts';
 import { replicaCounters } from './migrations/0013-replica-counters.ts';
 import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
+import { authEpoch } from './migrations/0015-auth-epoch.ts';
+import { nodeMoves } from './migrations/0016-node-moves.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -34,6 +36,8 @@ const migrations: Record<string, Migration> = {
   '0012_regions': regions,
   '0013_replica_counters': replicaCounters,
   '0014_metadata_list_order': metadataListOrder,
+  '0015_auth_epoch': authEpoch,
+  '0016_node_moves': nodeMoves,
 };
 
 export const migrationProvider: MigrationProvider = {

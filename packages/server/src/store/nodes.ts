@@ -26,6 +26,8 @@ export interface NodeRecord extends NodeReport {
   registeredAt: number;
   heartbeatAt: number;
   lostAt: number | null;
+  /** When a sandbox last moved off it: caches of where sandboxes live are stale for it once this changes. */
+  movedOutAt: number | null;
 }
 
 /** A node's sandboxes that hold capacity (every live one but failed), and what they were given. */
@@ -52,6 +54,7 @@ function fromRow(r: Selectable<NodeTable>): NodeRecord {
     registeredAt: Number(r.registered_at),
     heartbeatAt: Number(r.heartbeat_at),
     lostAt: r.lost_at === null ? null : Number(r.lost_at),
+    movedOutAt: r.moved_out_at === null ? null : Number(r.moved_out_at),
   };
 }
 
@@ -82,7 +85,7 @@ export class NodeStore {
     };
     await this.db
       .insertInto('nodes')
-      .values({ id: n.id, ...row, state: 'ready', registered_at: now })
+      .values({ id: n.id, ...row, state: 'ready', registered_at: now, moved_out_at: null })
       .onConflict((oc) => oc.column('id').doUpdateSet(row))
       .execute();
     return { wasLostAt: before?.lost_at == null ? null : Number(before.lost_at) };

@@ -3,6 +3,7 @@ import type { Db } from './db.ts';
 import type { SandboxTable } from './schema.ts';
 import type { Keyset } from './keyset.ts';
 import { lockEventLog } from './locks.ts';
+import { prepared } from './prepared.ts';
 
 export type SandboxStatus = 'active' | 'pausing' | 'paused' | 'resuming' | 'migrating' | 'failed';
 
@@ -129,9 +130,23 @@ export class SandboxStore {
    * engine side works from (reconcile, timers, health) hold only its sandboxes. Null: every row.
    */
   readonly node: string | null;
+  // The reads behind GET /sandboxes/{id} (and every route on one sandbox) and an unfiltered list page.
+  readonly #byId;
+  readonly #firstPage;
+  readonly #pageAfter;
   constructor(db: Db, node: string | null = null) {
     this.db = db;
     this.node = node;
+    this.#byId = prepared(db, (id: string) => db.selectFrom('sandboxes').selectAll().where('id', '=', id).where('deleted_at', 'is', null));
+    const page = (teamId: string) => db.selectFrom('sandboxes').selectAll().where('team_id', '=', teamId).where('deleted_at', 'is', null);
+    this.#firstPage = prepared(db, (teamId: string, limit: number) => page(teamId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
+    this.#pageAfter = prepared(db, (teamId: string, createdAt: number, id: string, limit: number) =>
+      page(teamId)
+        .where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit),
+    );
   }
 
   async insert(s: SandboxRecord, eventType: string): Promise<void> {
@@ -171,15 +186,19 @@ export class SandboxStore {
   }
 
   async get(id: string): Promise<SandboxRecord | undefined> {
-    const row = await this.db.selectFrom('sandboxes').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const [row] = await this.#byId(id);
     return row && fromRow(row);
   }
 
   async list(f: ListFilter): Promise<SandboxRecord[]> {
     const [first, ...more] = f.metadata ?? [];
     if (first) return this.#listByMetadata(f, first, more);
-    let q = this.db.selectFrom('sandboxes').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null);
-    if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+    const statuses = f.statuses ?? [];
+    if (statuses.length === 0) {
+      const rows = f.after ? await this.#pageAfter(f.teamId, f.after.createdAt, f.after.id, f.limit) : await this.#firstPage(f.teamId, f.limit);
+      return rows.map(fromRow);
+    }
+    let q = this.db.selectFrom('sandboxes').selectAll().where('team_id', '=', f.teamId).where('deleted_at', 'is', null).where('status', 'in', statuses);
     if (f.after) {
       const { createdAt, id } = f.after;
       // A row-value bound: both engines seek to it in the live index instead of filtering every row before it.
@@ -248,6 +267,33 @@ export class SandboxStore {
   async dueForAutoDelete(now: number): Promise<string[]> {
     const rows = await this.#local().select('id').where('status', '=', 'paused').where('auto_delete_at', '<=', now).execute();
     return rows.map((r) => r.id);
+  }
+
+  /** A node's live sandboxes: the paused ones (which a drain moves) and how many others there are. */
+  async onNode(nodeId: string): Promise<{ paused: SandboxRecord[]; others: number }> {
+    const rows = await this.db.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).execute();
+    const paused = rows.filter((r) => r.status === 'paused').map(fromRow);
+    return { paused, others: rows.length - paused.length };
+  }
+
+  /**
+   * Moves a paused sandbox's record from node `from` to `to`, and marks `from` as moved out of (API replicas
+   * drop their cached locations on it), in one transaction; false when it is no longer paused there.
+   */
+  async moveNode(id: string, from: string, to: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const r = await tx
+        .updateTable('sandboxes')
+        .set({ node_id: to, updated_at: now })
+        .where('id', '=', id)
+        .where('node_id', '=', from)
+        .where('status', '=', 'paused')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await tx.updateTable('nodes').set({ moved_out_at: now }).where('id', '=', from).execute();
+      return true;
+    });
   }
 
   /**

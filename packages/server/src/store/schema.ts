@@ -255,6 +255,13 @@ export interface Database {
   snapshot_reservations: SnapshotReservationTable;
   nodes: NodeTable;
   region_endpoints: RegionEndpointTable;
+  auth_epoch: AuthEpochTable;
+}
+
+/** A single row (id 1): its epoch grows with every change to what API keys may do. */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
 }
 
 /** An API replica's URL, announced for its region every second. */
@@ -291,6 +298,8 @@ export interface NodeTable {
   heartbeat_at: number;
   /** Set when the node fell silent past the deadline; cleared when it heartbeats again. */
   lost_at: number | null;
+  /** When a sandbox last moved off it (drain). */
+  moved_out_at: number | null;
 }
 
 export interface TemplateTable {

@@ -117,6 +117,11 @@ export class SecretStore {
     await this.db.deleteFrom('secret_bindings').where('sandbox_id', '=', sandboxId).execute();
   }
 
+  async bindingsOf(sandboxId: string): Promise<BindingRecord[]> {
+    const rows = await this.db.selectFrom('secret_bindings').selectAll().where('sandbox_id', '=', sandboxId).execute();
+    return rows.map((r) => ({ sandboxId: r.sandbox_id, env: r.env, secretId: r.secret_id, token: r.token, createdAt: Number(r.created_at) }));
+  }
+
   /** Bindings of sandboxes that are not deleted. */
   async liveBindings(): Promise<BindingRecord[]> {
     const rows = await this.db

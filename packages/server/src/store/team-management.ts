@@ -1,3 +1,4 @@
+import { bumpAuthEpoch } from './auth-epoch.ts';
 import type { Db } from './db.ts';
 import { lockTeam } from './locks.ts';
 
@@ -174,6 +175,7 @@ export class TeamManagementStore {
       const roles = await activeRoleNames(tx, userId);
       if (roles.includes(OWNER) && (await otherActiveOwners(tx, teamId, userId)) === 0) return 'last_owner';
       await tx.updateTable('users').set({ status: DEACTIVATED, updated_at: now }).where('id', '=', userId).execute();
+      await bumpAuthEpoch(tx);
       return 'done';
     });
   }
@@ -185,6 +187,7 @@ export class TeamManagementStore {
       if (user?.status !== 'active') return 'not_found';
       if ((await activeRoleNames(tx, a.userId)).includes(a.roleName)) return 'unchanged';
       await insertAssignment(tx, a);
+      await bumpAuthEpoch(tx);
       return 'done';
     });
   }
@@ -213,6 +216,7 @@ export class TeamManagementStore {
           live.map((r) => r.id),
         )
         .execute();
+      await bumpAuthEpoch(tx);
       return 'done';
     });
   }
@@ -231,6 +235,7 @@ export class TeamManagementStore {
       const first = await this.db.selectFrom('users').select('id').where('team_id', '=', t.id).where('status', '=', 'active').orderBy('created_at').orderBy('id').executeTakeFirst();
       if (first) await insertAssignment(this.db, { id: newId(), teamId: t.id, userId: first.id, roleName: OWNER, grantedBy: first.id, now });
     }
+    if (orphans.length > 0) await bumpAuthEpoch(this.db);
   }
 
   async gateSettings(teamId: string): Promise<Map<string, boolean>> {

@@ -1,3 +1,4 @@
+import { bumpAuthEpoch } from './auth-epoch.ts';
 import type { Db } from './db.ts';
 
 export interface ApiKeyRecord {
@@ -126,8 +127,12 @@ export class TeamStore {
 
   /** Revokes a live key of the team; false when there is none. */
   async revokeKey(teamId: string, id: string, now: number): Promise<boolean> {
-    const res = await this.db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('team_id', '=', teamId).where('revoked_at', 'is', null).executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+    return this.db.transaction().execute(async (tx) => {
+      const res = await tx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('team_id', '=', teamId).where('revoked_at', 'is', null).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) return false;
+      await bumpAuthEpoch(tx);
+      return true;
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import { closeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
@@ -11,7 +12,7 @@ import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs } from '../host/overlay.ts';
-import { DEFAULT_ID_BASE, IdMapper } from '../host/idmap.ts';
+import { DEFAULT_ID_BASE, IdRanges, mountIdmappedOverlay, sandboxUserns } from '../host/idmap.ts';
 import { prepareJoinedNetns } from '../host/joined-netns.ts';
 import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
@@ -33,7 +34,7 @@ export interface ContainerDriverOptions {
   resolvConf?: (spec: SandboxSpec) => string | undefined;
   /** How long create waits for the agent's socket (default 10 s). */
   readyTimeoutMs?: number;
-  /** Host uid and gid that sandbox root (0) is mapped to; sandbox ids 0..65535 take the 65536 from there. */
+  /** Host uid and gid the first sandbox's root (0) is mapped to; each sandbox takes its own 65536 ids from there up. */
   idBase?: number;
 }
 
@@ -57,7 +58,7 @@ export class ContainerDriver implements RuntimeDriver {
   private readonly crun: Crun;
   private readonly layers: LayerStore;
   private readonly mutex = new KeyedLock();
-  private readonly ids: IdMapper;
+  private readonly ids: IdRanges;
   private cgroups: CgroupV1 | undefined;
   private nofile = 1024;
 
@@ -66,7 +67,7 @@ export class ContainerDriver implements RuntimeDriver {
     this.paths = driverPaths(opts.dataDir);
     this.logger = opts.logger ?? quietLogger;
     this.crun = new Crun(this.paths.crunRoot);
-    this.ids = new IdMapper(opts.idBase ?? DEFAULT_ID_BASE);
+    this.ids = new IdRanges(opts.idBase ?? DEFAULT_ID_BASE);
     this.layers = new LayerStore({
       image: this.paths.layerImage,
       mountPoint: this.paths.layersDir,
@@ -99,6 +100,11 @@ export class ContainerDriver implements RuntimeDriver {
     // Upper dirs hold sandbox files with their image ids (a set-uid file of sandbox root is set-uid 0 there): host root only.
     await chmod(this.paths.layersDir, 0o700);
     this.nofile = await hardNofileLimit();
+    // Sandboxes made before ranges were per sandbox all run in the first one.
+    for (const id of await subdirNames(this.paths.sandboxesDir)) {
+      const meta = await readJson<LayeredSandboxMeta>(sandboxPaths(this.paths, id).meta);
+      this.ids.adopt(id, meta?.idBase ?? this.ids.first);
+    }
     this.cgroups = cgroups;
     this.layers.replenish();
   }
@@ -110,7 +116,6 @@ export class ContainerDriver implements RuntimeDriver {
    */
   async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.layers.close();
-    this.ids.close();
     if (!opts.release) return;
     const left = await this.list();
     if (left.length > 0) throw new Error(`cannot unmount the layer store: ${left.length} sandboxes remain`);
@@ -138,22 +143,25 @@ export class ContainerDriver implements RuntimeDriver {
     if (!(await exists(this.opts.agentBinary))) throw new Error(`agent binary ${this.opts.agentBinary} not found`);
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);
     const id = spec.id;
+    const base = this.ids.acquire(id);
+    // Made beside the layer's preparation; only the mount needs it.
+    const userns = sandboxUserns(base);
     try {
       // Only host root and sandbox root (its group) pass into the sandbox's dir: other host users
       // must not reach its root (/tmp there is world-writable) nor its agent socket (in runDir, which
       // the agent, as sandbox root, makes it in).
       await mkdir(sp.dir, { mode: 0o710 });
-      await chown(sp.dir, 0, this.ids.base);
+      await chown(sp.dir, 0, base);
       await mkdir(sp.runDir, { mode: 0o700 });
-      await chown(sp.runDir, this.ids.base, this.ids.base);
+      await chown(sp.runDir, base, base);
       // Independent steps run side by side; crun starts once root and config are in place.
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
-      const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => this.ids.mountOverlay(lowerDirs(spec), this.layers.dir(id), sp.rootfs));
+      const mounted = Promise.all([userns, layer, mkdir(sp.rootfs)]).then(([fd]) => mountIdmappedOverlay(fd, lowerDirs(spec), this.layers.dir(id), sp.rootfs));
       const sysfs = spec.netnsPath ? sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : Promise.resolve(undefined);
       const configured = Promise.all([sysfs, cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount))]).then(([sys, cpuView]) => {
-        const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: this.ids.base, sysfs: sys }) as {
+        const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: base, sysfs: sys }) as {
           mounts: object[];
         };
         config.mounts.push(...cpuView);
@@ -168,6 +176,7 @@ export class ContainerDriver implements RuntimeDriver {
         hostname: spec.hostname,
         resources: spec.resources,
         subvolId,
+        idBase: base,
         createdAt: new Date().toISOString(),
       };
       const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
@@ -177,6 +186,7 @@ export class ContainerDriver implements RuntimeDriver {
       await this.destroyLocked(id).catch((e: Error) => this.logger.warn(`cleanup after failed create of ${id}: ${e.message}`));
       throw new Error(`creating sandbox ${id} failed: ${(err as Error).message}${log ? `\n${log}` : ''}`);
     } finally {
+      userns.then(closeSync, () => undefined);
       this.layers.replenishSoon();
     }
   }
@@ -224,6 +234,7 @@ export class ContainerDriver implements RuntimeDriver {
     const meta = await readJson<LayeredSandboxMeta>(sp.meta);
     await this.layers.remove(id, meta?.subvolId);
     await rm(sp.dir, { recursive: true, force: true });
+    this.ids.release(id);
   }
 
   async state(id: string): Promise<EngineState> {

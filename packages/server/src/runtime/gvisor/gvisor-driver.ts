@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec, type SnapshotEngine } from '../driver.ts';
+import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxMoves, type SandboxSpec, type SnapshotEngine } from '../driver.ts';
 import type { EngineHealth } from '../engine-health.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { hardNofileLimit } from '../host/host-checks.ts';
@@ -16,6 +16,8 @@ import { create, destroyLocked } from './lifecycle.ts';
 import { gvisorPaths, gvisorSandboxPaths } from './paths.ts';
 import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
 import { probeRunsc, Runsc } from './runsc.ts';
+import { gvisorSandboxMoves } from './sandbox-moves.ts';
+import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 import { gvisorSnapshots } from './snapshots.ts';
 import { health, list, runscState, state, stats } from './status.ts';
 
@@ -36,6 +38,7 @@ export class GvisorDriver implements RuntimeDriver {
   readonly name = 'gvisor' as const;
   readonly pauseKeeps = 'disk' as const;
   readonly snapshots: SnapshotEngine;
+  readonly moves: SandboxMoves;
 
   private readonly st: DriverState;
 
@@ -56,7 +59,8 @@ export class GvisorDriver implements RuntimeDriver {
       nofile: 1024,
       shim: undefined,
     };
-    this.snapshots = gvisorSnapshots(this.st);
+    this.snapshots = { ...gvisorSnapshots(this.st), transfer: gvisorSnapshotTransfer(this.st) };
+    this.moves = gvisorSandboxMoves(this.st);
   }
 
   /** True when runsc can start a sandbox on this host (tried once), else the reason. */

@@ -13,7 +13,7 @@ import { gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.t
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
 
 /** What a fork needs besides the image and the layer. */
-interface SnapshotMeta {
+export interface SnapshotMeta {
   sourceId: string;
   templateRoot: string;
   templateLayers?: string[];
@@ -154,7 +154,7 @@ async function inspect(st: DriverState, snapshotId: string): Promise<SnapshotFil
 }
 
 /** The snapshot dir goes first: without it the image is an orphan, never a snapshot that looks whole. */
-async function removeSnapshotFiles(snap: SnapshotPaths): Promise<void> {
+export async function removeSnapshotFiles(snap: SnapshotPaths): Promise<void> {
   await removeTree(snap.partial);
   await removeTree(snap.dir);
   await Promise.all([snap.image, snap.imagePartial].map((d) => rm(d, { recursive: true, force: true })));

@@ -8,5 +8,7 @@ export interface LayeredSandboxMeta {
   hostname: string;
   resources: SandboxSpec['resources'];
   subvolId?: number;
+  /** crun: the host id its root is mapped to (its own range); absent for sandboxes made before ranges were per sandbox. */
+  idBase?: number;
   createdAt: string;
 }

@@ -1,0 +1,144 @@
+/**
+ * Issue 12 item 5: what shipping a snapshot and moving a paused sandbox between nodes cost, next to
+ * the raw copy (`tar -c | tar -x` of the same directories on the same disk) timed in the same run.
+ * - fork on the snapshot's holder vs a fork placed on the other node (the holder cordoned), which fetches it first;
+ * - drain of a node holding one paused sandbox (its move) vs the raw copy of its image and layer.
+ * The sandbox holds BENCH_MIB (default 64) MiB of files and as much in memory, so both parts have weight.
+ * Run: node bench/cluster-move.bench.ts   (BENCH_ROUNDS default 5)
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { API_AUDIENCE, signInternalToken } from '../packages/server/src/internal-token.ts';
+import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
+import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { ratio, report, timeIt } from './stats.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const MIB = Number(process.env.BENCH_MIB ?? 64);
+const key = randomBytes(32);
+const run = promisify(execFile);
+
+async function until(f: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600 && !(await f()); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** The raw copy: each directory through a tar pipe into a temporary one. */
+async function rawCopy(dirs: string[]): Promise<number> {
+  const dest = await mkdtemp(join(tmpdir(), 'sandpit-bench-move-'));
+  try {
+    return await timeIt(() => Promise.all(dirs.map((d, i) => run('sh', ['-c', `mkdir ${dest}/${i} && tar -C ${d} -c --xattrs --sparse . | tar -C ${dest}/${i} -x --xattrs`]))));
+  } finally {
+    await rm(dest, { recursive: true, force: true });
+  }
+}
+
+const pg = await PostgresCluster.start();
+const servers: ServerProcess[] = [];
+try {
+  const db = await createDatabase(pg.adminUrl);
+  const env = { SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_RATE_LIMIT: '0', SANDPIT_DATABASE_URL: db.url };
+  const apiProc = await ServerProcess.start({ ...env, SANDPIT_ROLE: 'api' });
+  servers.push(apiProc);
+  const nodes = new Map<string, ServerProcess>();
+  for (const i of [1, 2]) {
+    const n = await ServerProcess.start({
+      ...env,
+      SANDPIT_ROLE: 'node',
+      SANDPIT_LOG_LEVEL: 'info',
+      SANDPIT_NODE_ID: `b${i}`,
+      SANDPIT_API_URL: apiProc.url,
+      SANDPIT_NET_POOL: `100.${120 + i}.0.0/16`,
+      SANDPIT_PUBLIC_URL: apiProc.url,
+    });
+    servers.push(n);
+    nodes.set(`b${i}`, n);
+  }
+  const api = new Api(apiProc.url, apiProc.key);
+  const internal = async (path: string, method = 'GET') => {
+    const res = await fetch(`${apiProc.url}${path}`, { method, headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? undefined : ((await res.json()) as any);
+  };
+  const counts = async () => new Map<string, number>(((await internal('/internal/nodes')).nodes as any[]).map((n) => [n.id, n.sandboxes]));
+  const setState = async (action: string, id: string) => {
+    await internal(`/internal/nodes/${id}/${action}`, 'POST');
+    await new Promise((r) => setTimeout(r, 300));
+  };
+  await until(async () => ((await internal('/internal/nodes')).nodes as any[]).filter((n) => n.state === 'ready').length === 2);
+
+  const sb = await api.post('/sandboxes', {});
+  if (sb.status !== 201) throw new Error(JSON.stringify(sb.body));
+  const id: string = sb.body.id;
+  const bare = id.replace(/^sb-[^-]+-/, '');
+  let holder = [...(await counts())].find(([, n]) => n > 0)![0];
+  const other = (n: string) => [...nodes.keys()].find((x) => x !== n)!;
+  const setup = await api.post(`/sandboxes/${id}/exec`, {
+    command: `head -c ${MIB}M /dev/urandom > /home/user/blob && (python3 -c "import os,time; b=os.urandom(${MIB}<<20); time.sleep(1e9)" || (x=$(head -c ${MIB}M /dev/urandom | base64); sleep 1000000)) >/dev/null 2>&1 &`,
+  });
+  if (setup.status !== 200) throw new Error(JSON.stringify(setup.body));
+  await new Promise((r) => setTimeout(r, 3000));
+
+  const onHolder: number[] = [];
+  const shipped: number[] = [];
+  const rawSnap: number[] = [];
+  const moved: number[] = [];
+  const rawMove: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const snap = await api.post(`/sandboxes/${id}/snapshot`, {});
+    await until(async () => (await api.get(`/snapshots/${snap.body.id}`)).body.status === 'ready');
+    const forkTime = async (into: number[]) => {
+      let fid = '';
+      into.push(
+        await timeIt(async () => {
+          const f = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+          if (f.status !== 201) throw new Error(JSON.stringify(f.body));
+          fid = f.body.id;
+        }),
+      );
+      await api.del(`/sandboxes/${fid}`);
+    };
+    await forkTime(onHolder);
+    const g = join(nodes.get(holder)!.dataDir, 'gvisor');
+    rawSnap.push(await rawCopy([join(g, 'layers', '.snapshots', snap.body.id), join(g, 'snapshot-images', snap.body.id)]));
+    await setState('cordon', holder);
+    await forkTime(shipped);
+    await setState('uncordon', holder);
+    await api.del(`/snapshots/${snap.body.id}`);
+
+    if ((await api.post(`/sandboxes/${id}/pause`)).status !== 200) throw new Error('pause failed');
+    rawMove.push(await rawCopy([join(g, 'checkpoints', bare, 'image'), join(g, 'layers', bare)]));
+    moved.push(
+      await timeIt(async () => {
+        const a = await internal(`/internal/nodes/${holder}/drain`, 'POST');
+        if (a.moved.length !== 1) throw new Error(JSON.stringify(a));
+      }),
+    );
+    await setState('uncordon', holder);
+    holder = other(holder);
+    const resumed = await api.post(`/sandboxes/${id}/resume`);
+    if (resumed.status !== 200) throw new Error(`resume after the move failed: ${JSON.stringify(resumed.body)}`);
+  }
+  const size = (await run('du', ['-sm', join(nodes.get(holder)!.dataDir, 'gvisor', 'layers', bare)])).stdout.split('\t')[0];
+  console.log(`sandbox with ${MIB} MiB of files (layer now ${size} MiB) and ${MIB} MiB of memory; ${ROUNDS} rounds`);
+  report('fork on the snapshot holder', onHolder);
+  report('fork on another node (ships the snapshot)', shipped);
+  report('raw tar pipe of the snapshot', rawSnap);
+  ratio(
+    'shipping added vs raw tar',
+    shipped.map((s, i) => s - onHolder[i]!),
+    rawSnap,
+  );
+  report('drain moving one paused sandbox', moved);
+  report('raw tar pipe of its image and layer', rawMove);
+  ratio('move vs raw tar', moved, rawMove);
+  // What the nodes logged of each copy (bytes and ms inside the node).
+  for (const n of nodes.values()) for (const line of n.output.split('\n')) if (/snapshot shipped here|paused sandbox moved/.test(line)) console.log(line.slice(0, 300));
+  await api.del(`/sandboxes/${id}`);
+} finally {
+  for (const s of servers) await s.stop().catch(() => undefined);
+  await pg.stop();
+}

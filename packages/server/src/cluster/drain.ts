@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import { taggedSandboxId } from '../ids.ts';
+import type { DrainAnswer } from '../schemas/node.ts';
+import type { NodeService } from '../services/nodes.ts';
+import type { Placement } from '../services/placement.ts';
+import type { SandboxStore } from '../store/sandboxes.ts';
+import type { NodeDirectory } from './node-client.ts';
+
+export interface NodeDrainDeps {
+  nodes: NodeService;
+  /** Every node's rows (an API replica's store). */
+  sandboxes: SandboxStore;
+  placement: Placement;
+  directory: NodeDirectory;
+  log: Logger;
+}
+
+/** A move copies a checkpoint and a layer: minutes at most. */
+const MOVE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Drains a node: it takes no new sandboxes, and each of its paused sandboxes is moved to a node that
+ * placement picks (one at a time: each copy is disk- and network-bound). Running sandboxes stay (a
+ * live move is not built): the answer counts them, with the moves that failed, so the operator can
+ * pause them and drain again, or let them end.
+ */
+export class NodeDrain {
+  readonly #d: NodeDrainDeps;
+
+  constructor(deps: NodeDrainDeps) {
+    this.#d = deps;
+  }
+
+  async drain(nodeId: string): Promise<DrainAnswer> {
+    const d = this.#d;
+    await d.nodes.setState(nodeId, 'draining');
+    const node = (await d.nodes.get(nodeId))!;
+    const { paused, others } = await d.sandboxes.onNode(nodeId);
+    const answer: DrainAnswer = { moved: [], left: others, failed: [] };
+    for (const rec of paused) {
+      let release: (() => void) | undefined;
+      try {
+        if (!d.nodes.isLive(node)) throw new Error(`node '${nodeId}' is not live: its sandboxes cannot be copied off it`);
+        const chosen = await d.placement.choose({ region: node.region, vcpus: rec.resources.vcpu_count, memoryMib: rec.resources.memory_mib, exclude: nodeId });
+        release = chosen.release;
+        await d.directory.post(node, `/internal/sandboxes/${rec.id}/move`, { to: chosen.node.id }, MOVE_TIMEOUT_MS);
+        d.directory.forget(rec.id);
+        answer.moved.push({ id: taggedSandboxId(rec.region, rec.id), to: chosen.node.id });
+      } catch (err) {
+        answer.failed.push({ id: taggedSandboxId(rec.region, rec.id), message: (err as Error).message });
+        answer.left++;
+      } finally {
+        release?.();
+      }
+    }
+    d.log.info({ node: nodeId, moved: answer.moved.length, left: answer.left, failed: answer.failed.length }, 'node drained');
+    return answer;
+  }
+}

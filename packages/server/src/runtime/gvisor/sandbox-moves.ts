@@ -1,0 +1,77 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { exists } from '../../optional-files.ts';
+import { checkId, type MoveTarget, type SandboxManifest, type SandboxMoves } from '../driver.ts';
+import { packTree, treeManifest, unpackTree, verifyTree } from '../host/tree-transfer.ts';
+import type { DriverState } from './driver-state.ts';
+import { destroyLocked } from './lifecycle.ts';
+import { captureNet } from './netns.ts';
+import { gvisorSandboxPaths } from './paths.ts';
+import { readMeta, type SandboxMeta, writeMeta } from './sandbox-meta.ts';
+
+/**
+ * A paused gVisor sandbox travels as its checkpoint image and its writable layer (upper and work
+ * dirs); its record goes with the manifest. On the receiving node it is paused as it was, with this
+ * node's namespace, addresses and mounts in its record, so the next resume restores it here.
+ */
+export function gvisorSandboxMoves(st: DriverState): SandboxMoves {
+  return {
+    manifest: (id) => {
+      checkId(id);
+      return st.mutex.run(id, async () => {
+        const sp = gvisorSandboxPaths(st.paths, id);
+        const meta = await readMeta(sp.meta);
+        if (!meta || !(await exists(sp.image))) return undefined;
+        const [image, layer] = await Promise.all([treeManifest(sp.image), treeManifest(st.layers.dir(id))]);
+        return { files: { image, layer }, template: { root: meta.templateRoot, layers: meta.templateLayers ?? [] }, meta };
+      });
+    },
+    pack: (id, part) => {
+      checkId(id);
+      if (part === 'image') return packTree(gvisorSandboxPaths(st.paths, id).image);
+      if (part === 'layer') return packTree(st.layers.dir(id));
+      throw new Error(`a sandbox has no part ${JSON.stringify(part)}`);
+    },
+    receive: (target, manifest, open) => {
+      checkId(target.id);
+      return st.mutex.run(target.id, () => receive(st, target, manifest, open));
+    },
+  };
+}
+
+async function receive(st: DriverState, target: MoveTarget, manifest: SandboxManifest, open: (part: string) => Promise<Readable>): Promise<void> {
+  const id = target.id;
+  const meta = manifest.meta as SandboxMeta;
+  const { image, layer } = manifest.files;
+  if (meta?.id !== id || !image || !layer) throw new Error(`the manifest of sandbox ${id} is not one of a paused gvisor sandbox`);
+  if (!!meta.netnsPath !== !!target.netnsPath) throw new Error(`sandbox ${id} ran ${meta.netnsPath ? 'with' : 'without'} a network namespace; the move target must too`);
+  const sp = gvisorSandboxPaths(st.paths, id);
+  if (await exists(sp.dir)) throw new Error(`sandbox ${id} already exists on this node`);
+  try {
+    await Promise.all([mkdir(sp.runDir, { recursive: true }).then(() => mkdir(sp.rootfs)), rm(sp.partial, { recursive: true, force: true }).then(() => mkdir(sp.partial, { recursive: true }))]);
+    const { ready, capped } = st.layers.acquire(id, meta.resources.diskMib);
+    const t = target.template;
+    const [subvolId, net] = await Promise.all([
+      capped,
+      target.netnsPath ? (target.netConfig ?? captureNet(target.netnsPath)) : undefined,
+      ready.then(async () => unpackTree(await open('layer'), st.layers.dir(id))),
+      open('image').then((s) => unpackTree(s, sp.partial)),
+    ]);
+    await Promise.all([verifyTree(st.layers.dir(id), layer), verifyTree(sp.partial, image)]);
+    await rename(sp.partial, sp.image);
+    const { netnsPath: _n, net: _c, mounts: _m, templateLayers: _l, ...own } = meta;
+    await writeMeta(sp.meta, {
+      ...own,
+      templateRoot: t.root,
+      ...(t.layers.length ? { templateLayers: t.layers } : {}),
+      ...(target.netnsPath ? { netnsPath: target.netnsPath, net } : {}),
+      ...(target.mounts ? { mounts: target.mounts } : {}),
+      subvolId,
+    });
+  } catch (err) {
+    await destroyLocked(st, id).catch((e: Error) => st.logger.warn(`cleanup after failed move of ${id}: ${e.message}`));
+    throw new Error(`receiving sandbox ${id} failed: ${(err as Error).message}`);
+  } finally {
+    st.layers.replenish();
+  }
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
+import { until } from './helpers/cluster-steps.ts';
+import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
+import { Api, ServerProcess } from './helpers/server-process.ts';
+
+/**
+ * Snapshots and paused sandboxes between nodes (PostgreSQL, one API replica, two gVisor nodes):
+ * a fork placed off its snapshot's cordoned node fetches the snapshot there and continues its
+ * processes; a node whose holder is lost answers 503 saying so.
+ */
+const key = randomBytes(32);
+const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '3000', ...extra });
+const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.05; done) >/dev/null 2>&1 &';
+
+let pg: PostgresCluster;
+let db: { url: string; drop: () => Promise<void> };
+let apiProc: ServerProcess;
+/** A second replica: it learns of a move from the store, not from doing it. */
+let otherApiProc: ServerProcess;
+let otherApi: Api;
+const nodes = new Map<string, ServerProcess>();
+let api: Api;
+
+const internal = (path: string, method = 'GET') => fetch(`${apiProc.url}${path}`, { method, headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+async function internalNodes(): Promise<any[]> {
+  const res = await internal('/internal/nodes');
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { nodes: any[] }).nodes;
+}
+async function exec(id: string, command: string): Promise<string> {
+  const res = await api.post(`/sandboxes/${id}/exec`, { command });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.stdout.trim();
+}
+/** The node holding every live sandbox of this test in turn: the one whose count went up. */
+async function sandboxCounts(): Promise<Map<string, number>> {
+  return new Map((await internalNodes()).map((n) => [n.id, n.sandboxes]));
+}
+async function setState(action: 'cordon' | 'uncordon' | 'drain', id: string): Promise<void> {
+  assert.equal((await internal(`/internal/nodes/${id}/${action}`, 'POST')).status, 204);
+  // Replicas read node states at most every 250 ms (docs/cluster.md).
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+before(async () => {
+  pg = await PostgresCluster.start();
+  db = await createDatabase(pg.adminUrl);
+  apiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
+  otherApiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
+  const started = await Promise.all(
+    [1, 2].map((i) =>
+      ServerProcess.start(
+        env({
+          SANDPIT_DATABASE_URL: db.url,
+          SANDPIT_ROLE: 'node',
+          SANDPIT_NODE_ID: `m${i}`,
+          SANDPIT_API_URL: `${apiProc.url},${otherApiProc.url}`,
+          SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`,
+          SANDPIT_PUBLIC_URL: apiProc.url,
+        }),
+      ),
+    ),
+  );
+  started.forEach((n, i) => nodes.set(`m${i + 1}`, n));
+  api = new Api(apiProc.url, apiProc.key);
+  otherApi = new Api(otherApiProc.url, apiProc.key);
+  await until('two ready nodes', async () => (await internalNodes()).filter((n) => n.state === 'ready').length === 2);
+});
+
+after(async () => {
+  await apiProc?.stop().catch(() => undefined);
+  await otherApiProc?.stop().catch(() => undefined);
+  for (const n of nodes.values()) await n.stop().catch(() => undefined);
+  await db?.drop().catch(() => undefined);
+  await pg?.stop();
+});
+
+test("a fork placed off its snapshot's cordoned node: the snapshot is shipped there, its team template rebuilt there, and its processes continue", async () => {
+  const tpl = await api.post('/templates', { name: 'shipped', steps: [{ type: 'run', command: 'echo from-template > /home/user/layer.txt' }] });
+  assert.equal(tpl.status, 202, JSON.stringify(tpl.body));
+  await until('template ready', async () => (await api.get(`/templates/${tpl.body.id}`)).body.status === 'ready', 120_000);
+  const before = await sandboxCounts();
+  const sb = await api.post('/sandboxes', { from_template: 'shipped' });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const holder = [...(await sandboxCounts())].find(([id, n]) => n > (before.get(id) ?? 0))![0];
+  const other = [...nodes.keys()].find((id) => id !== holder)!;
+  await exec(sb.body.id, `echo shipped > /home/user/mark && ${COUNTER}`);
+  await until('the counter runs', async () => Number(await exec(sb.body.id, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  const snap = await api.post(`/sandboxes/${sb.body.id}/snapshot`, {});
+  assert.ok(snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+  const ready = await until('snapshot ready', async () => {
+    const s = await api.get(`/snapshots/${snap.body.id}`);
+    return s.body.status === 'ready' && s.body;
+  });
+  await setState('cordon', holder);
+  try {
+    assert.equal((await internalNodes()).find((n) => n.id === other).templates, 0, 'the other node has no copy of the template yet');
+    const counts = await sandboxCounts();
+    const fork = await api.post('/sandboxes', { from_snapshot: ready.id });
+    assert.equal(fork.status, 201, JSON.stringify(fork.body));
+    const after = await sandboxCounts();
+    assert.equal(after.get(other), counts.get(other)! + 1, 'the fork runs on the node without the snapshot');
+    assert.equal(after.get(holder), counts.get(holder), 'the cordoned holder took no sandbox');
+    assert.equal(await exec(fork.body.id, 'cat /home/user/mark'), 'shipped');
+    assert.equal(await exec(fork.body.id, 'cat /home/user/layer.txt'), 'from-template');
+    await until('the template rebuilt on the fork node', async () => (await internalNodes()).find((n) => n.id === other).templates > 0);
+    // The counter process came along in the checkpoint and keeps counting there.
+    const c1 = Number(await exec(fork.body.id, 'cat /tmp/count'));
+    assert.ok(c1 > 0);
+    await until('the shipped counter continues', async () => Number(await exec(fork.body.id, 'cat /tmp/count')) > c1, 10_000);
+    // A second fork there uses the copy it now holds.
+    const again = await api.post('/sandboxes', { from_snapshot: ready.id });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(await exec(again.body.id, 'cat /home/user/mark'), 'shipped');
+    for (const id of [fork.body.id, again.body.id, sb.body.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  } finally {
+    await setState('uncordon', holder);
+  }
+});
+
+test('drain moves a paused sandbox to another node, where it resumes with its files and processes; a running one is left and counted', async () => {
+  const [x, y] = [...nodes.keys()] as [string, string];
+  await setState('cordon', y);
+  let paused: string;
+  let running: string;
+  try {
+    const a = await api.post('/sandboxes', {});
+    const b = await api.post('/sandboxes', {});
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    assert.equal(b.status, 201, JSON.stringify(b.body));
+    [paused, running] = [a.body.id, b.body.id];
+  } finally {
+    await setState('uncordon', y);
+  }
+  assert.equal((await sandboxCounts()).get(x), 2);
+  await exec(paused, `echo moved > /home/user/mark && ${COUNTER}`);
+  // The other replica now remembers the sandbox on x.
+  assert.equal((await otherApi.post(`/sandboxes/${paused}/exec`, { command: 'true' })).status, 200);
+  await until('the counter runs', async () => Number(await exec(paused, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  assert.equal((await api.post(`/sandboxes/${paused}/pause`)).status, 200);
+  const drained = await internal(`/internal/nodes/${x}/drain`, 'POST');
+  assert.equal(drained.status, 200);
+  assert.deepEqual(await drained.json(), { moved: [{ id: paused, to: y }], left: 1, failed: [] });
+  try {
+    const counts = await sandboxCounts();
+    assert.equal(counts.get(x), 1, 'the running sandbox stays');
+    assert.equal(counts.get(y), 1, 'the paused one is on the other node');
+    assert.equal((await api.get(`/sandboxes/${paused}`)).body.status, 'paused');
+    // x takes sandboxes again at once; the other replica, which did not move it, still finds it on y.
+    await setState('uncordon', x);
+    await new Promise((r) => setTimeout(r, 1100));
+    const resumed = await otherApi.post(`/sandboxes/${paused}/resume`);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(await exec(paused, 'cat /home/user/mark'), 'moved');
+    const c1 = Number(await exec(paused, 'cat /tmp/count'));
+    await until('the moved counter continues', async () => Number(await exec(paused, 'cat /tmp/count')) > c1, 10_000);
+    // Its address now comes from the new node's pool (100.<110+i>.0.0/16).
+    const addr = await exec(paused, 'cat /proc/net/fib_trie 2>/dev/null | grep -o "100\\.11[0-9]\\.[0-9.]*" | sort -u | head -3; ip -4 -o addr 2>/dev/null');
+    assert.match(addr, new RegExp(`100\\.${110 + Number(y.slice(1))}\\.`), addr);
+    // The running sandbox on the draining node still works.
+    assert.equal(await exec(running, 'echo still-here'), 'still-here');
+    for (const id of [paused, running]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  } finally {
+    await setState('uncordon', x);
+  }
+});
+
+test("a fork whose snapshot's holder is lost: 503 saying the snapshot cannot be shipped; with the holder back it forks", async () => {
+  const before = await sandboxCounts();
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const holder = [...(await sandboxCounts())].find(([id, n]) => n > (before.get(id) ?? 0))![0];
+  const snap = await api.post(`/sandboxes/${sb.body.id}/snapshot`, {});
+  assert.ok(snap.status === 201 || snap.status === 202, JSON.stringify(snap.body));
+  await until('snapshot ready', async () => (await api.get(`/snapshots/${snap.body.id}`)).body.status === 'ready');
+  assert.equal((await api.del(`/sandboxes/${sb.body.id}`)).status, 204);
+  const victim = nodes.get(holder)!;
+  await victim.kill9();
+  await until(`node ${holder} lost`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'lost'), 20_000);
+  const fork = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+  assert.equal(fork.status, 503, JSON.stringify(fork.body));
+  assert.match(fork.body.error.message, new RegExp(`node '${holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped`));
+  await victim.launch();
+  await until(`node ${holder} ready again`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'ready'));
+  const again = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+  assert.equal(again.status, 201, JSON.stringify(again.body));
+  assert.equal((await api.del(`/sandboxes/${again.body.id}`)).status, 204);
+  assert.equal((await api.del(`/snapshots/${snap.body.id}`)).status, 204);
+});
