@@ -18,7 +18,7 @@ export const badRequest = (message: string) => new ApiError(400, 'bad_request', 
 export const unauthorized = (message = 'missing or invalid credentials') => new ApiError(401, 'unauthorized', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
-export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+export const conflict = (message: string, retryAfterS?: number) => new ApiError(409, 'conflict', message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) });
 export const gone = (message: string) => new ApiError(410, 'gone', message);
 export const tooMany = (code: Extract<ErrorCode, 'rate_limited' | `too_many_${string}`>, message: string, retryAfterS?: number) =>
   new ApiError(429, code, message, retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) });

@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
+import { PlatformConnections } from './services/platform-connections.ts';
 
 /**
  * The OpenAPI document the server serves at /openapi.json, built without a
@@ -9,7 +10,7 @@ import { createLogger } from './logger.ts';
  * registering.
  */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
-  const services = { config: loadConfig({}), driverName: 'none' };
+  const services = { config: loadConfig({}), driverName: 'none', connections: new PlatformConnections() };
   const app = await buildApp(services as never, createLogger('silent'));
   try {
     await app.ready();

@@ -65,6 +65,7 @@ import { TemplateStore } from './store/templates.ts';
 import { NodeStore } from './store/nodes.ts';
 import { NodeService } from './services/nodes.ts';
 import { Placement } from './services/placement.ts';
+import { PlatformConnections } from './services/platform-connections.ts';
 import { RegionService } from './services/regions.ts';
 import { RegionStore } from './store/regions.ts';
 import { TokenCache } from './internal-token.ts';
@@ -208,6 +209,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
+    const connections = new PlatformConnections();
     const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
     const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
@@ -235,6 +237,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxConcurrentStarts: config.maxConcurrentStarts,
       slots: new ActiveSlotStore(db),
       network: sandboxNetwork,
+      connections,
       forks: new SnapshotForks(snapshotStore, driver, shipping && ((snap) => shipping.ensure(snap))),
       warmPool,
       captures,
@@ -365,6 +368,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         snapshots,
         secrets,
         previews,
+        connections,
         teamManagement,
         billing,
         metrics,

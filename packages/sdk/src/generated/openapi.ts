@@ -2991,7 +2991,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a sandbox (409 when already paused) */
+        /**
+         * Pause a sandbox (409 when already paused)
+         * @description 409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then). 500: the save took the sandbox down; it is recorded failed.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3051,6 +3054,15 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3416,7 +3428,7 @@ export interface paths {
         put?: never;
         /**
          * Capture memory and disk of an active or paused sandbox; a running sandbox is paused only during the capture
-         * @description 201: ready (returns once ready). 200: a retry with the same idempotency_key, whatever became of that snapshot. 202 + Retry-After: the capture outlasted the server's deadline and settles in the background; poll GET /snapshots/{id}. 409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor). 410: the snapshot made with that key was deleted. 503: the host's driver cannot snapshot (container), or the host could not take it; retry.
+         * @description 201: ready (returns once ready). 200: a retry with the same idempotency_key, whatever became of that snapshot. 202 + Retry-After: the capture outlasted the server's deadline and settles in the background; poll GET /snapshots/{id}. 409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor; with Retry-After when the engine knows when a retry works). 500: the save took the running sandbox down; it is recorded failed. 410: the snapshot made with that key was deleted. 503: the host's driver cannot snapshot (container), or the host could not take it; retry.
          */
         post: {
             parameters: {
@@ -5923,7 +5935,7 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
-            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed. */
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed (the save of a pause or snapshot took the sandbox down). */
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
@@ -5969,7 +5981,7 @@ export interface components {
             created_at: string;
             /** @description Runtime driver the sandbox runs on */
             driver: string;
-            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed. */
+            /** @description With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed (the save of a pause or snapshot took the sandbox down). */
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;

@@ -5,6 +5,7 @@ import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/console-sessions.ts';
 import type { ExecService } from '../services/exec.ts';
 import type { FileService } from '../services/files.ts';
+import type { PlatformConnections } from '../services/platform-connections.ts';
 import type { PreviewPortService } from '../services/preview-ports.ts';
 import type { RegionService } from '../services/regions.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
@@ -39,6 +40,8 @@ export interface Services {
   snapshots: SnapshotService;
   secrets: SecretsService;
   previews: PreviewPortService;
+  /** Where the gateway registers the connections it holds to sandboxes, closed before a capture. */
+  connections: PlatformConnections;
   teamManagement: TeamManagementService;
   billing: BillingService;
   metrics: PlatformMetrics;

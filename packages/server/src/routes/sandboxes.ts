@@ -101,7 +101,15 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     '/sandboxes/:sandbox_id/pause',
     {
       onRequest,
-      schema: { summary: 'Pause a sandbox (409 when already paused)', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 507) } },
+      schema: {
+        summary: 'Pause a sandbox (409 when already paused)',
+        description:
+          '409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then). ' +
+          '500: the save took the sandbox down; it is recorded failed.',
+        tags,
+        params: SandboxIdParam,
+        response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 500, 507) },
+      },
     },
     async (req) => {
       write(req);

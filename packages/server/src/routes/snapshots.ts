@@ -21,7 +21,8 @@ export async function snapshotRoutes(app: FastifyInstance, s: Services) {
         description:
           '201: ready (returns once ready). 200: a retry with the same idempotency_key, whatever became of that snapshot. ' +
           "202 + Retry-After: the capture outlasted the server's deadline and settles in the background; poll GET /snapshots/{id}. " +
-          '409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor). ' +
+          '409: the sandbox is not active or paused, or cannot be captured as it stands (e.g. open TCP connections under gVisor; with Retry-After when the engine knows when a retry works). ' +
+          '500: the save took the running sandbox down; it is recorded failed. ' +
           "410: the snapshot made with that key was deleted. 503: the host's driver cannot snapshot (container), or the host could not take it; retry.",
         tags,
         params: SandboxIdParam,

@@ -93,6 +93,13 @@ export interface RuntimeDriver {
 /** The engine cannot capture the sandbox as it stands (open TCP connections, a held agent channel): the API answers 409. */
 export class CaptureRefused extends Error {
   override name = 'CaptureRefused';
+  /** When a retry is expected to work, if the engine can tell (seconds). */
+  readonly retryAfterS: number | undefined;
+
+  constructor(message: string, retryAfterS?: number) {
+    super(message);
+    this.retryAfterS = retryAfterS;
+  }
 }
 
 /** A snapshot as the engine holds it on disk. */

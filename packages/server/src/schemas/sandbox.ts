@@ -82,7 +82,7 @@ const sandboxFields = {
   failure_reason: Type.Optional(
     Type.String({
       description:
-        'With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed.',
+        'With status failed: why. engine_exited (the engine died under the sandbox), engine_out_of_memory (the host killed the engine for memory), engine_lost (gone after a host restart), node_lost (its node fell silent past the deadline; several hosts), pause_failed (the save of a pause or snapshot took the sandbox down).',
     }),
   ),
   auto_pause_seconds: Type.Optional(Type.Integer()),

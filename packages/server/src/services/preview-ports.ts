@@ -13,6 +13,7 @@ export const PREVIEW_HOST = /^(\d{1,5})-((?:sb-[a-z0-9]+-)?[0-9a-f]{8}-[0-9a-f]{
 export interface PreviewTarget {
   host: string;
   port: number;
+  sandboxId: string;
 }
 
 /** Credentials a preview request may carry for a private port. */
@@ -98,7 +99,7 @@ export class PreviewPortService {
     await this.#sandboxes.ensureActive(rec);
     const host = this.#addressOf(rec.id);
     if (!host) throw unavailable('the sandbox has no network');
-    return { host, port };
+    return { host, port, sandboxId: rec.id };
   }
 
   #authorized(rec: SandboxRecord, c: PreviewCredentials): boolean {

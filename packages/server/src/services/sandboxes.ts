@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
+import { ApiError, badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../errors.ts';
 import { newId, parseSandboxId } from '../ids.ts';
 import type { AgentClient, AgentError } from '../runtime/agent-client.ts';
 import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../runtime/driver.ts';
@@ -15,6 +15,7 @@ import { KeyedLock } from '../runtime/host/keyed-lock.ts';
 import { Semaphore } from 'async-mutex';
 import { keysetPage } from './paging.ts';
 import type { SandboxNetworkHooks } from '../network/hooks.ts';
+import type { PlatformConnections } from './platform-connections.ts';
 import { checkEnv, checkMetadata, checkSecretBindings, markPaused, normalizeNetwork } from './sandbox-rules.ts';
 import type { TemplateCaptures } from './template-captures.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
@@ -45,6 +46,8 @@ export interface SandboxServiceDeps {
   captures?: TemplateCaptures;
   /** Sandbox starts (network and engine) run at most this many at once; the rest queue in arrival order. */
   maxConcurrentStarts: number;
+  /** Connections the platform holds to sandboxes, closed before a capture; absent: none are held. */
+  connections?: PlatformConnections;
 }
 
 /** What a sandbox started from a snapshot continues from. */
@@ -247,36 +250,51 @@ export class SandboxService {
     rec.status = 'pausing';
     rec.updatedAt = clock.now();
     await store.save(rec);
+    this.closePlatformConnections(rec.id);
     try {
       await driver.pause(rec.id);
     } catch (err) {
       // A save that failed half-way can take the sandbox down with it (gVisor on a just-closed TCP socket):
       // record what the engine holds, never a status it cannot back.
       const state = await driver.state(rec.id).catch(() => 'missing' as const);
-      const now = clock.now();
-      rec.updatedAt = now;
+      rec.updatedAt = clock.now();
       if (state === 'running') {
         rec.status = 'active';
         await store.save(rec);
-        if (err instanceof CaptureRefused) throw conflict(err.message);
+        if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
         throw err;
       }
-      if (state !== 'paused') {
-        rec.status = 'failed';
-        rec.failureReason = 'pause_failed';
-        rec.activeSince = null;
-        rec.autoPauseAt = null;
-        await store.save(rec, { type: 'failed', at: now, data: { during: 'pause' } });
-        this.deps.agents.drop(rec.id);
-        await driver.destroy(rec.id).catch(() => undefined);
-        throw internal(`pausing failed and took the sandbox down (${(err as Error).message.split('\n')[0]}); it is now failed`);
-      }
+      if (state !== 'paused') throw await this.recordLost(rec, 'pause', err as Error);
     }
     const now = clock.now();
     // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
     if (driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
     markPaused(rec, now);
     await store.save(rec, { type: eventType, at: now });
+  }
+
+  /** Closes the platform's own connections to the sandbox from the host side, so they leave nothing a capture cannot save. */
+  closePlatformConnections(id: string): void {
+    const n = this.deps.connections?.close(id) ?? 0;
+    if (n > 0) this.deps.log.debug({ sandbox: id, connections: n }, 'closed platform connections before a capture');
+  }
+
+  /**
+   * A capture failed and the engine no longer runs the sandbox: it is recorded failed (`pause_failed`) and its
+   * remains removed. Answers the error to throw. The caller holds the sandbox's lock.
+   */
+  async recordLost(rec: SandboxRecord, during: 'pause' | 'snapshot', err: Error): Promise<Error> {
+    const now = this.deps.clock.now();
+    rec.status = 'failed';
+    rec.failureReason = 'pause_failed';
+    rec.activeSince = null;
+    rec.autoPauseAt = null;
+    rec.updatedAt = now;
+    await this.deps.store.save(rec, { type: 'failed', at: now, data: { during } });
+    this.deps.agents.drop(rec.id);
+    await this.deps.driver.destroy(rec.id).catch(() => undefined);
+    const what = during === 'pause' ? 'pausing' : 'the snapshot';
+    return internal(`${what} failed and took the sandbox down (${err.message.split('\n')[0]}); it is now failed`);
   }
 
   async resume(p: Principal, rawId: string): Promise<SandboxRecord> {
@@ -369,6 +387,7 @@ export class SandboxService {
     rec.updatedAt = now;
     await this.deps.store.save(rec, { type: eventType, at: now, data: { status: rec.status } });
     this.deps.agents.drop(rec.id);
+    this.deps.connections?.close(rec.id);
     await this.deps.driver.destroy(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'engine cleanup failed; reconciliation retries'));
     await this.deps.network?.release(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'network cleanup failed; reconciliation retries'));
   }
@@ -385,8 +404,10 @@ export class SandboxService {
           await this.#pause(rec, 'auto_paused');
           if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
         } catch (err) {
+          if (rec.status !== 'active') return;
           log.warn({ sandbox: id, err: String(err) }, 'auto-pause failed; will retry');
-          rec.autoPauseAt = clock.now() + AUTO_PAUSE_RETRY_MS;
+          const hint = err instanceof ApiError ? Number(err.headers['retry-after']) * 1000 : Number.NaN;
+          rec.autoPauseAt = clock.now() + (hint > 0 ? Math.min(hint, AUTO_PAUSE_RETRY_MS) : AUTO_PAUSE_RETRY_MS);
           await store.save(rec);
         }
       });

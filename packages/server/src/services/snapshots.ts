@@ -107,6 +107,7 @@ export class SnapshotService {
         }
         await unreserve();
         onInserted(row);
+        if (cur.status === 'active') sandboxes.closePlatformConnections(cur.id);
         const { ready, settled } = await this.#capture(engine, row, cur.id);
         const outcome: CreateOutcome = { status: 201, snapshot: ready };
         // Answered now; the lock is held until the sandbox runs again, so nothing reaches it half-restored.
@@ -154,21 +155,39 @@ export class SnapshotService {
     } catch (err) {
       log.warn({ sandbox: sandboxId, snapshot: row.id, err: String(err) }, 'snapshot capture failed');
       await engine.delete(row.id).catch(() => undefined);
+      const lost = err instanceof CaptureRefused ? undefined : await this.#afterFailedCapture(sandboxId, err as Error);
       if (this.#answered.has(row.id)) {
         row.status = 'failed';
         row.updatedAt = clock.now();
         await store.save(row);
-        throw err;
+        throw lost ?? err;
       }
       // Nobody was told about this row: drop it so the same idempotency key can be tried again.
       await store.remove(row.id);
-      if (err instanceof CaptureRefused) throw conflict(err.message);
+      if (lost) throw lost;
+      if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
       throw unavailable(
         `the host could not take the snapshot (${String((err as Error).message)
           .split('\n')[0]!
           .slice(0, 300)}); retry`,
       );
     }
+  }
+
+  /**
+   * A failed save can take a running sandbox down with it (gVisor): it must not stay recorded active.
+   * Answers the error to tell when the sandbox was lost. The caller holds the sandbox's lock.
+   */
+  async #afterFailedCapture(sandboxId: string, err: Error): Promise<Error | undefined> {
+    const sb = await this.deps.sandboxStore.get(sandboxId);
+    if (sb?.status !== 'active') return undefined;
+    const state = await this.deps.driver.state(sandboxId).catch(() => 'missing' as const);
+    if (state === 'running') return undefined;
+    if (state === 'paused') {
+      await this.#restedPaused(sandboxId);
+      return undefined;
+    }
+    return this.deps.sandboxes.recordLost(sb, 'snapshot', err);
   }
 
   /** The engine could not continue a running sandbox after its capture: it is paused on a complete checkpoint. */

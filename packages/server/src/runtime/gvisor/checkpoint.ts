@@ -1,4 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { exists } from '../../optional-files.ts';
 import { CaptureRefused } from '../driver.ts';
 import { isMountPoint } from '../host/mounts.ts';
@@ -6,14 +7,22 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { isAlive, waitForExit } from '../host/pids.ts';
 import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
-import { openTcpEndpoints, provisionNet } from './netns.ts';
+import { type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
+import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
+import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc, RunscState } from './runsc.ts';
-import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
+import { readMeta, type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts';
 
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** How long a saved sandbox may take to exit before it is left to the background delete. */
 export const SAVED_EXIT_WAIT_MS = 15_000;
+/** How long a capture waits for the sandbox's TCP endpoints to go before it refuses. */
+const TCP_DRAIN_MS = 2000;
+const TCP_GRACE_MS = 300;
+const TCP_POLL_MS = 100;
+const SURVIVAL_CHECKS = 3;
+const SURVIVAL_CHECK_GAP_MS = 250;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
 
@@ -28,13 +37,14 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
   const runsc = runscOf(st, meta);
-  // Independent reads: whether it runs (and its sentry's pid), and its TCP endpoints.
-  const [rs, tcp] = await Promise.all([known ?? liveState(st, id, runsc, meta.runscId), meta.netnsPath ? procNetTcp(st, id, runsc, meta.runscId).catch((err: Error) => err) : undefined]);
+  const rs = known ?? (await liveState(st, id, runsc, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-  if (tcp instanceof Error) throw tcp;
-  const open = tcp === undefined ? [] : openTcpEndpoints(tcp);
-  if (open.length > 0) {
-    throw new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${open.slice(0, 3).join(', ')}); gVisor cannot checkpoint network connections: close them and retry`);
+  const tcp = meta.netnsPath ? await tcpDrained(st, id, runsc, meta, (await stat(sp.meta)).mtimeMs) : await procNetTcp(st, id, runsc, meta.runscId);
+  const watched = await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
+  if (watched.length > 0) {
+    throw new CaptureRefused(
+      `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,
+    );
   }
   st.capturing.add(id);
   const ch = channel(st, id);
@@ -49,7 +59,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
       await runsc.checkpoint(meta.runscId, sp.partial, sp.image, sp.checkpointPid, sp.checkpointLog);
     } catch (err) {
       await rm(sp.partial, { recursive: true, force: true });
-      if ((await runsc.state(meta.runscId))?.status === 'running') {
+      if (await survived(runsc, meta.runscId)) {
         // The save failed but the sandbox survived it (e.g. a just-closed connection the check could not see): keep it, refuse.
         await ch.open();
         throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
@@ -65,6 +75,53 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   } finally {
     st.capturing.delete(id);
   }
+}
+
+/** Whether a sandbox whose save failed still runs: runsc can take a moment to end one (seen: "running" at once, gone when read again). */
+async function survived(runsc: Runsc, runscId: string): Promise<boolean> {
+  for (let i = 0; i < SURVIVAL_CHECKS; i++) {
+    if (i > 0) await sleep(SURVIVAL_CHECK_GAP_MS);
+    if ((await runsc.state(runscId))?.status !== 'running') return false;
+  }
+  return true;
+}
+
+/**
+ * Resolves once the sandbox holds no TCP endpoint on its NIC, waiting at most TCP_DRAIN_MS for
+ * those about to go (connections the platform just closed, a TIME_WAIT about to end; only
+ * TCP_GRACE_MS while the rest are established and none is closing); refuses
+ * (CaptureRefused, with when to retry if known) otherwise, since a failed save ends the sandbox.
+ * `startedAt`: when this netstack started (its meta is written just before each start and restore).
+ * Answers the sandbox's last /proc/net/tcp{,6}.
+ */
+async function tcpDrained(st: DriverState, id: string, runsc: Runsc, meta: SandboxMeta, startedAt: number): Promise<string> {
+  const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
+  const started = Date.now();
+  for (;;) {
+    const tcp = await procNetTcp(st, id, runsc, meta.runscId);
+    const open = openTcpEndpoints(tcp);
+    const hidden = (addrs.size > 0 ? await hiddenEndpoints(addrs, startedAt, new Set(open.map((e) => e.flow))) : undefined) ?? [];
+    if (open.length === 0 && hidden.length === 0) return tcp;
+    const settling = open.some((e) => e.settling) || hidden.some((h) => h.clearsInMs === undefined);
+    // An established connection goes only if a close is on its way (the platform's own, just closed): a short grace.
+    const left = (settling || open.length === 0 ? TCP_DRAIN_MS : TCP_GRACE_MS) - (Date.now() - started);
+    const known = Math.max(0, ...hidden.map((h) => h.clearsInMs ?? 0));
+    const polling = open.length > 0 || settling;
+    if (known > left || (polling && left < TCP_POLL_MS)) throw tcpRefusal(open, hidden);
+    await sleep(polling ? TCP_POLL_MS : known);
+  }
+}
+
+function tcpRefusal(open: OpenTcpEndpoint[], hidden: HiddenEndpoint[]): CaptureRefused {
+  const list = (xs: string[]) => `${xs.slice(0, 3).join(', ')}${xs.length > 3 ? ', ...' : ''}`;
+  if (open.length > 0) {
+    return new CaptureRefused(`the sandbox has ${open.length} open TCP connection(s) (${list(open.map((e) => e.flow))}); gVisor cannot checkpoint network connections: close them and retry`);
+  }
+  const retryAfterS = Math.ceil(Math.max(...hidden.map((h) => h.clearsInMs ?? (GVISOR_TIME_WAIT_S + 1) * 1000)) / 1000);
+  return new CaptureRefused(
+    `the sandbox closed ${hidden.length} TCP connection(s) within the last ${GVISOR_TIME_WAIT_S} s (${list(hidden.map((h) => h.flow))}); gVisor keeps them (TIME_WAIT) and cannot checkpoint them: retry in ${retryAfterS} s`,
+    retryAfterS,
+  );
 }
 
 /** Restores a sandbox from `image` as a new runsc container. The caller holds the sandbox's lock. */

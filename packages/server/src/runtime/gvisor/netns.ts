@@ -46,21 +46,31 @@ export async function provisionNet(netnsPath: string, cfg: NetConfig): Promise<v
   if (lines.length > 0) await runQuiet('nsenter', [`--net=${netnsPath}`, 'ip', '-batch', '-'], `${lines.join('\n')}\n`);
 }
 
+/** A TCP endpoint in the sandbox that would make the checkpoint fail. */
+export interface OpenTcpEndpoint {
+  flow: string;
+  /** Connecting or closing: it changes state by itself soon. */
+  settling: boolean;
+}
+
+/** /proc/net/tcp states: SYN_SENT, SYN_RECV, FIN_WAIT1, FIN_WAIT2, CLOSE_WAIT, LAST_ACK, CLOSING. */
+const SETTLING = new Set(['02', '03', '04', '05', '08', '09', '0B']);
+
 /**
  * TCP endpoints that would make the checkpoint fail: anything not listening
  * and not on loopback (netstack saves loopback connections, not NIC ones).
  * Read from /proc/net/tcp{,6} in the sandbox. Connections already closed
- * (TIME_WAIT) are not listed there: the save can still refuse for about a minute after.
+ * (TIME_WAIT) are not listed there: tcp-drain.ts reads those on the host.
  */
-export function openTcpEndpoints(procNetTcp: string): string[] {
-  const found: string[] = [];
+export function openTcpEndpoints(procNetTcp: string): OpenTcpEndpoint[] {
+  const found: OpenTcpEndpoint[] = [];
   for (const line of procNetTcp.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4 || !/^\d+:$/.test(f[0]!)) continue;
     const [local, remote, st] = [f[1]!, f[2]!, f[3]!];
     if (st === '0A') continue;
     if (isLoopback(local) && isLoopback(remote)) continue;
-    found.push(`${hexAddr(local)} -> ${hexAddr(remote)}`);
+    found.push({ flow: `${hexAddr(local)} -> ${hexAddr(remote)}`, settling: SETTLING.has(st) });
   }
   return found;
 }
