@@ -9,6 +9,7 @@ import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
+import { savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc, RunscState } from './runsc.ts';
@@ -40,7 +41,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const rs = known ?? (await liveState(st, id, runsc, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
   const tcp = meta.netnsPath ? await tcpDrained(st, id, runsc, meta, (await stat(sp.meta)).mtimeMs) : await procNetTcp(st, id, runsc, meta.runscId);
-  const watched = await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
+  const watched = savesEpollWatchedSockets(meta.engine) ? [] : await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
   if (watched.length > 0) {
     throw new CaptureRefused(
       `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,

@@ -41,6 +41,15 @@ function buildDate(version: string): number {
   return Number(/(\d{8})/.exec(version)?.[1] ?? 0);
 }
 
+/**
+ * 20221219's save fails, and ends the sandbox, on a TCP socket that epoll watches (any event-loop
+ * server, loopback listeners included); 20240729 saves them (measured raw: a Python asyncio listener).
+ * `undefined`: a meta from before engines were recorded, which is 20221219.
+ */
+export function savesEpollWatchedSockets(engine: RunscEngine | undefined): boolean {
+  return buildDate((engine ?? LEGACY).version) >= 20240101;
+}
+
 /** 20221219 answers coreutils' `statx` with EINVAL (`ls -l`, `stat` fail), 20240729 does not; builds before 2024 get the shim. */
 export function needsStatxShim(engine: RunscEngine): boolean {
   return buildDate(engine.version) < 20240101;
