@@ -171,7 +171,7 @@ test('pause freezes every process and resume thaws them', { skip }, async (t) =>
   t.after(() => destroyTracked(s.id));
   await createTracked(s);
   const counter = join(dataDir, 'layers', s.id, 'upper', 'tmp', 'counter');
-  await execDetached(s.id, ['/bin/sh', '-c', 'i=0; while :; do i=$((i+1)); echo $i > /tmp/counter; sleep 0.01; done']);
+  await execDetached(s.id, ['/bin/sh', '-c', 'i=0; while :; do i=$((i+1)); echo $i > /tmp/counter.new && mv /tmp/counter.new /tmp/counter; sleep 0.01; done']);
   const read = async (): Promise<number> => Number((await readFile(counter, 'utf8').catch(() => '0')).trim() || 0);
   while ((await read()) < 3) await sleep(10);
   await driver.pause(s.id);

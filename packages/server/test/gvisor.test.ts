@@ -17,7 +17,7 @@ after(async () => {
 });
 
 // Writes through a relative path and an inherited descriptor: both must survive a restore.
-const COUNTER = 'cd /tmp && exec 3>/tmp/held && (i=0; while true; do i=$((i+1)); echo $i > count; echo $i >&3; sleep 0.05; done) >/dev/null 2>&1 &';
+const COUNTER = 'cd /tmp && exec 3>/tmp/held && (i=0; while true; do i=$((i+1)); echo $i > count.new && mv count.new count; echo $i >&3; sleep 0.05; done) >/dev/null 2>&1 &';
 
 async function exec(id: string, command: string): Promise<{ stdout: string; stderr: string; exit_code: number }> {
   const res = await api.post(`/sandboxes/${id}/exec`, { command });

@@ -17,7 +17,7 @@ test('kill -9 the server: sandboxes keep running and are reconciled on restart, 
   const mk = async () => (await api.post('/sandboxes', {})).body;
   const [running, paused, dies, halfDeleted] = [await mk(), await mk(), await mk(), await mk()];
   const exec = (sb: any, command: string) => api.post(`/sandboxes/${sb.id}/exec`, { command });
-  await exec(running, "nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/n; sleep 0.05; done' >/dev/null 2>&1 &");
+  await exec(running, "nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/n.new && mv /tmp/n.new /tmp/n; sleep 0.05; done' >/dev/null 2>&1 &");
   await exec(paused, 'echo before > /home/user/state');
   assert.equal((await api.post(`/sandboxes/${paused.id}/pause`)).status, 200);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Api, ServerProcess } from './helpers/server-process.ts';
 
-const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.05; done) >/dev/null 2>&1 &';
+const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count.new && mv count.new count; sleep 0.05; done) >/dev/null 2>&1 &';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function exec(api: Api, id: string, command: string): Promise<string> {
