@@ -223,7 +223,9 @@ for (const driver of ['container', 'gvisor'] as const)
 
     describe('exec and pause', () => {
       test('exec on a paused sandbox auto-resumes it; processes and files survive pause', async () => {
-        await exec({ command: "echo kept > /home/user/file; nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/counter.new && mv /tmp/counter.new /tmp/counter; sleep 0.1; done' >/dev/null 2>&1 &" });
+        await exec({
+          command: "echo kept > /home/user/file; nohup sh -c 'i=0; while true; do i=$((i+1)); echo $i > /tmp/counter.new && mv /tmp/counter.new /tmp/counter; sleep 0.1; done' >/dev/null 2>&1 &",
+        });
         await new Promise((r) => setTimeout(r, 500));
         assert.equal((await api.post(`/sandboxes/${sb.id}/pause`)).status, 200);
         const res = await exec({ command: 'cat /home/user/file; c1=$(cat /tmp/counter); sleep 0.5; c2=$(cat /tmp/counter); [ "$c2" -gt "$c1" ] && echo counting' });
