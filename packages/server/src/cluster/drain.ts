@@ -5,6 +5,7 @@ import type { NodeService } from '../services/nodes.ts';
 import type { Placement } from '../services/placement.ts';
 import type { SandboxStore } from '../store/sandboxes.ts';
 import type { NodeDirectory } from './node-client.ts';
+import { MOVE_TIMEOUT_MS } from './sandbox-mover.ts';
 
 export interface NodeDrainDeps {
   nodes: NodeService;
@@ -14,9 +15,6 @@ export interface NodeDrainDeps {
   directory: NodeDirectory;
   log: Logger;
 }
-
-/** A move copies a checkpoint and a layer: minutes at most. */
-const MOVE_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Drains a node: it takes no new sandboxes, and each of its paused sandboxes is moved to a node that

@@ -26,8 +26,8 @@ export interface SandboxMoverDeps {
   log: Logger;
 }
 
-/** A copy can take this long (a large layer over a slow link). */
-const MOVE_TIMEOUT_MS = 10 * 60_000;
+/** A move (a checkpoint and a layer copied, possibly large, over a slow link) can take this long. */
+export const MOVE_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Moves paused sandboxes between nodes (a drain). The source, holding the sandbox's lock, asks the
