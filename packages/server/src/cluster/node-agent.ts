@@ -9,6 +9,17 @@ import type { NodeLoad } from '../store/nodes.ts';
 import type { TemplateStore } from '../store/templates.ts';
 
 const HEARTBEAT_MS = 1000;
+/** A store read for the report waits no longer than this: past it, the last value read is sent. */
+const STORE_READ_MS = 500;
+
+/** `p`, or a rejection once `ms` have passed. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 const TEMPLATES_REFRESH_MS = 15_000;
 const MIB = 1024 * 1024;
 
@@ -77,7 +88,8 @@ export class NodeAgent {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.for(API_AUDIENCE)}` },
           body,
-          signal: AbortSignal.timeout(2000),
+          // Each try well inside the deadline, so one slow replica cannot make this node look silent.
+          signal: AbortSignal.timeout(Math.min(2000, Math.max(500, Math.floor(config.cluster.lostMs / 3)))),
         });
         if (!res.ok) throw new Error(`answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
         const answer = (await res.json()) as { reconcile: boolean };
@@ -115,7 +127,7 @@ export class NodeAgent {
   /** What its sandboxes hold, or what they held at the last read while the store cannot be read: the heartbeat never waits for the store. */
   async #allocated(): Promise<NodeReport['allocated']> {
     try {
-      const a = await this.#deps.allocated();
+      const a = await within(this.#deps.allocated(), STORE_READ_MS);
       this.#lastAllocated = { sandboxes: a.sandboxes, vcpus: a.vcpus, memory_mib: a.memoryMib };
     } catch (err) {
       this.#deps.log.warn({ err: String(err) }, 'heartbeat: allocation not readable, sending the last one');
@@ -129,7 +141,7 @@ export class NodeAgent {
     if (now - this.#templates.at >= TEMPLATES_REFRESH_MS) {
       const own = (p: string) => p.startsWith(`${this.#deps.config.dataDir}/`) && existsSync(p);
       // While the store cannot be read, the last scan stands and the next heartbeat tries again.
-      const versions = await this.#deps.templates.builtVersions().catch(() => undefined);
+      const versions = await within(this.#deps.templates.builtVersions(), STORE_READ_MS).catch(() => undefined);
       if (versions) this.#templates = { at: now, keys: versions.filter((v) => v.layers.length > 0 && v.layers.every(own)).map((v) => v.key) };
     }
     return [...new Set([...this.#templates.keys, ...this.#deps.copies.held()])];
