@@ -33,7 +33,11 @@ export const SETTINGS = {
     meaning:
       "gvisor: the runsc binary new sandboxes run on (default: Debian 13's build that `scripts/bootstrap.sh` installs in `/var/lib/sandpit/tools/runsc-20240729`, else `runsc` on PATH); a sandbox or snapshot keeps the build it was created with",
   },
-  SANDPIT_RUNSC_PLATFORM: { default: 'systrap', meaning: 'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on (see [docs/drivers.md](docs/drivers.md))' },
+  SANDPIT_RUNSC_PLATFORM: {
+    default: 'systrap',
+    meaning:
+      'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on; a build without systrap (the Debian 12 one, used when bootstrap could not fetch the Debian 13 one) runs ptrace (see [docs/drivers.md](docs/drivers.md))',
+  },
   SANDPIT_CONTAINER_ID_BASE: {
     meaning:
       "container driver: where sandboxes' host id ranges start; each sandbox's ids 0-65535 are 65,536 host ids of its own from there up (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))",

@@ -50,6 +50,14 @@ export function savesEpollWatchedSockets(engine: RunscEngine | undefined): boole
   return buildDate((engine ?? LEGACY).version) >= 20240101;
 }
 
+/**
+ * The platform a build runs: systrap came to gVisor in 2023, so an older build (Debian 12's, the
+ * fallback when bootstrap could not fetch Debian 13's) runs ptrace whatever is asked.
+ */
+export function platformFor(version: string, wanted: RunscPlatform): RunscPlatform {
+  return wanted === 'systrap' && buildDate(version) < 20230101 ? 'ptrace' : wanted;
+}
+
 /** 20221219 answers coreutils' `statx` with EINVAL (`ls -l`, `stat` fail), 20240729 does not; builds before 2024 get the shim. */
 export function needsStatxShim(engine: RunscEngine): boolean {
   return buildDate(engine.version) < 20240101;
@@ -73,7 +81,8 @@ export class RunscEngines {
   /** Resolves the build new sandboxes get: its path on PATH and its version. */
   async init(wanted: { path?: string; platform: RunscPlatform }): Promise<void> {
     const path = await resolveBinary(wanted.path ?? (await defaultRunsc()));
-    this.#default = { path, version: await runscVersion(path), platform: wanted.platform };
+    const version = await runscVersion(path);
+    this.#default = { path, version, platform: platformFor(version, wanted.platform) };
     await mkdir(this.for(this.#default).root, { recursive: true, mode: 0o700 });
   }
 
@@ -137,7 +146,7 @@ async function isExecutable(p: string): Promise<boolean> {
   );
 }
 
-async function runscVersion(path: string): Promise<string> {
+export async function runscVersion(path: string): Promise<string> {
   const { stdout } = await runCaptured(path, ['--version']);
   const m = /runsc version (\S+)/.exec(stdout);
   if (!m) throw new Error(`${path} --version did not name a runsc version`);

@@ -11,7 +11,7 @@ import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
 import { checkpointLocked, restoreLocked } from './checkpoint.ts';
 import { type DriverState, forget, type GvisorDriverOptions } from './driver-state.ts';
-import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc } from './engines.ts';
+import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc, platformFor, runscVersion } from './engines.ts';
 import { channel, prepareShim } from './launch.ts';
 import { create, destroyLocked } from './lifecycle.ts';
 import { gvisorPaths, gvisorSandboxPaths } from './paths.ts';
@@ -70,7 +70,7 @@ export class GvisorDriver implements RuntimeDriver {
     if (binary instanceof Error) return binary.message;
     const root = await mkdtemp(join(tmpdir(), 'sandpit-runsc-probe-'));
     try {
-      return await probeRunsc(binary, opts.runscPlatform ?? 'systrap', root);
+      return await probeRunsc(binary, platformFor(await runscVersion(binary).catch(() => ''), opts.runscPlatform ?? 'systrap'), root);
     } finally {
       await rm(root, { recursive: true, force: true });
     }
