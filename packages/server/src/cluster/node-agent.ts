@@ -3,6 +3,7 @@ import { statfs } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { within } from '../timeouts.ts';
 import { API_AUDIENCE, type TokenCache } from '../internal-token.ts';
 import type { NodeReport } from '../schemas/node.ts';
 import type { NodeLoad } from '../store/nodes.ts';
@@ -11,15 +12,6 @@ import type { TemplateStore } from '../store/templates.ts';
 const HEARTBEAT_MS = 1000;
 /** A store read for the report waits no longer than this: past it, the last value read is sent. */
 const STORE_READ_MS = 500;
-
-/** `p`, or a rejection once `ms` have passed. */
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 const TEMPLATES_REFRESH_MS = 15_000;
 const MIB = 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exists } from '../../optional-files.ts';
+import { within } from '../../timeouts.ts';
 import { CaptureRefused } from '../driver.ts';
 import { isMountPoint } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
@@ -179,11 +180,4 @@ async function procNetTcp(st: DriverState, id: string, runsc: Runsc, runscId: st
   if (!control) return viaRunsc();
   const files = await within(Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((p) => control.readSmall(p))), AGENT_CHECK_TIMEOUT_MS).catch(() => undefined);
   return files ? Buffer.concat(files).toString('utf8') : viaRunsc();
-}
-
-/** `p`, or a rejection once `ms` have passed. */
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
