@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import type { LedgerChange, MeterEvent, MeterStore, SegmentRecord } from '../store/billing.ts';
 import { KeyedLock } from '../runtime/host/keyed-lock.ts';
+import { within } from '../timeouts.ts';
 
 /**
  * How lifecycle events move the ledger. Compute (vCPUs and memory from the sandbox's `resources`)
@@ -97,17 +98,11 @@ export class MeteringService {
 
   /** Bounded in time: the ledger lock waits on it, and every billing read waits on the lock. */
   async #diskBytes(id: string): Promise<number | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer in ${STATS_TIMEOUT_MS} ms`)), STATS_TIMEOUT_MS);
-    });
     try {
-      return (await Promise.race([this.deps.driver.stats(id), timeout])).diskBytes;
+      return (await within(this.deps.driver.stats(id), STATS_TIMEOUT_MS)).diskBytes;
     } catch (err) {
       this.deps.log.debug({ sandbox: id, err: String(err) }, 'disk size not available for metering');
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
