@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../packages/server/src/clock.ts';
-import { AuthService } from '../packages/server/src/services/auth.ts';
+import { AuthService } from '../packages/server/src/services/access/auth.ts';
 import { readAuthEpoch } from '../packages/server/src/store/auth-epoch.ts';
 import { type Db, openDb } from '../packages/server/src/store/db.ts';
 import { TeamStore } from '../packages/server/src/store/teams.ts';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { systemClock } from '../packages/server/src/clock.ts';
-import { Placement } from '../packages/server/src/services/placement.ts';
+import { Placement } from '../packages/server/src/services/fleet/placement.ts';
 import { NodeStore } from '../packages/server/src/store/nodes.ts';
 import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';

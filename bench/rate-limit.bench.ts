@@ -11,7 +11,7 @@
  * Run: node bench/rate-limit.bench.ts   (BENCH_REQUESTS, default 2000; BENCH_SECONDS, default 5)
  */
 import { systemClock } from '../packages/server/src/clock.ts';
-import { SharedRateLimits } from '../packages/server/src/services/rate-limits.ts';
+import { SharedRateLimits } from '../packages/server/src/services/access/rate-limits.ts';
 import { openDb } from '../packages/server/src/store/db.ts';
 import { RateLimitStore } from '../packages/server/src/store/rate-limits.ts';
 import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';

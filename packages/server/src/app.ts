@@ -41,7 +41,7 @@ import type { NodeDrain } from './cluster/drain.ts';
 import { sandboxMoveRoutes } from './cluster/sandbox-move-routes.ts';
 import type { SandboxMover } from './cluster/sandbox-mover.ts';
 import { internalNodeRoutes } from './routes/internal-nodes.ts';
-import type { NodeService } from './services/nodes.ts';
+import type { NodeService } from './services/fleet/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
 

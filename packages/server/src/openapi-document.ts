@@ -1,7 +1,7 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { PlatformConnections } from './services/platform-connections.ts';
+import { PlatformConnections } from './services/sandboxes/platform-connections.ts';
 
 /**
  * The OpenAPI document the server serves at /openapi.json, built without a

@@ -5,7 +5,7 @@ import { parseImageRef } from '../src/templates/images/image-ref.ts';
 import { parseManifest, pickAmd64 } from '../src/templates/images/manifest.ts';
 import { chooseAccount } from '../src/templates/images/platform-layer.ts';
 import { classify } from '../src/templates/images/skopeo.ts';
-import { parseDockerfile } from '../src/services/dockerfile.ts';
+import { parseDockerfile } from '../src/services/templates/dockerfile.ts';
 
 describe('image references', () => {
   test('Docker Hub names, registries with ports, tags and digests', () => {

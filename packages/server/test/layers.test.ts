@@ -9,6 +9,9 @@ interface Rule {
   everything: boolean;
 }
 
+/** The folder split by domain: each of its subfolders needs a row of its own. */
+const DOMAINS = 'services/';
+
 /** The table in docs/architecture.md: folder -> what it may import. */
 async function rules(): Promise<{ byFolder: Map<string, Rule>; composition: Set<string>; leaf: Set<string> }> {
   const doc = await readFile(join(ROOT, 'docs/architecture.md'), 'utf8');
@@ -58,8 +61,11 @@ test('every import in packages/server/src follows the layer table of docs/archit
     }
     const folder = folders.find((f) => rel.startsWith(f));
     assert.ok(folder, `${rel}: its folder has no row in docs/architecture.md`);
+    assert.ok(folder !== DOMAINS || !relative(DOMAINS, rel).includes('/'), `${rel}: its domain folder has no row in docs/architecture.md`);
     return folder;
   };
+  // `services/**` allows the folder and every domain in it.
+  const allowance = (rule: Rule, to: string) => rule.allowed.get(to) ?? [...rule.allowed].find(([k]) => k.endsWith('/**') && to.startsWith(k.slice(0, -2)))?.[1];
   const wrong: string[] = [];
   for (const file of await sourceFiles(SRC)) {
     const from = keyOf(file);
@@ -73,12 +79,28 @@ test('every import in packages/server/src follows the layer table of docs/archit
       }
       const to = keyOf(target);
       if (to === from) continue;
-      const allowed = rule.allowed.get(to);
+      const allowed = allowance(rule, to);
       if (allowed === 'any' || (allowed === 'types' && typesOnly)) continue;
       wrong.push(`${relative(SRC, file)} (${from}) imports ${relative(SRC, target)} (${to})${allowed === 'types' ? ' for more than types' : ''}`);
     }
   }
   assert.deepEqual(wrong, []);
+});
+
+test('the domains of services/ use one another without a circle', async () => {
+  const { byFolder } = await rules();
+  const uses = (d: string) => [...byFolder.get(d)!.allowed.keys()].filter((k) => k.startsWith(DOMAINS) && k !== DOMAINS && byFolder.has(k));
+  const circles = new Set<string>();
+  const visit = (path: string[]) => {
+    for (const next of uses(path.at(-1)!)) {
+      const seen = path.indexOf(next);
+      if (seen < 0) visit([...path, next]);
+      // Each circle once, told from its first domain in sort order.
+      else if (path.slice(seen).every((d) => d >= next)) circles.add([...path.slice(seen), next].join(' -> '));
+    }
+  };
+  for (const d of byFolder.keys()) if (d.startsWith(DOMAINS) && d !== DOMAINS) visit([d]);
+  assert.deepEqual([...circles], []);
 });
 
 test('the layer check sees what it must', () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 import type { EngineStats } from '../src/runtime/driver.ts';
-import { SandboxMetrics } from '../src/services/sandbox-metrics.ts';
+import { SandboxMetrics } from '../src/services/sandboxes/sandbox-metrics.ts';
 import type { SandboxRecord } from '../src/store/sandboxes.ts';
 
 /** The sampler over a fake engine: rates from consecutive samples only, gaps while paused, a bounded window. */

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { taggedSandboxId } from '../ids.ts';
 import type { DrainAnswer } from '../schemas/node.ts';
-import type { NodeService } from '../services/nodes.ts';
-import type { Placement } from '../services/placement.ts';
+import type { NodeService } from '../services/fleet/nodes.ts';
+import type { Placement } from '../services/fleet/placement.ts';
 import type { SandboxStore } from '../store/sandboxes.ts';
 import type { NodeDirectory } from './node-client.ts';
 import { MOVE_TIMEOUT_MS } from './sandbox-mover.ts';

@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import { isNodeLive } from '../services/nodes.ts';
+import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isUuid, parseSandboxIdLoose, SANDBOX_HOST } from '../ids.ts';
-import { PREVIEW_HOST } from '../services/preview-ports.ts';
+import { PREVIEW_HOST } from '../services/networking/preview-ports.ts';
 
 /** What a request is about, as far as where it must be served: a sandbox, a snapshot, a template build, or nothing in particular. */
 export type RequestSubject = { kind: 'sandbox'; id: string; region?: string } | { kind: 'snapshot'; id: string } | { kind: 'build'; id: string } | undefined;

@@ -1,10 +1,10 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { AuthService } from '../services/auth.ts';
-import type { FileService } from '../services/files.ts';
-import type { SharedRateLimits } from '../services/rate-limits.ts';
-import type { SessionRegistry } from '../services/sessions.ts';
-import type { SandboxService } from '../services/sandboxes.ts';
+import type { AuthService } from '../services/access/auth.ts';
+import type { FileService } from '../services/data-plane/files.ts';
+import type { SharedRateLimits } from '../services/access/rate-limits.ts';
+import type { SessionRegistry } from '../services/data-plane/sessions.ts';
+import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import { serverStream, unary } from './connect.ts';
 import { controlPlaneRoutes } from './control-plane.ts';
 import { toE2bError } from './errors.ts';

@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.ts';
-import type { Principal } from '../services/auth.ts';
-import type { SandboxService } from '../services/sandboxes.ts';
+import type { Principal } from '../services/access/auth.ts';
+import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 
 /** E2B's default sandbox timeout when a create names none. */

@@ -1,26 +1,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { AuthService, Principal } from '../services/auth.ts';
+import type { AuthService, Principal } from '../services/access/auth.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
-import type { ConsoleSessions } from '../services/console-sessions.ts';
-import type { ExecService } from '../services/exec.ts';
-import type { FileService } from '../services/files.ts';
-import type { PlatformConnections } from '../services/platform-connections.ts';
-import type { PreviewPortService } from '../services/preview-ports.ts';
-import type { RegionService } from '../services/regions.ts';
+import type { ConsoleSessions } from '../services/access/console-sessions.ts';
+import type { ExecService } from '../services/data-plane/exec.ts';
+import type { FileService } from '../services/data-plane/files.ts';
+import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
+import type { PreviewPortService } from '../services/networking/preview-ports.ts';
+import type { RegionService } from '../services/fleet/regions.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
-import type { ProcessService } from '../services/processes.ts';
-import type { SharedRateLimits } from '../services/rate-limits.ts';
-import type { SandboxEvents } from '../services/sandbox-events.ts';
-import type { SandboxMetrics } from '../services/sandbox-metrics.ts';
-import type { SandboxService } from '../services/sandboxes.ts';
-import type { SecretsService } from '../services/secrets.ts';
-import type { SnapshotService } from '../services/snapshots.ts';
-import type { TeamManagementService } from '../services/team-management.ts';
-import type { TeamTemplates } from '../services/team-templates.ts';
-import type { WarmPool } from '../services/warm-pool.ts';
+import type { ProcessService } from '../services/data-plane/processes.ts';
+import type { SharedRateLimits } from '../services/access/rate-limits.ts';
+import type { SandboxEvents } from '../services/sandboxes/sandbox-events.ts';
+import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
+import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { SecretsService } from '../services/networking/secrets.ts';
+import type { SnapshotService } from '../services/snapshots/snapshots.ts';
+import type { TeamManagementService } from '../services/access/team-management.ts';
+import type { TeamTemplates } from '../services/templates/team-templates.ts';
+import type { WarmPool } from '../services/sandboxes/warm-pool.ts';
 import { sessionPrincipal } from './session-cookie.ts';
-import type { TerminalService } from '../services/terminals.ts';
+import type { TerminalService } from '../services/data-plane/terminals.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,7 +5,7 @@ import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
 import { errors } from '../schemas/common.ts';
 import type { NodeDrain } from '../cluster/drain.ts';
 import { DrainAnswer, HeartbeatAnswer, NodeActionParams, NodeList, NodeReport } from '../schemas/node.ts';
-import type { NodeService, NodeView } from '../services/nodes.ts';
+import type { NodeService, NodeView } from '../services/fleet/nodes.ts';
 
 const view = (n: NodeView) => ({
   id: n.id,

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
 import { ApiError, rawErrorResponse } from '../errors.ts';
-import { PREVIEW_HOST, type PreviewCredentials } from '../services/preview-ports.ts';
+import { PREVIEW_HOST, type PreviewCredentials } from '../services/networking/preview-ports.ts';
 import type { Services } from './context.ts';
 import { PreviewUpstreams } from './preview-upstreams.ts';
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, SandboxList } from '../schemas/sandbox.ts';
-import { sandboxView, withToken } from '../services/sandbox-view.ts';
+import { sandboxView, withToken } from '../services/sandboxes/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden } from '../errors.ts';
-import type { AuthService, Principal } from '../services/auth.ts';
+import type { AuthService, Principal } from '../services/access/auth.ts';
 
 export const SESSION_COOKIE = 'sandpit_session';
 /** Mutations made with the session cookie must carry this header: a cross-site form or image cannot set it. */

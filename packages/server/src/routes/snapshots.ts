@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
 import { CreateSnapshotBody, ListSnapshotsQuery, PatchSnapshotBody, SnapshotIdParam, SnapshotList } from '../schemas/snapshot.ts';
-import { snapshotView } from '../services/snapshots.ts';
+import { snapshotView } from '../services/snapshots/snapshots.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 
 export async function snapshotRoutes(app: FastifyInstance, s: Services) {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { iso } from '../clock.ts';
 import { Empty, errors } from '../schemas/common.ts';
 import { GrantBody, InviteBody, InviteResponse, Member, MemberParams, RoleAssignment, RoleParams, TeamManagement, TeamParams } from '../schemas/team.ts';
-import { MEMBER_STATUSES } from '../services/team-management.ts';
+import { MEMBER_STATUSES } from '../services/access/team-management.ts';
 import type { AssignmentRecord, MemberRecord } from '../store/team-management.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import { ApiError } from '../errors.ts';
 import { errors } from '../schemas/common.ts';
 import { TerminalBody, TerminalControl, TerminalIdParam, TerminalInfo, TerminalList } from '../schemas/terminal.ts';
-import type { Session } from '../services/sessions.ts';
+import type { Session } from '../services/data-plane/sessions.ts';
 import type { Services } from './context.ts';
 import { dataPlaneHeaders as headers, dataPlaneHook, dataPlaneSandbox as target } from './data-plane-auth.ts';
 

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { FileEntry } from '../../services/files.ts';
+import type { FileEntry } from '../../services/data-plane/files.ts';
 
 const FILE_TYPE: Record<FileEntry['type'], string> = {
   file: 'FILE_TYPE_FILE',

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
-import { PROCESS_OUTPUT_BYTES, type Session, type SessionExit, type SessionRegistry, TERMINAL_REPLAY_BYTES } from '../../services/sessions.ts';
-import type { SandboxService } from '../../services/sandboxes.ts';
+import { PROCESS_OUTPUT_BYTES, type Session, type SessionExit, type SessionRegistry, TERMINAL_REPLAY_BYTES } from '../../services/data-plane/sessions.ts';
+import type { SandboxService } from '../../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import { type Message, type StreamContext, StreamDropped } from '../connect.ts';
 import { ConnectError } from '../errors.ts';

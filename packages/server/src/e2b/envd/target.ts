@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, unauthorized } from '../../errors.ts';
-import type { SandboxService } from '../../services/sandboxes.ts';
+import type { SandboxService } from '../../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 
 /** The port envd listens on in an E2B sandbox; the SDK addresses it in headers and host names. */

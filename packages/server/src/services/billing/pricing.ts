@@ -1,5 +1,5 @@
 import type { PlanRecord } from '../../store/billing.ts';
-import type { Usage } from '../metering.ts';
+import type { Usage } from './metering.ts';
 
 export interface ResourceLine {
   resource_key: string;

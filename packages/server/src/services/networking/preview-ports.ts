@@ -1,0 +1,139 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { connect } from 'node:net';
+import { badRequest, notFound, unauthorized, unavailable } from '../../errors.ts';
+import { parseSandboxId, taggedSandboxId } from '../../ids.ts';
+import type { PublishPreviewPortBody } from '../../schemas/preview-port.ts';
+import type { PreviewAccess, PreviewPortRecord, PreviewPortStore } from '../../store/preview-ports.ts';
+import type { SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
+import type { Principal } from '../access/auth.ts';
+import type { SandboxService } from '../sandboxes/sandboxes.ts';
+
+/** `{port}-{sandbox_id}.preview.<host>`, as /info's preview_url promises. */
+export const PREVIEW_HOST = /^(\d{1,5})-((?:sb-[a-z0-9]+-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.preview\./i;
+
+export interface PreviewTarget {
+  host: string;
+  port: number;
+  sandboxId: string;
+}
+
+/** Credentials a preview request may carry for a private port. */
+export interface PreviewCredentials {
+  previewToken?: string;
+  accessToken?: string;
+}
+
+/**
+ * Published preview ports and the routing decision for preview traffic: strict routing (only
+ * published ports), `private` ports behind a per-sandbox preview token, `legacy_public`
+ * sandboxes reaching every port until they are patched to a strict mode.
+ */
+export class PreviewPortService {
+  readonly #store: PreviewPortStore;
+  readonly #sandboxStore: SandboxStore;
+  readonly #sandboxes: SandboxService;
+  readonly #addressOf: (sandboxId: string) => string | undefined;
+  readonly #key: Buffer;
+  readonly #urlFor: (port: number, taggedId: string) => string;
+
+  constructor(deps: {
+    store: PreviewPortStore;
+    sandboxStore: SandboxStore;
+    sandboxes: SandboxService;
+    addressOf: (sandboxId: string) => string | undefined;
+    /** Derives preview tokens; the secrets key, so tokens survive restarts. */
+    key: Buffer;
+    urlFor: (port: number, taggedId: string) => string;
+  }) {
+    this.#store = deps.store;
+    this.#sandboxStore = deps.sandboxStore;
+    this.#sandboxes = deps.sandboxes;
+    this.#addressOf = deps.addressOf;
+    this.#key = deps.key;
+    this.#urlFor = deps.urlFor;
+  }
+
+  previewToken(sandboxId: string): string {
+    return `spv_${createHmac('sha256', this.#key).update(`preview:${sandboxId}`).digest('base64url')}`;
+  }
+
+  view(rec: SandboxRecord, p: PreviewPortRecord) {
+    return {
+      port: p.port,
+      access: p.access,
+      url: this.#urlFor(p.port, taggedSandboxId(rec.region, rec.id)),
+      ...(p.access === 'private' ? { preview_token: this.previewToken(rec.id) } : {}),
+      created_at: new Date(p.createdAt).toISOString(),
+    };
+  }
+
+  async publish(p: Principal, rawId: string, body: PublishPreviewPortBody, now: number) {
+    const rec = await this.#sandboxes.get(p, rawId);
+    const access: PreviewAccess = body.access ?? (rec.previewAccess === 'private' ? 'private' : 'public');
+    const existing = await this.#store.get(rec.id, body.port);
+    const row: PreviewPortRecord = { sandboxId: rec.id, port: body.port, access, createdAt: existing?.createdAt ?? now };
+    await this.#store.upsert(row);
+    return this.view(rec, row);
+  }
+
+  async list(p: Principal, rawId: string) {
+    const rec = await this.#sandboxes.get(p, rawId);
+    return (await this.#store.list(rec.id)).map((r) => this.view(rec, r));
+  }
+
+  async unpublish(p: Principal, rawId: string, rawPort: string): Promise<void> {
+    const rec = await this.#sandboxes.get(p, rawId);
+    const port = parsePort(rawPort);
+    if (!(await this.#store.delete(rec.id, port))) throw notFound(`port ${port} is not published`);
+  }
+
+  /** Where preview traffic for `{port}-{id}` goes; resumes a paused sandbox. Errors are API errors. */
+  async route(port: number, rawId: string, creds: PreviewCredentials): Promise<PreviewTarget> {
+    if (!(port >= 1 && port <= 65535)) throw notFound('no such preview port');
+    const rec = await this.#sandboxStore.get(parseSandboxId(rawId));
+    if (!rec) throw notFound(`sandbox '${rawId}' not found`);
+    const published = await this.#store.get(rec.id, port);
+    if (!published && rec.previewAccess !== 'legacy_public') throw notFound(`port ${port} of this sandbox is not published`);
+    if (published?.access === 'private' && !this.#authorized(rec, creds)) {
+      throw unauthorized('this preview port is private: send X-Preview-Token (or ?preview_token=) or the sandbox X-Access-Token');
+    }
+    const wasPaused = rec.status === 'paused';
+    await this.#sandboxes.ensureActive(rec);
+    const host = this.#addressOf(rec.id);
+    if (!host) throw unavailable('the sandbox has no network');
+    // A just-restored sandbox's listener can take a moment to accept again: the first request waits for it (bounded).
+    if (wasPaused) await acceptsWithin(host, port, RESUMED_ACCEPT_WAIT_MS);
+    return { host, port, sandboxId: rec.id };
+  }
+
+  #authorized(rec: SandboxRecord, c: PreviewCredentials): boolean {
+    const same = (a: string, b: string | undefined) => b !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+    return same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken);
+  }
+}
+
+const RESUMED_ACCEPT_WAIT_MS = 2000;
+
+/** Resolves once `host:port` accepts a connection, or after `ms` (the proxy then answers what it finds). */
+async function acceptsWithin(host: string, port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = connect({ host, port, timeout: 250 });
+      const done = (accepted: boolean) => {
+        sock.destroy();
+        resolve(accepted);
+      };
+      sock.once('connect', () => done(true));
+      sock.once('error', () => done(false));
+      sock.once('timeout', () => done(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function parsePort(raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw badRequest(`'${raw.slice(0, 16)}' is not a port (1 to 65535)`);
+  return Number(raw);
+}

@@ -1,0 +1,59 @@
+import type { PreparedNetwork, SandboxNetworkHooks } from '../../network/hooks.ts';
+import type { AgentPool } from '../../runtime/agent-pool.ts';
+import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
+import type { NetworkRules } from '../../store/sandboxes.ts';
+import { bootSandbox } from '../../templates/boot.ts';
+import type { TemplateCaptures } from '../templates/template-captures.ts';
+import type { TemplateInfo } from '../templates/template-info.ts';
+
+/** A sandbox being created: what it starts from, and whether the engine holds it yet (then a failure must destroy it). */
+export interface Launch {
+  id: string;
+  spec: SandboxSpec;
+  template: TemplateInfo;
+  net?: PreparedNetwork;
+  env: Record<string, string>;
+  network: NetworkRules | null;
+  engineHolds: boolean;
+}
+
+export interface LaunchDeps {
+  driver: RuntimeDriver;
+  agents: AgentPool;
+  network?: SandboxNetworkHooks;
+  captures?: TemplateCaptures;
+}
+
+/** A pre-started sandbox of the template, given the caller's network rules and env. */
+export async function personalizeWarm(deps: LaunchDeps, l: Launch): Promise<void> {
+  // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.
+  l.engineHolds = true;
+  if (l.network) await deps.network?.update(l.id, l.network);
+  if (Object.keys(l.env).length > 0) await (await deps.agents.get(l.id)).setEnv(l.env);
+}
+
+/** A fork: processes, environment and disk come from the snapshot; the spec's template root and env are unused. */
+export async function startFork(l: Launch, fork: { engine: SnapshotEngine; snapshotId: string }): Promise<void> {
+  await Promise.all([fork.engine.createFrom(l.spec, fork.snapshotId), l.net?.ready]);
+}
+
+/** Restores the template version's capture (start_cmd already running); false when it could not, and the sandbox must boot. */
+export async function restoreCapture(deps: LaunchDeps, l: Launch, captureId: string): Promise<boolean> {
+  const [restored] = await Promise.all([deps.captures!.restore(l.spec, l.template.id, captureId), l.net?.ready]);
+  if (!restored) return false;
+  l.engineHolds = true;
+  // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on.
+  const extra = { ...l.env, ...l.net?.secretEnv };
+  const agent = deps.agents.get(l.id);
+  if (Object.keys(extra).length > 0) await (await agent).setEnv(extra);
+  else agent.catch(() => undefined);
+  return true;
+}
+
+/** A fresh boot: the engine creates it, then the template's start_cmd and ready_cmd run. */
+export async function bootFresh(deps: LaunchDeps, l: Launch): Promise<void> {
+  await Promise.all([deps.driver.create(l.spec), l.net?.ready]);
+  await bootSandbox(deps.agents, l.id, l.template);
+  // Opened now, so the first command does not wait for the connection.
+  deps.agents.get(l.id).catch(() => undefined);
+}

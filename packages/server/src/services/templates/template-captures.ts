@@ -1,0 +1,162 @@
+import type { Logger } from 'pino';
+import { newId } from '../../ids.ts';
+import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
+import type { TemplateCapture, TemplateStore, TemplateVersion } from '../../store/templates.ts';
+import type { AgentPool } from '../../runtime/agent-pool.ts';
+import { bootSandbox } from '../../templates/boot.ts';
+import type { SandboxNetworkHooks } from '../../network/hooks.ts';
+import type { TemplateCatalog } from './template-catalog.ts';
+import { type TemplateInfo, templateSandboxSpec } from './template-info.ts';
+
+export interface TemplateCaptureDeps {
+  driver: RuntimeDriver;
+  agents: AgentPool;
+  templates: TemplateCatalog;
+  store: TemplateStore;
+  /** The network layer: the captured sandbox gets a namespace like the sandboxes restored from it. */
+  network?: SandboxNetworkHooks;
+  log: Logger;
+  /** Off: every sandbox boots; existing captures are removed at start. */
+  enabled: boolean;
+}
+
+/**
+ * Where the engine can capture memory (gvisor), each team template version
+ * with a start_cmd or ready_cmd is booted once (no team row, not billed),
+ * started and made ready, then checkpointed into an engine snapshot kept with
+ * the version; creates restore that instead of booting, with start_cmd
+ * already running. Versions without them are not captured: a plain gvisor
+ * boot is no slower than a restore.
+ *
+ * All work runs in the background, one template at a time; until a capture is
+ * ready, or when one fails, sandboxes of the template boot as before.
+ */
+export class TemplateCaptures {
+  readonly deps: TemplateCaptureDeps;
+  /** Template id -> its capture, so a create does not read the store. */
+  readonly #held = new Map<string, TemplateCapture>();
+  readonly #queued = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(deps: TemplateCaptureDeps) {
+    this.deps = deps;
+  }
+
+  get #engine(): SnapshotEngine | undefined {
+    return this.deps.driver.snapshots;
+  }
+
+  get #on(): boolean {
+    return this.deps.enabled && this.#engine !== undefined;
+  }
+
+  /** After a (re)start: keeps captures whose files are complete, drops the rest, and captures versions that have none. */
+  async start(): Promise<void> {
+    const { store } = this.deps;
+    const engine = this.#engine;
+    for (const r of await store.withCapture()) {
+      if (!r.deleted && this.#on && (await engine!.inspect(r.capture.id))) {
+        this.#held.set(r.id, r.capture);
+        continue;
+      }
+      await store.setCapture(r.id, null);
+      await engine?.delete(r.capture.id);
+    }
+    if (!this.#on) return;
+    for (const id of await store.builtIds()) this.settle(id);
+  }
+
+  /** Brings the template's capture in line with its current version (or removes it): queued, in the background. */
+  settle(templateId: string): void {
+    if (this.#closed || !this.#on || this.#queued.has(templateId)) return;
+    this.#queued.add(templateId);
+    this.#queue = this.#queue
+      .then(() => {
+        this.#queued.delete(templateId);
+        return this.#closed ? undefined : this.#settle(templateId);
+      })
+      .catch((err) => this.deps.log.warn({ template: templateId, err: String(err) }, 'template capture failed; its sandboxes boot instead'));
+  }
+
+  /** The capture a sandbox of this template version can be restored from. */
+  lookup(templateId: string, versionKey: string): string | undefined {
+    const c = this.#held.get(templateId);
+    return c?.versionKey === versionKey ? c.id : undefined;
+  }
+
+  /** Starts spec as a restore of the capture; false (capture dropped) when that fails, and the caller boots instead. */
+  async restore(spec: SandboxSpec, templateId: string, captureId: string): Promise<boolean> {
+    try {
+      await this.#engine!.createFrom(spec, captureId);
+      return true;
+    } catch (err) {
+      this.deps.log.warn({ template: templateId, capture: captureId, err: String(err) }, 'restoring from the template capture failed; dropping it and booting instead');
+      if (this.#held.get(templateId)?.id === captureId) {
+        this.#held.delete(templateId);
+        await this.deps.store.setCapture(templateId, null).catch(() => undefined);
+        await this.#engine!.delete(captureId).catch(() => undefined);
+      }
+      return false;
+    }
+  }
+
+  /** Ends background work; captures stay on disk for the next start. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#queue;
+  }
+
+  async #settle(templateId: string): Promise<void> {
+    const { store, templates } = this.deps;
+    const engine = this.#engine!;
+    const t = await store.get(templateId);
+    const want = t?.version && wantsCapture(t.version) ? t.version.key : undefined;
+    const held = this.#held.get(templateId);
+    if (held && held.versionKey === want) return;
+    if (held) {
+      this.#held.delete(templateId);
+      await store.setCapture(templateId, null);
+      await engine.delete(held.id);
+    }
+    if (!t || !want) return;
+    const info = await templates.resolve(t.teamId, t.id);
+    const started = performance.now();
+    const capture = await this.#capture(engine, t.teamId, info);
+    // A rebuild or delete during the capture queued another settle, which drops this one if it is stale.
+    await store.setCapture(templateId, capture);
+    this.#held.set(templateId, capture);
+    this.deps.log.info({ template: templateId, capture: capture.id, ms: Math.round(performance.now() - started) }, 'template captured');
+  }
+
+  /** Boots a sandbox of the version, waits for it to be ready, and checkpoints it into a new engine snapshot. */
+  async #capture(engine: SnapshotEngine, teamId: string, info: TemplateInfo): Promise<TemplateCapture> {
+    const { driver, agents } = this.deps;
+    const id = newId();
+    const net = await this.deps.network?.prepare({ teamId, sandboxId: id, templateRoot: info.rootfs, network: null, secrets: {} });
+    try {
+      const created = driver.create(templateSandboxSpec(id, info, net));
+      await Promise.all([created, net?.ready]);
+      await bootSandbox(agents, id, info);
+      agents.drop(id);
+      // Paused first, so the capture only links the checkpoint instead of also restoring this throwaway sandbox.
+      await driver.pause(id);
+      const captureId = newId();
+      try {
+        await engine.capture(id, captureId);
+      } catch (err) {
+        await engine.delete(captureId).catch(() => undefined);
+        throw err;
+      }
+      return { id: captureId, versionKey: info.versionKey };
+    } finally {
+      agents.drop(id);
+      await driver.destroy(id).catch((err) => this.deps.log.error({ sandbox: id, err: String(err) }, 'template capture: cleanup failed; reconciliation retries'));
+      await net?.abort().catch(() => undefined);
+    }
+  }
+}
+
+function wantsCapture(v: TemplateVersion): boolean {
+  return v.startCmd !== undefined || v.readyCmd !== undefined;
+}
