@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
 import { ApiError, badRequest, rawErrorResponse } from '../errors.ts';
 import type { CreateSandboxBody } from '../schemas/sandbox.ts';
-import type { Principal } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 import type { Placement, PlacementNeed } from '../services/fleet/placement.ts';
 import type { RegionService } from '../services/fleet/regions.ts';
 import type { TemplateCatalog } from '../services/templates/template-catalog.ts';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { conflict, notFound } from '../errors.ts';
-import type { AuthService, Principal } from '../services/access/auth.ts';
+import type { AuthService } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';

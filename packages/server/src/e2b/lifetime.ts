@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.ts';
-import type { Principal } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import type { AuthService, Principal } from '../services/access/auth.ts';
+import type { AuthService } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/access/console-sessions.ts';
 import type { ExecService } from '../services/data-plane/exec.ts';

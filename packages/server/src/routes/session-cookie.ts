@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden } from '../errors.ts';
-import type { AuthService, Principal } from '../services/access/auth.ts';
+import type { AuthService } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 
 export const SESSION_COOKIE = 'sandpit_session';
 /** Mutations made with the session cookie must carry this header: a cross-site form or image cannot set it. */

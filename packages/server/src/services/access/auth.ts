@@ -7,18 +7,11 @@ import { activeRoleNames, insertAssignment, OWNER } from '../../store/team-manag
 import type { ConsoleSessionStore } from '../../store/console-sessions.ts';
 import type { ApiKeyRecord, TeamStore } from '../../store/teams.ts';
 import { isPermission, PERMISSIONS, type Permission, permissionsOfRoles } from './permissions.ts';
+import type { Principal } from './principal.ts';
 import { type CachedPrincipal, PrincipalCache } from './principal-cache.ts';
 
 /** A change made through another replica applies here within this long: cached principals are used only while the last epoch check is younger. */
 export const PRINCIPAL_STALE_AFTER_MS = 500;
-
-/** Who is calling: always derived from the API key, never from a header the client chooses. */
-export interface Principal {
-  teamId: string;
-  userId: string;
-  keyId: string;
-  permissions: readonly string[];
-}
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 /** `e2b` keys look like E2B's own (`e2b_` and 40 hex digits), for SDK versions that check the shape. */

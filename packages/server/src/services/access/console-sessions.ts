@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { ConsoleSessionStore } from '../../store/console-sessions.ts';
-import { type AuthService, hashKey, type Principal } from './auth.ts';
+import { type AuthService, hashKey } from './auth.ts';
+import type { Principal } from './principal.ts';
 
 /**
  * Console sign-in: an API key is exchanged once for a random session token that the browser keeps

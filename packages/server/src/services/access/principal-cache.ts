@@ -1,4 +1,4 @@
-import type { Principal } from './auth.ts';
+import type { Principal } from './principal.ts';
 
 export interface CachedPrincipal {
   principal: Principal;

@@ -3,7 +3,8 @@ import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
 import { isUuid, newId } from '../../ids.ts';
 import type { TeamCapabilities } from '../../schemas/team.ts';
 import { type AssignmentRecord, DEACTIVATED, type MemberRecord, OWNER, type TeamManagementStore } from '../../store/team-management.ts';
-import { hashKey, newKeySecret, type Principal } from './auth.ts';
+import { hashKey, newKeySecret } from './auth.ts';
+import type { Principal } from './principal.ts';
 import { isRole, PERMISSIONS, type Permission, permissionsOfRoles, ROLES, type Role } from './permissions.ts';
 
 export const MEMBER_STATUSES = ['active', DEACTIVATED] as const;

@@ -4,7 +4,7 @@ import { forbidden, notFound } from '../../errors.ts';
 import { newId, parseUuid, taggedSandboxId } from '../../ids.ts';
 import type { BillingPeriod, BillingSummary, SandboxUsageList, TeamBillingUsage } from '../../schemas/billing.ts';
 import type { BillingStore, PeriodRecord, PlanRecord } from '../../store/billing.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import type { GateService } from '../access/gates.ts';
 import { type MeteringService, type Usage, usageOf } from './metering.ts';
 import type { TeamManagementService } from '../access/team-management.ts';

@@ -5,7 +5,7 @@ import { parseSandboxId, taggedSandboxId } from '../../ids.ts';
 import type { PublishPreviewPortBody } from '../../schemas/preview-port.ts';
 import type { PreviewAccess, PreviewPortRecord, PreviewPortStore } from '../../store/preview-ports.ts';
 import type { SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
 
 /** `{port}-{sandbox_id}.preview.<host>`, as /info's preview_url promises. */

@@ -7,7 +7,7 @@ import { newId } from '../../ids.ts';
 import { newProxyToken, type TokenBinding } from '../../network/token-swap.ts';
 import type { CreateSecretBody } from '../../schemas/secret.ts';
 import type { SecretRecord, SecretStore } from '../../store/secrets.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import { parseCidr } from '../sandboxes/sandbox-rules.ts';
 
 const SECRET_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -10,7 +10,7 @@ import type { ActiveSlotStore } from '../../store/active-slots.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
 import type { TeamStore } from '../../store/teams.ts';
 import type { AgentPool } from '../../runtime/agent-pool.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import { KeyedLock } from '../../runtime/host/keyed-lock.ts';
 import { Semaphore } from 'async-mutex';
 import { keysetPage } from '../paging.ts';

@@ -9,7 +9,7 @@ import type { SandboxStore } from '../../store/sandboxes.ts';
 import type { SnapshotReservationStore } from '../../store/snapshot-reservations.ts';
 import type { SnapshotRecord, SnapshotStore } from '../../store/snapshots.ts';
 import type { TeamStore } from '../../store/teams.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
 import { snapshotEngineOf } from './snapshot-forks.ts';
 import { keysetPage } from '../paging.ts';

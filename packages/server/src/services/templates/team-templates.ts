@@ -8,7 +8,7 @@ import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore } f
 import type { TeamStore } from '../../store/teams.ts';
 import type { LayerCache } from '../../templates/layer-cache.ts';
 import { type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../../templates/run-build.ts';
-import type { Principal } from '../access/auth.ts';
+import type { Principal } from '../access/principal.ts';
 import { buildSource, imageBase, type ImageTemplateDeps } from './image-templates.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, buildBaseOf, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
