@@ -14,7 +14,7 @@ import { type BuildDeps, BuildFailure, BuildLog, runBuild } from '../../template
 import { readJson } from '../../optional-files.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
-const CURATED_DIR = new URL('../templates/curated/', import.meta.url).pathname;
+const CURATED_DIR = new URL('../../templates/curated/', import.meta.url).pathname;
 
 interface CuratedRecipe {
   name: string;
