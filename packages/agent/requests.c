@@ -1,0 +1,128 @@
+/* Request routing (requests.h), and the requests small enough to need no unit of their own. */
+#define _GNU_SOURCE
+#include "requests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "env.h"
+#include "procs.h"
+#include "proto.h"
+#include "pty.h"
+#include "spawn.h"
+#include "wire.h"
+
+/* READ: a small file read by the agent itself, as root, to EOF, answered with OK and the bytes:
+   no child process, so a /proc file costs a few syscalls (the host checks /proc/net/tcp before a
+   gVisor checkpoint). Regular files only, opened non-blocking: the loop must never wait on a FIFO. */
+static int handle_read(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
+  struct tlv_it it = {pl, pl + plen};
+  uint16_t tag;
+  const uint8_t *v;
+  uint32_t len;
+  int rc;
+  char path[PATH_MAX] = "";
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
+    if (tag != READ_PATH) continue;
+    if (len >= sizeof path || memchr(v, 0, len)) return -1;
+    memcpy(path, v, len);
+    path[len] = 0;
+  }
+  if (rc < 0) return -1;
+  if (!path[0]) {
+    send_error(c, id, EINVAL, "read: no path");
+    return 0;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    send_error(c, id, e, "open %s: %s", path, strerror(e));
+    return 0;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    send_error(c, id, EINVAL, "read %s: not a regular file", path);
+    return 0;
+  }
+  uint8_t *b = malloc(READ_MAX + 1);
+  size_t n = 0;
+  ssize_t k = 0;
+  while (b && n <= READ_MAX) {
+    k = read(fd, b + n, READ_MAX + 1 - n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    n += (size_t)k;
+  }
+  int e = errno;
+  close(fd);
+  if (!b) send_error(c, id, ENOMEM, "read %s: out of memory", path);
+  else if (k < 0) send_error(c, id, e, "read %s: %s", path, strerror(e));
+  else if (n > READ_MAX) send_error(c, id, EFBIG, "read %s: larger than %u bytes", path, READ_MAX);
+  else send_frame(c, T_OK, id, b, n);
+  free(b);
+  return 0;
+}
+
+int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t *pl, size_t plen) {
+  struct proc *p;
+  switch (type) {
+    case T_SPAWN:
+      return handle_spawn(c, id, pl, plen, 0);
+    case T_FILE:
+      return handle_spawn(c, id, pl, plen, 1);
+    case T_LIST:
+      send_procs(c, id);
+      return 0;
+    case T_ATTACH:
+      return handle_attach(c, id, pl, plen);
+    case T_DIAL:
+      handle_dial(c, id);
+      return 0;
+    case T_READ:
+      return handle_read(c, id, pl, plen);
+    case T_STDIN:
+      p = find_proc(c, id); /* unknown ids are ignored: the process may have just exited */
+      if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) stdin_push(p, pl, plen);
+      return 0;
+    case T_STDIN_CLOSE:
+      p = find_proc(c, id);
+      if (p && p->in.fd >= 0) {
+        p->stdin_close_pending = 1;
+        stdin_flush(p);
+      }
+      return 0;
+    case T_SIGNAL: {
+      if (plen != 4) return -1;
+      uint32_t sig = get32(pl);
+      if (sig == 0 || sig >= NSIG) {
+        send_error(c, id, EINVAL, "invalid signal %u", sig);
+        return 0;
+      }
+      p = find_proc(c, id);
+      if (p) proc_kill(p, (int)sig);
+      return 0;
+    }
+    case T_RESIZE:
+      if (plen != 4) return -1;
+      p = find_proc(c, id);
+      if (p && p->pty && p->out.fd >= 0) pty_resize(p->out.fd, get16(pl), get16(pl + 2));
+      return 0;
+    case T_SET_ENV:
+      return handle_set_env(c, id, pl, plen);
+    case T_PING:
+      send_frame(c, T_PONG, id, pl, plen);
+      return 0;
+    default: /* answered, not fatal, so a newer host can probe for features */
+      send_error(c, id, ENOSYS, "unknown request type %u", type);
+      return 0;
+  }
+}
