@@ -7,6 +7,7 @@ from ..types import Info, JsonObject
 from .api_keys import AsyncApiKeys
 from .billing import AsyncBilling
 from .http import AsyncHttp
+from .identity import AsyncIdentity
 from .sandboxes import AsyncSandboxes
 from .secrets import AsyncSecrets
 from .snapshots import AsyncSnapshots
@@ -38,11 +39,11 @@ class AsyncSandpitClient:
         self.snapshots = AsyncSnapshots(self.http)
         self.secrets = AsyncSecrets(self.http)
         self.templates = AsyncTemplates(self.http)
-        self.team = AsyncTeam(self)
-        self.billing = AsyncBilling(self)
+        self._identity = AsyncIdentity(self.http)
+        self.team = AsyncTeam(self.http, self._identity)
+        self.billing = AsyncBilling(self.http, self._identity)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
-        self._team_id: Optional[str] = None
 
     @property
     def api_url(self) -> str:
@@ -56,13 +57,11 @@ class AsyncSandpitClient:
 
     async def me(self, *, timeout: Optional[float] = None) -> JsonObject:
         """The team, user and permissions of the API key in use."""
-        return cast(JsonObject, await self.http.json("GET", "/me", timeout=timeout))
+        return await self._identity.me(timeout=timeout)
 
     async def team_id(self, *, timeout: Optional[float] = None) -> str:
         """The API key's team id (for the /teams/{team_id}/... routes). Cached."""
-        if self._team_id is None:
-            self._team_id = str((await self.me(timeout=timeout))["team_id"])
-        return self._team_id
+        return await self._identity.team_id(timeout=timeout)
 
     async def data_plane_url(self, *, timeout: Optional[float] = None) -> str:
         """Where data-plane calls go: the configured address, else the one the server announces."""

@@ -8,6 +8,7 @@ from ..types import Info, JsonObject
 from .api_keys import ApiKeys
 from .billing import Billing
 from .http import Http
+from .identity import Identity
 from .sandboxes import Sandboxes
 from .secrets import Secrets
 from .snapshots import Snapshots
@@ -39,11 +40,11 @@ class SandpitClient:
         self.snapshots = Snapshots(self.http)
         self.secrets = Secrets(self.http)
         self.templates = Templates(self.http)
-        self.team = Team(self)
-        self.billing = Billing(self)
+        self._identity = Identity(self.http)
+        self.team = Team(self.http, self._identity)
+        self.billing = Billing(self.http, self._identity)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
-        self._team_id: Optional[str] = None
 
     @property
     def api_url(self) -> str:
@@ -57,13 +58,11 @@ class SandpitClient:
 
     def me(self, *, timeout: Optional[float] = None) -> JsonObject:
         """The team, user and permissions of the API key in use."""
-        return cast(JsonObject, self.http.json("GET", "/me", timeout=timeout))
+        return self._identity.me(timeout=timeout)
 
     def team_id(self, *, timeout: Optional[float] = None) -> str:
         """The API key's team id (for the /teams/{team_id}/... routes). Cached."""
-        if self._team_id is None:
-            self._team_id = str((self.me(timeout=timeout))["team_id"])
-        return self._team_id
+        return self._identity.team_id(timeout=timeout)
 
     def data_plane_url(self, *, timeout: Optional[float] = None) -> str:
         """Where data-plane calls go: the configured address, else the one the server announces."""
