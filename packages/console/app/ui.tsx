@@ -66,6 +66,46 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
+/** A column of a `Table`: its heading (unique in the table) and what it shows of each row. */
+export interface Column<T> {
+  head: string;
+  cell: (row: T) => ComponentChildren;
+  /** On the heading and the cells (`wide-only` hides the column on a narrow screen). */
+  class?: string;
+  /** On the cells only, instead of `class`. */
+  cellClass?: string;
+}
+
+/** The console's table: a row per item (none while `rows` is still loading); `rowData` gives a row its `data-` attributes. */
+export function Table<T>({ columns, rows, rowKey, rowData }: { columns: Column<T>[]; rows: T[] | undefined; rowKey: (row: T) => string; rowData?: (row: T) => Record<`data-${string}`, string> }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.head} class={c.class}>
+                {c.head}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows?.map((r) => (
+            <tr key={rowKey(r)} {...rowData?.(r)}>
+              {columns.map((c) => (
+                <td key={c.head} class={c.cellClass ?? c.class}>
+                  {c.cell(r)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** Parses "KEY=value" lines into a record (blank lines ignored). */
 export function parsePairs(text: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { del, get, type Me, post, when } from '../api.ts';
-import { ErrorText, Section, useAction, usePoll } from '../ui.tsx';
+import { ErrorText, Section, Table, useAction, usePoll } from '../ui.tsx';
 
 interface ApiKey {
   id: string;
@@ -30,49 +30,42 @@ export function KeysPage({ me }: { me: Me }) {
     <>
       <h1>API keys</h1>
       <ErrorText error={error ?? list.error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Prefix</th>
-              <th>Permissions</th>
-              <th>Created</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.api_keys.map((k) => (
-              <tr key={k.id}>
-                <td>
-                  {k.name}
-                  {k.id === me.key_id && <span class="tag">this session</span>}
-                </td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td class="sub">{k.permissions.join(', ')}</td>
-                <td>{when(k.created_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="small danger"
-                    disabled={busy || k.id === me.key_id}
-                    onClick={() =>
-                      run(async () => {
-                        await del(`/api-keys/${k.id}`);
-                        await list.reload();
-                      })
-                    }
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        rows={list.data?.api_keys}
+        rowKey={(k) => k.id}
+        columns={[
+          {
+            head: 'Name',
+            cell: (k) => (
+              <>
+                {k.name}
+                {k.id === me.key_id && <span class="tag">this session</span>}
+              </>
+            ),
+          },
+          { head: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
+          { head: 'Permissions', cellClass: 'sub', cell: (k) => k.permissions.join(', ') },
+          { head: 'Created', cell: (k) => when(k.created_at) },
+          {
+            head: '',
+            cell: (k) => (
+              <button
+                type="button"
+                class="small danger"
+                disabled={busy || k.id === me.key_id}
+                onClick={() =>
+                  run(async () => {
+                    await del(`/api-keys/${k.id}`);
+                    await list.reload();
+                  })
+                }
+              >
+                Revoke
+              </button>
+            ),
+          },
+        ]}
+      />
       <Section title="New key">
         <form class="form" onSubmit={create}>
           <label for="key-name">Name</label>

@@ -2,7 +2,7 @@ import type { SandboxInfo } from '../sdk-types.ts';
 import { useState } from 'preact/hooks';
 import { get, when } from '../api.ts';
 import { href } from '../router.ts';
-import { ErrorText, parsePairs, Status, usePoll } from '../ui.tsx';
+import { ErrorText, parsePairs, Status, Table, usePoll } from '../ui.tsx';
 
 const STATUSES = ['active', 'paused', 'pausing', 'resuming', 'failed'];
 
@@ -48,45 +48,43 @@ export function SandboxesPage() {
       <ErrorText error={filterError ?? error} />
       {data && data.sandboxes.length === 0 && <p>No sandboxes match.</p>}
       {data && data.sandboxes.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Sandbox</th>
-                <th>Status</th>
-                <th class="wide-only">Template</th>
-                <th class="wide-only">Resources</th>
-                <th>Metadata</th>
-                <th class="wide-only">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.sandboxes.map((s) => (
-                <tr key={s.id} data-sandbox={s.id}>
-                  <td>
-                    <a {...href(`/sandboxes/${s.id}`)}>{s.name || s.id}</a>
-                    {s.name && <div class="sub">{s.id}</div>}
-                  </td>
-                  <td>
-                    <Status status={s.status} />
-                  </td>
-                  <td class="wide-only">{s.template_id}</td>
-                  <td class="wide-only">
-                    {s.resources.vcpu_count} vCPU · {s.resources.memory_mib} MiB
-                  </td>
-                  <td>
-                    {Object.entries(s.metadata).map(([k, v]) => (
-                      <span class="tag" key={k}>
-                        {k}={v}
-                      </span>
-                    ))}
-                  </td>
-                  <td class="wide-only">{when(s.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={data.sandboxes}
+          rowKey={(s) => s.id}
+          rowData={(s) => ({ 'data-sandbox': s.id })}
+          columns={[
+            {
+              head: 'Sandbox',
+              cell: (s) => (
+                <>
+                  <a {...href(`/sandboxes/${s.id}`)}>{s.name || s.id}</a>
+                  {s.name && <div class="sub">{s.id}</div>}
+                </>
+              ),
+            },
+            { head: 'Status', cell: (s) => <Status status={s.status} /> },
+            { head: 'Template', class: 'wide-only', cell: (s) => s.template_id },
+            {
+              head: 'Resources',
+              class: 'wide-only',
+              cell: (s) => (
+                <>
+                  {s.resources.vcpu_count} vCPU · {s.resources.memory_mib} MiB
+                </>
+              ),
+            },
+            {
+              head: 'Metadata',
+              cell: (s) =>
+                Object.entries(s.metadata).map(([k, v]) => (
+                  <span class="tag" key={k}>
+                    {k}={v}
+                  </span>
+                )),
+            },
+            { head: 'Created', class: 'wide-only', cell: (s) => when(s.created_at) },
+          ]}
+        />
       )}
     </>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { del, get, type Me, post, when } from '../api.ts';
-import { ErrorText, Section, Status, useAction, usePoll } from '../ui.tsx';
+import { ErrorText, Section, Status, Table, useAction, usePoll } from '../ui.tsx';
 
 interface Member {
   user_id: string;
@@ -40,95 +40,94 @@ export function TeamPage({ me }: { me: Me }) {
     <>
       <h1>Team</h1>
       <ErrorText error={error ?? team.error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Member</th>
-              <th>Roles</th>
-              <th>Status</th>
-              <th>Since</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {team.data?.members.map((m) => (
-              <tr key={m.user_id}>
-                <td>
-                  {m.full_name}
-                  <div class="sub">{m.email}</div>
-                </td>
-                <td>
-                  {m.roles.map((r) => (
-                    <span class="tag" key={r}>
-                      {r}
-                      {caps?.can_revoke_roles && team.data?.mutation_options.assignable_roles.includes(r) && (
-                        <button
-                          type="button"
-                          class="link"
-                          aria-label={`Revoke ${r} from ${m.email}`}
-                          disabled={busy}
-                          onClick={() =>
-                            run(async () => {
-                              await del(`${base}/members/${m.user_id}/roles/${r}`);
-                              await team.reload();
-                            })
-                          }
-                        >
-                          ×
-                        </button>
-                      )}
-                    </span>
-                  ))}
-                  {caps?.can_assign_roles && m.status === 'active' && (
-                    <select
-                      aria-label={`Grant a role to ${m.email}`}
-                      value=""
-                      disabled={busy}
-                      onChange={(e) => {
-                        const role = e.currentTarget.value;
-                        if (role)
-                          void run(async () => {
-                            await post(`${base}/members/${m.user_id}/roles`, { role_name: role });
+      <Table
+        rows={team.data?.members}
+        rowKey={(m) => m.user_id}
+        columns={[
+          {
+            head: 'Member',
+            cell: (m) => (
+              <>
+                {m.full_name}
+                <div class="sub">{m.email}</div>
+              </>
+            ),
+          },
+          {
+            head: 'Roles',
+            cell: (m) => (
+              <>
+                {m.roles.map((r) => (
+                  <span class="tag" key={r}>
+                    {r}
+                    {caps?.can_revoke_roles && team.data?.mutation_options.assignable_roles.includes(r) && (
+                      <button
+                        type="button"
+                        class="link"
+                        aria-label={`Revoke ${r} from ${m.email}`}
+                        disabled={busy}
+                        onClick={() =>
+                          run(async () => {
+                            await del(`${base}/members/${m.user_id}/roles/${r}`);
                             await team.reload();
-                          });
-                      }}
-                    >
-                      <option value="">grant…</option>
-                      {team.data?.mutation_options.assignable_roles
-                        .filter((r) => !m.roles.includes(r))
-                        .map((r) => (
-                          <option key={r}>{r}</option>
-                        ))}
-                    </select>
-                  )}
-                </td>
-                <td>
-                  <Status status={m.status} />
-                </td>
-                <td>{when(m.created_at)}</td>
-                <td>
-                  {caps?.can_deactivate_members && m.status === 'active' && m.user_id !== me.user_id && (
-                    <button
-                      type="button"
-                      class="small danger"
-                      disabled={busy}
-                      onClick={() =>
-                        run(async () => {
-                          await del(`${base}/members/${m.user_id}`);
+                          })
+                        }
+                      >
+                        ×
+                      </button>
+                    )}
+                  </span>
+                ))}
+                {caps?.can_assign_roles && m.status === 'active' && (
+                  <select
+                    aria-label={`Grant a role to ${m.email}`}
+                    value=""
+                    disabled={busy}
+                    onChange={(e) => {
+                      const role = e.currentTarget.value;
+                      if (role)
+                        void run(async () => {
+                          await post(`${base}/members/${m.user_id}/roles`, { role_name: role });
                           await team.reload();
-                        })
-                      }
-                    >
-                      Deactivate
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                        });
+                    }}
+                  >
+                    <option value="">grant…</option>
+                    {team.data?.mutation_options.assignable_roles
+                      .filter((r) => !m.roles.includes(r))
+                      .map((r) => (
+                        <option key={r}>{r}</option>
+                      ))}
+                  </select>
+                )}
+              </>
+            ),
+          },
+          { head: 'Status', cell: (m) => <Status status={m.status} /> },
+          { head: 'Since', cell: (m) => when(m.created_at) },
+          {
+            head: '',
+            cell: (m) =>
+              caps?.can_deactivate_members &&
+              m.status === 'active' &&
+              m.user_id !== me.user_id && (
+                <button
+                  type="button"
+                  class="small danger"
+                  disabled={busy}
+                  onClick={() =>
+                    run(async () => {
+                      await del(`${base}/members/${m.user_id}`);
+                      await team.reload();
+                    })
+                  }
+                >
+                  Deactivate
+                </button>
+              ),
+          },
+        ]}
+      />
       {caps?.can_invite_members && (
         <Section title="Add a member">
           <form class="form" onSubmit={invite}>

@@ -1,7 +1,7 @@
 import type { Template } from '../sdk-types.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fail, get, post, readSse, when } from '../api.ts';
-import { ErrorText, Section, Status, useAction, usePoll } from '../ui.tsx';
+import { ErrorText, Section, Status, Table, useAction, usePoll } from '../ui.tsx';
 
 const EXAMPLE = JSON.stringify({ name: 'my-template', steps: [{ type: 'run', command: 'echo hello > /home/user/hello.txt' }] }, null, 2);
 
@@ -51,44 +51,48 @@ export function TemplatesPage() {
     <>
       <h1>Templates</h1>
       <ErrorText error={list.error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Resources</th>
-              <th>Updated</th>
-              <th>Build log</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.templates.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  {t.name}
-                  {t.curated && <span class="tag">curated</span>}
-                </td>
-                <td>
-                  <Status status={t.status} />
-                  {t.error && <div class="sub">{t.error}</div>}
-                </td>
-                <td>
-                  {t.resources.vcpu_count} vCPU · {t.resources.memory_mib} MiB
-                </td>
-                <td>{when(t.updated_at)}</td>
-                <td>
-                  {t.latest_build_id && (
-                    <button type="button" class="small" onClick={() => setLogOf({ template: t.id, build: t.latest_build_id! })}>
-                      Show log
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        rows={list.data?.templates}
+        rowKey={(t) => t.id}
+        columns={[
+          {
+            head: 'Name',
+            cell: (t) => (
+              <>
+                {t.name}
+                {t.curated && <span class="tag">curated</span>}
+              </>
+            ),
+          },
+          {
+            head: 'Status',
+            cell: (t) => (
+              <>
+                <Status status={t.status} />
+                {t.error && <div class="sub">{t.error}</div>}
+              </>
+            ),
+          },
+          {
+            head: 'Resources',
+            cell: (t) => (
+              <>
+                {t.resources.vcpu_count} vCPU · {t.resources.memory_mib} MiB
+              </>
+            ),
+          },
+          { head: 'Updated', cell: (t) => when(t.updated_at) },
+          {
+            head: 'Build log',
+            cell: (t) =>
+              t.latest_build_id && (
+                <button type="button" class="small" onClick={() => setLogOf({ template: t.id, build: t.latest_build_id! })}>
+                  Show log
+                </button>
+              ),
+          },
+        ]}
+      />
       {logOf && (
         <Section title="Build log">
           <BuildLog template={logOf.template} build={logOf.build} />
