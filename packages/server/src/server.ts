@@ -210,6 +210,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const snapshotStore = new SnapshotStore(db, nodeId);
     const connections = new PlatformConnections();
+    if (network) connections.register((id) => network.cutConnections(id));
     const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
     const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.

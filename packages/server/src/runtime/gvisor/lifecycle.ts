@@ -6,7 +6,7 @@ import { unmountUnder } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { cg, type DriverState, runscOf } from './driver-state.ts';
-import { needsStatxShim } from './engines.ts';
+import { cutsConnections, needsStatxShim } from './engines.ts';
 import { start, writeConfig } from './launch.ts';
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
@@ -32,7 +32,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         mounted,
         writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, shim),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, engine });
+      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, engine, cutsConnections: cutsConnections(engine) });
       const runsc = runscOf(st, { engine });
       await start(st, spec.id, runsc, spec.id, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {

@@ -14,6 +14,11 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */
   engine?: RunscEngine;
   /**
+   * The current run was booted with `--net-disconnect-ok` (engines.ts): a save cuts its connections.
+   * Absent: booted before this was recorded, so a save must wait for them to go (checkpoint.ts).
+   */
+  cutsConnections?: boolean;
+  /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init
    * has reaped the exited sandbox, which takes seconds).

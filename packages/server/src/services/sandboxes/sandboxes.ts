@@ -273,7 +273,7 @@ export class SandboxService {
     await store.save(rec, { type: eventType, at: now });
   }
 
-  /** Closes the platform's own connections to the sandbox from the host side, so they leave nothing a capture cannot save. */
+  /** Closes the platform's own connections to the sandbox from the host side: a pause or capture cuts them anyway, and their clients should see it at once. */
   closePlatformConnections(id: string): void {
     const n = this.deps.connections?.close(id) ?? 0;
     if (n > 0) this.deps.log.debug({ sandbox: id, connections: n }, 'closed platform connections before a capture');
