@@ -144,7 +144,7 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
   const runsc = runscOf(st, meta);
   const runscId = `${id}-${Date.now().toString(36)}`;
   await Promise.all([
-    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim),
+    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
     writeMeta(sp.meta, { ...meta, runscId, cutsConnections: cutsConnections(meta.engine) }),
     // After a host restart the overlay is gone (the layer store is re-mounted by init).
     isMountPoint(sp.rootfs).then(async (m) => {

@@ -11,6 +11,8 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   mounts?: BindMount[];
   /** Runs with the statx shim preloaded (restores must mount exactly what the checkpoint had). */
   statxShim?: boolean;
+  /** Runs with the agent standing in for sudo (launch.ts); restores must mount exactly what the checkpoint had. */
+  sudo?: boolean;
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */
   engine?: RunscEngine;
   /**
