@@ -481,6 +481,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await nodeAgent?.stop();
         await shipping?.stop();
         await engineWatch.stop();
+        await sandboxes.teardownsSettled();
         clearInterval(billingTimer);
         clearInterval(revocationSync);
         clearInterval(authSync);
