@@ -12,6 +12,7 @@
  *   files.c     file operations, in a forked helper
  *   user.c      account lookup
  *   oom-guard.c the out-of-memory guard thread
+ *   sudo.c      sudo where set-user-ID programs do not work (gVisor), through the agent
  */
 #define _GNU_SOURCE
 #include "agent.h"
@@ -39,6 +40,7 @@
 #include "oom-guard.h"
 #include "procs.h"
 #include "proto.h"
+#include "sudo.h"
 #include "wire.h"
 
 #define REDIAL_MIN_MS 5
@@ -217,6 +219,7 @@ static void run_timers(void) {
 static void sweep(void) {
   procs_sweep();
   conns_sweep();
+  sudo_sweep();
 }
 
 static void dispatch(struct watch *w, uint32_t ev) {
@@ -245,20 +248,34 @@ static void dispatch(struct watch *w, uint32_t ev) {
       proc_resolve(p);
       proc_maybe_finish(p);
       break;
+    case W_SUDO_LISTEN:
+    case W_SUDO_CLIENT:
+      sudo_event(w, ev);
+      break;
   }
 }
 
 static void usage(void) {
-  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard]\n", stderr);
+  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard] [--sudo REAL_SUDO SHIM]\n", stderr);
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "--oom-guard"))) usage();
+  /* Mounted over /usr/bin/sudo where set-user-ID programs do not work (sudo.h). */
+  const char *self = strrchr(argv[0], '/');
+  if (!strcmp(self ? self + 1 : argv[0], "sudo")) return sudo_client_main(argc, argv);
+  if (argc < 3) usage();
   if (!strcmp(argv[1], "--listen")) connect_mode = 0;
   else if (!strcmp(argv[1], "--connect")) connect_mode = 1;
   else usage();
   sock_path = argv[2];
+  int oom_guard = 0;
+  const char *sudo_real = NULL, *sudo_shim = NULL;
+  for (int i = 3; i < argc; i++) {
+    if (!strcmp(argv[i], "--oom-guard")) oom_guard = 1;
+    else if (!strcmp(argv[i], "--sudo") && i + 2 < argc) sudo_real = argv[++i], sudo_shim = argv[++i];
+    else usage();
+  }
 
   /* As PID 1 the standard fds may be closed; keep 0-2 taken so pipes never land there. */
   for (int fd = 0; fd < 3; fd++)
@@ -285,10 +302,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   watch_update(&signal_w, EPOLLIN);
-  if (argc == 4) {
+  if (oom_guard) {
     int err = oom_guard_start();
     if (err) logmsg("oom guard: %s", strerror(err));
   }
+  if (sudo_real && sudo_serve(sudo_real, sudo_shim) < 0) logmsg("sudo: %s", strerror(errno));
   if (connect_mode) {
     dial();
   } else {

@@ -7,7 +7,7 @@
 struct proc;
 struct conn;
 
-enum { W_LISTEN = 1, W_SIGNAL, W_CONN, W_STDOUT, W_STDERR, W_STDIN, W_EXEC };
+enum { W_LISTEN = 1, W_SIGNAL, W_CONN, W_STDOUT, W_STDERR, W_STDIN, W_EXEC, W_SUDO_LISTEN, W_SUDO_CLIENT };
 
 /* One fd in the epoll set; an event carries a pointer to it, and kind says whose it is. */
 struct watch {

@@ -1,6 +1,7 @@
 /* The process table (procs.h); PROTOCOL.md says when SPAWNED, output, EXIT and STDIN_DROPPED go out. */
 #define _GNU_SOURCE
 #include "procs.h"
+#include "sudo.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -403,16 +404,19 @@ void reap_children(void) {
   int st;
   pid_t pid;
   while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-    for (struct proc *p = procs; p; p = p->next) {
-      if (p->dead || p->reaped || p->pid != pid) continue;
-      p->reaped = 1;
-      p->status = st;
-      p->deadline = 0;
-      direct_end(p);
-      proc_resolve(p);
-      proc_maybe_finish(p);
-      break;
+    struct proc *p = procs;
+    for (; p; p = p->next)
+      if (!p->dead && !p->reaped && p->pid == pid) break;
+    if (!p) {
+      sudo_reaped(pid, st);
+      continue;
     }
+    p->reaped = 1;
+    p->status = st;
+    p->deadline = 0;
+    direct_end(p);
+    proc_resolve(p);
+    proc_maybe_finish(p);
   }
 }
 

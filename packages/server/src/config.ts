@@ -60,7 +60,7 @@ export const SETTINGS = {
   SANDPIT_INSECURE_REGISTRIES: { meaning: "image registries (`host:port`, comma-separated) reached over plain HTTP; all others over HTTPS with the host's CA bundle" },
   SANDPIT_IMAGE_MAX_MIB: { default: '8192', meaning: 'largest image a template is built from, compressed and unpacked (`image_pull_failed: image_too_large`)' },
   SANDPIT_DEBIAN_MIRROR: { meaning: "Debian mirror for the base template (default: the host's apt mirror)" },
-  SANDPIT_WARM_POOL: { default: '0', meaning: 'pre-started `platform/base` sandboxes' },
+  SANDPIT_WARM_POOL: { default: '2', meaning: 'pre-started `platform/base` sandboxes' },
   SANDPIT_WARM_POOL_MIN_AVAILABLE_MIB: { default: '1024', meaning: 'below this MemAvailable the warm pool stops refilling and shrinks' },
   SANDPIT_WARM_POOL_INTERVAL_MS: { default: '500', meaning: 'how often the warm pool refills' },
   SANDPIT_NET_POOL: { default: '100.96.0.0/12', meaning: "sandbox addresses (must avoid the host's own ranges)" },

@@ -210,6 +210,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const snapshotStore = new SnapshotStore(db, nodeId);
     const connections = new PlatformConnections();
+    if (network) connections.register((id) => network.cutConnections(id));
     const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
     const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
@@ -385,7 +386,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       edge,
     );
     opened.push(() => app.close());
-    await app.listen({ host: config.host, port: config.port });
+    await listenOn(app, config.host, config.port, 'PORT');
     const port = boundPort(app, config.port);
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
@@ -393,7 +394,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions }, log)
         : undefined;
     if (e2b) opened.push(() => e2b.app.close());
-    await e2b?.app.listen({ host: config.host, port: config.e2bPort });
+    if (e2b) await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -480,6 +481,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await nodeAgent?.stop();
         await shipping?.stop();
         await engineWatch.stop();
+        await sandboxes.teardownsSettled();
         clearInterval(billingTimer);
         clearInterval(revocationSync);
         clearInterval(authSync);
@@ -508,4 +510,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 function boundPort(app: FastifyInstance, configured: number): number {
   const addr = app.server.address();
   return typeof addr === 'object' && addr ? addr.port : configured;
+}
+
+/** Listens, or fails with a message naming the setting when the port is taken (a start error is one line to a person). */
+async function listenOn(app: { listen(o: { host: string; port: number }): Promise<string> }, host: string, port: number, setting: string): Promise<void> {
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new Error(`port ${port} (${setting}) is already in use on ${host}: stop what uses it or set ${setting} to another port`);
+    if (code === 'EACCES') throw new Error(`port ${port} (${setting}) cannot be bound on ${host}: permission denied`);
+    throw err;
+  }
 }

@@ -106,12 +106,11 @@ test('paused sandboxes resume on the runsc that paused them after an upgrade; ne
   assert.equal((await api.post(`/sandboxes/${fresh.body.id}/pause`)).status, 200);
   assert.equal((await api.post(`/sandboxes/${fresh.body.id}/resume`)).status, 200);
   for (const id of [pinned, legacy, fresh.body.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  // The engines go after the delete's answer.
+  const deadline = Date.now() + 30_000;
   for (const root of ['runsc', 'runsc-0.0_20221219.0', 'runsc-0.0_20240729.0']) {
-    const left = await readdir(join(srv.dataDir, 'gvisor', root));
-    assert.deepEqual(
-      left.filter((f) => f.endsWith('.state')),
-      [],
-      `no runsc container left in ${root}`,
-    );
+    const states = async () => (await readdir(join(srv.dataDir, 'gvisor', root))).filter((f) => f.endsWith('.state'));
+    while ((await states()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await states(), [], `no runsc container left in ${root}`);
   }
 });

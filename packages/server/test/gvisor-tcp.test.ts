@@ -10,8 +10,8 @@ import { gvisorPaths, gvisorSandboxPaths } from '../src/runtime/gvisor/paths.ts'
 import { Internet } from './helpers/internet.ts';
 import { Api, ServerProcess } from './helpers/server-process.ts';
 
-// gVisor cannot save a TCP endpoint on the sandbox's NIC, and this runsc ends the sandbox when a save fails:
-// a capture must close the platform's own connections first and refuse (409) what only the host can see.
+// A pause or snapshot cuts the sandbox's TCP connections to the outside, as a VM's pause does, and never
+// refuses for them: the platform closes its own ends first, every process lives on.
 let dir: string;
 let inet: Internet;
 let srv: ServerProcess;
@@ -113,25 +113,99 @@ setsid python3 /tmp/srv.py >/dev/null 2>&1 < /dev/null &`,
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
 
-test('a connection the sandbox just closed over its NIC: pause and snapshot answer 409 with when to retry, and the sandbox keeps working', async () => {
-  const sb = (await api.post('/sandboxes', {})).body;
-  // curl closes first, so gVisor's netstack keeps the endpoint in TIME_WAIT; its /proc/net/tcp does not list it.
-  const got = await exec(sb.id, "curl -s -o /dev/null -w '%{http_code}' http://www.example.test/ && grep -c ' 01 \\| 06 ' /proc/net/tcp || true");
-  assert.match(got.stdout, /^200/);
+/**
+ * Starts a python process in the sandbox that holds a TCP connection and reports, every 200 ms, in
+ * /tmp/<name>.state whether it still carries data: `ok N` while it does, `cut ...` once it broke
+ * (then it reconnects and counts on). `listen`: also serve the connection itself (loopback, own address).
+ */
+async function holder(id: string, name: string, host: string, port: number, listen: boolean): Promise<string> {
+  const script = `import socket, time
+def pair():
+${
+  listen
+    ? `    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('${host}', ${port})); s.listen()
+    c = socket.create_connection(('${host}', ${port})); a, _ = s.accept()
+    return c, lambda: (c.sendall(b'x'), a.recv(1))`
+    : `    c = socket.create_connection(('${host}', ${port})); c.sendall(b'GET / HTTP/1.1\\r\\nHost: ${host}\\r\\n')
+    c.settimeout(0.05)
+    def beat():
+        try:
+            if c.recv(1) == b'': raise ConnectionResetError('closed by the peer')
+        except socket.timeout:
+            pass
+    return c, beat`
+}
+c, beat = pair(); n = 0; cuts = 0
+while True:
+    try:
+        beat(); n += 1
+    except Exception as e:
+        cuts += 1
+        try: c, beat = pair()
+        except Exception: pass
+    open('/tmp/${name}.tmp', 'w').write(f'{n} {cuts}')
+    __import__('os').replace('/tmp/${name}.tmp', '/tmp/${name}.state')
+    time.sleep(0.2)
+`;
+  await exec(id, `cat > /tmp/${name}.py <<'PY'\n${script}PY\nsetsid python3 /tmp/${name}.py >/tmp/${name}.log 2>&1 < /dev/null & echo $! > /tmp/${name}.pid`);
+  return name;
+}
 
-  for (const path of ['pause', 'snapshot']) {
-    const res = await api.post(`/sandboxes/${sb.id}/${path}`, path === 'snapshot' ? {} : undefined);
-    assert.equal(res.status, 409, `${path}: ${JSON.stringify(res.body)}`);
-    assert.equal(res.body.error.code, 'conflict');
-    const m = /retry in (\d+) s/.exec(res.body.error.message);
-    assert.ok(m, res.body.error.message);
-    const retryAfter = Number(res.headers.get('retry-after'));
-    assert.equal(retryAfter, Number(m[1]));
-    assert.ok(retryAfter > 2 && retryAfter <= 61, `retry-after ${retryAfter}`);
+/** `[beats, cuts]` a holder has counted. */
+async function beats(id: string, name: string): Promise<[number, number]> {
+  const text = (await exec(id, `cat /tmp/${name}.state 2>/dev/null || echo 0 0`)).stdout.trim();
+  const [n, cuts] = text.split(' ').map(Number);
+  return [n ?? 0, cuts ?? 0];
+}
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, what);
+    await new Promise((r) => setTimeout(r, 200));
   }
-  assert.equal((await api.get(`/sandboxes/${sb.id}`)).body.status, 'active');
-  assert.equal((await exec(sb.id, 'echo still here')).stdout, 'still here\n');
-  assert.equal((await api.get(`/snapshots?sandbox_id=${sb.id}`)).body.snapshots.length, 0, 'no snapshot row is left of the refused capture');
+}
+
+test('pause and snapshot with every kind of connection open: outbound through the egress proxy, loopback, over its own address, just closed; every process lives on and the sandbox connects again', async () => {
+  const sb = (await api.post('/sandboxes', {})).body;
+  const ip = (await exec(sb.id, "ip -4 -o addr show | awk '{print $4}' | cut -d/ -f1 | grep -v '^127\\.'")).stdout.trim();
+  const held = [await holder(sb.id, 'out', 'www.example.test', 80, false), await holder(sb.id, 'lo', '127.0.0.1', 7001, true), await holder(sb.id, 'own', ip, 7002, true)];
+  for (const h of held) await until(`${h} carries data`, async () => (await beats(sb.id, h))[0] >= 3);
+  const pids = (await exec(sb.id, 'cat /tmp/out.pid /tmp/lo.pid /tmp/own.pid')).stdout;
+
+  for (const op of ['pause', 'snapshot', 'pause'] as const) {
+    // A connection closed just now, which gVisor keeps in TIME_WAIT.
+    assert.match((await exec(sb.id, "curl -s -o /dev/null -w '%{http_code}' http://www.example.test/")).stdout, /^200$/);
+    const before = await Promise.all(held.map((h) => beats(sb.id, h)));
+    if (op === 'pause') {
+      const paused = await api.post(`/sandboxes/${sb.id}/pause`);
+      assert.equal(paused.status, 200, JSON.stringify(paused.body));
+      assert.equal(paused.body.status, 'paused');
+      assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+    } else {
+      const snap = await api.post(`/sandboxes/${sb.id}/snapshot`, {});
+      assert.equal(snap.status, 201, JSON.stringify(snap.body));
+      assert.equal((await api.get(`/sandboxes/${sb.id}`)).body.status, 'active');
+    }
+    assert.equal((await exec(sb.id, 'for p in $(cat /tmp/out.pid /tmp/lo.pid /tmp/own.pid); do kill -0 $p && echo $p; done')).stdout, pids, `${op}: every holder process lives on`);
+    // Beats go on for all; the outbound one was cut (its far end is outside the sandbox) and connected again.
+    for (const [i, h] of held.entries()) await until(`${op}: ${h} carries data again`, async () => (await beats(sb.id, h))[0] >= before[i]![0] + 3);
+    const [, outCuts] = await beats(sb.id, 'out');
+    assert.ok(outCuts > before[0]![1], `${op}: the outbound connection was cut (cuts ${before[0]![1]} -> ${outCuts})`);
+  }
+  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+});
+
+test('auto-pause fires on time while a connection is held open', async () => {
+  const sb = (await api.post('/sandboxes', { auto_pause_seconds: 3 })).body;
+  await holder(sb.id, 'out', 'www.example.test', 80, false);
+  await until('the connection carries data', async () => (await beats(sb.id, 'out'))[0] >= 1);
+  const created = Date.parse(sb.created_at);
+  await until('auto-paused', async () => (await api.get(`/sandboxes/${sb.id}`)).body.status === 'paused');
+  const pausedAt = Date.parse((await api.get(`/sandboxes/${sb.id}`)).body.updated_at);
+  assert.ok(pausedAt - created < 3000 + 10_000, `paused ${pausedAt - created} ms after create, deadline 3000 ms`);
+  assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+  await until('the process connects again after resume', async () => (await beats(sb.id, 'out'))[1] >= 1);
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
 
@@ -160,21 +234,6 @@ test("an event-loop server (epoll on a TCP socket): Debian 12's runsc refuses wi
     const paused = await api.post(`/sandboxes/${sb.id}/pause`);
     assert.equal(paused.status, 200, JSON.stringify(paused.body));
     assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
-  }
-  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
-});
-
-test('a snapshot whose save ends the sandbox (a connection over its own address, which the host never sees) records it failed, never active', async () => {
-  const sb = (await api.post('/sandboxes', {})).body;
-  const ip = (await exec(sb.id, "ip -4 -o addr show | awk '{print $4}' | cut -d/ -f1 | grep -v '^127\\.'")).stdout.trim();
-  await exec(sb.id, `python3 -c "import socket; s=socket.socket(); s.bind(('${ip}', 7000)); s.listen(); c=socket.create_connection(('${ip}', 7000)); a, _ = s.accept(); c.close(); a.close()"`);
-  const res = await api.post(`/sandboxes/${sb.id}/snapshot`, {});
-  const status = (await api.get(`/sandboxes/${sb.id}`)).body.status;
-  if (res.status === 201) assert.equal(status, 'active');
-  else {
-    assert.equal(res.status, 500, JSON.stringify(res.body));
-    assert.equal(res.body.error.code, 'internal');
-    assert.equal(status, 'failed');
   }
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });

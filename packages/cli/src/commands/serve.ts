@@ -20,11 +20,19 @@ export function serveCommand(): Command {
       if (opts.role) env.SANDPIT_ROLE = opts.role;
       // Quiet logs on the terminal unless asked; the progress bar and summary are what a person reads.
       env.SANDPIT_LOG_LEVEL ??= 'warn';
-      const config = loadConfig(env);
       const progress = new ProgressReporter();
+      // A start that cannot happen (a setting, a port in use, the host) is one line to a person, not a stack trace.
+      const started = await (async () => {
+        const config = loadConfig(env);
+        // A node never makes the first team: its API replicas own the public side.
+        const platform = await startPlatform(config, { createFirstTeam: config.cluster.role !== 'node', onProgress: (p: BuildProgress) => progress.update(p) });
+        return { config, platform };
+      })().catch((err: Error) => {
+        console.error(`sandpit: cannot start: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
+        process.exit(1);
+      });
+      const { config, platform } = started;
       const isNode = config.cluster.role === 'node';
-      // A node never makes the first team: its API replicas own the public side.
-      const platform = await startPlatform(config, { createFirstTeam: !isNode, onProgress: (p: BuildProgress) => progress.update(p) });
       await writeServerPid(config.dataDir);
       const stop = async () => {
         await platform.close();

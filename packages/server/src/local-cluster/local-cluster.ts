@@ -281,7 +281,8 @@ export class LocalCluster {
 
   async #start(m: MemberState, base: NodeJS.ProcessEnv): Promise<void> {
     await mkdir(m.dataDir, { recursive: true });
-    m.process = await launch({ ...base, ...m.env }, m.log);
+    // Members share one machine: no warm pool unless the launching shell asks for one.
+    m.process = await launch({ SANDPIT_WARM_POOL: '0', ...base, ...m.env }, m.log);
     await save(this.state);
   }
 

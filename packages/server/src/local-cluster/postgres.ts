@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -49,12 +49,21 @@ export class PostgresCluster {
 
   /** Superuser URL of the cluster's default database (the socket directory in `host` overrides the placeholder host name). */
   get adminUrl(): string {
-    return `postgres://sandpit@localhost/postgres?host=${encodeURIComponent(this.dir)}`;
+    return `postgres://sandpit@localhost/postgres?host=${encodeURIComponent(this.socketDir)}`;
+  }
+
+  /**
+   * Where the server's socket is: the cluster's directory, or, when that is too long for a unix
+   * socket path (108 bytes), a short directory in /tmp named after it.
+   */
+  get socketDir(): string {
+    if (Buffer.byteLength(join(this.dir, '.s.PGSQL.5432')) <= 107) return this.dir;
+    return join(tmpdir(), `sandpit-pg-${createHash('sha256').update(this.dir).digest('hex').slice(0, 16)}`);
   }
 
   get #opts(): string {
     const fast = this.#durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-    return `-c listen_addresses='' -c unix_socket_directories='${this.dir}' -c max_connections=200${fast}`;
+    return `-c listen_addresses='' -c unix_socket_directories='${this.socketDir}' -c max_connections=200${fast}`;
   }
 
   /** Creates the cluster (initdb) and starts it. */
@@ -92,6 +101,11 @@ export class PostgresCluster {
   }
 
   async resume(): Promise<void> {
+    if (this.socketDir !== this.dir) {
+      const user = await clusterUser();
+      await mkdir(this.socketDir, { recursive: true, mode: 0o700 });
+      await chown(this.socketDir, user.uid, user.gid);
+    }
     await this.#as(`${BIN}/pg_ctl`, ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-o', this.#opts, '-w', 'start']);
   }
 
@@ -107,6 +121,7 @@ export class PostgresCluster {
   async stop(): Promise<void> {
     await this.#as(`${BIN}/pg_ctl`, ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
     await rm(this.dir, { recursive: true, force: true });
+    if (this.socketDir !== this.dir) await rm(this.socketDir, { recursive: true, force: true });
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import { socketName } from './host/socket-path.ts';
 import { constants as osConstants } from 'node:os';
 import {
   AttachTag,
@@ -600,14 +601,17 @@ function connectionLost(): AgentError {
 /** Connects to a unix socket; with `timeoutMs`, gives up when nothing answers by then. */
 export function dialUnix(path: string, timeoutMs?: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.createConnection(path);
+    const name = socketName(path);
+    const socket = net.createConnection(name.name);
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => socket.destroy(new Error(`agent socket ${path} did not answer in ${timeoutMs} ms`)), timeoutMs);
     const failed = (err: Error) => {
       clearTimeout(timer);
+      name.release();
       reject(err);
     };
     socket.once('connect', () => {
       clearTimeout(timer);
+      name.release();
       socket.off('error', failed);
       resolve(socket);
     });

@@ -73,6 +73,8 @@ export class ServerProcess {
         SANDPIT_E2B_PORT: '0',
         // Test servers do not take bursts: two spare namespaces, not the default's 32, each start.
         SANDPIT_NET_WARM: '2',
+        // Nor pre-started sandboxes: a test that wants the warm pool asks for it.
+        SANDPIT_WARM_POOL: '0',
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -38,8 +38,6 @@ export interface ContainerDriverOptions {
   idBase?: number;
 }
 
-const SOCKET_PATH_MAX = 107;
-
 const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
 
 /**
@@ -138,7 +136,6 @@ export class ContainerDriver implements RuntimeDriver {
   private async createLocked(spec: SandboxSpec): Promise<void> {
     this.cg();
     const sp = sandboxPaths(this.paths, spec.id);
-    if (sp.socket.length > SOCKET_PATH_MAX) throw new Error(`agent socket path too long for a unix socket: ${sp.socket}`);
     if (await exists(sp.dir)) throw new Error(`sandbox ${spec.id} already exists`);
     if (!(await exists(this.opts.agentBinary))) throw new Error(`agent binary ${this.opts.agentBinary} not found`);
     if (!(await exists(spec.templateRoot))) throw new Error(`template root ${spec.templateRoot} not found`);

@@ -1,9 +1,11 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { socketName } from '../host/socket-path.ts';
 
 function tryConnect(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect(path);
+  const name = socketName(path);
+  return new Promise<boolean>((resolve) => {
+    const sock = connect(name.name);
     sock.once('connect', () => {
       sock.destroy();
       resolve(true);
@@ -12,7 +14,7 @@ function tryConnect(path: string): Promise<boolean> {
       sock.destroy();
       resolve(false);
     });
-  });
+  }).finally(() => name.release());
 }
 
 /**

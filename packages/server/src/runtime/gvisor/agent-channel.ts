@@ -4,6 +4,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentClient } from '../agent-client.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
+import { socketName } from '../host/socket-path.ts';
 import { libc } from '../host/libc.ts';
 
 const SIOCGSKNS = 0x894c;
@@ -46,10 +47,15 @@ export class AgentChannel {
     if (this.#server) return;
     await rm(this.path, { force: true });
     const server = net.createServer({ allowHalfOpen: false }, (s) => this.#onConnection(s));
+    const name = socketName(this.path);
+    server.once('close', () => name.release());
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.path, () => {
-        server.off('error', reject);
+      server.once('error', (err) => {
+        name.release();
+        reject(err);
+      });
+      server.listen(name.name, () => {
+        server.removeAllListeners('error');
         resolve();
       });
     });

@@ -10,7 +10,7 @@ import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
 import { type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
-import { savesEpollWatchedSockets } from './engines.ts';
+import { cutsConnections, savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc, RunscState } from './runsc.ts';
@@ -41,13 +41,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const runsc = runscOf(st, meta);
   const rs = known ?? (await liveState(st, id, runsc, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-  const tcp = meta.netnsPath ? await tcpDrained(st, id, runsc, meta, (await stat(sp.meta)).mtimeMs) : await procNetTcp(st, id, runsc, meta.runscId);
-  const watched = savesEpollWatchedSockets(meta.engine) ? [] : await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
-  if (watched.length > 0) {
-    throw new CaptureRefused(
-      `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,
-    );
-  }
+  if (!meta.cutsConnections) await refuseUnsavableTcp(st, id, runsc, meta, sp.meta);
   st.capturing.add(id);
   const ch = channel(st, id);
   try {
@@ -76,6 +70,21 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
     forget(st, runsc, meta.runscId);
   } finally {
     st.capturing.delete(id);
+  }
+}
+
+/**
+ * For a run booted without `--net-disconnect-ok` (Debian 12's runsc, or a run from before it was
+ * passed), where a save fails on a TCP endpoint and ends the sandbox: refuses (CaptureRefused)
+ * while one is open or about to be.
+ */
+async function refuseUnsavableTcp(st: DriverState, id: string, runsc: Runsc, meta: SandboxMeta, metaPath: string): Promise<void> {
+  const tcp = meta.netnsPath ? await tcpDrained(st, id, runsc, meta, (await stat(metaPath)).mtimeMs) : await procNetTcp(st, id, runsc, meta.runscId);
+  const watched = savesEpollWatchedSockets(meta.engine) ? [] : await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
+  if (watched.length > 0) {
+    throw new CaptureRefused(
+      `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,
+    );
   }
 }
 
@@ -135,8 +144,8 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
   const runsc = runscOf(st, meta);
   const runscId = `${id}-${Date.now().toString(36)}`;
   await Promise.all([
-    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim),
-    writeMeta(sp.meta, { ...meta, runscId }),
+    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
+    writeMeta(sp.meta, { ...meta, runscId, cutsConnections: cutsConnections(meta.engine) }),
     // After a host restart the overlay is gone (the layer store is re-mounted by init).
     isMountPoint(sp.rootfs).then(async (m) => {
       if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);

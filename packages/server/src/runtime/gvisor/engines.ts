@@ -36,6 +36,13 @@ const LEGACY: RunscEngine = { path: 'runsc', version: '0.0~20221219.0', platform
  */
 const RECORDED_FLAGS = ['--overlay2=none'];
 
+/**
+ * A build from 2024 on saves a sandbox whatever TCP connections it holds when booted with
+ * `--net-disconnect-ok`: the save cuts them, as a VM's pause does, and every process lives on.
+ * 20221219 has no such flag and fails the save (ending the sandbox) on any connection.
+ */
+const CUTS_CONNECTIONS_FLAGS = ['--net-disconnect-ok'];
+
 /** The build date in a runsc version (`0.0~20240729.0` -> 20240729); 0 when it has none. */
 function buildDate(version: string): number {
   return Number(/(\d{8})/.exec(version)?.[1] ?? 0);
@@ -56,6 +63,11 @@ export function savesEpollWatchedSockets(engine: RunscEngine | undefined): boole
  */
 export function platformFor(version: string, wanted: RunscPlatform): RunscPlatform {
   return wanted === 'systrap' && buildDate(version) < 20230101 ? 'ptrace' : wanted;
+}
+
+/** Whether sandboxes of this build are booted so that a save cuts their TCP connections instead of failing on them. */
+export function cutsConnections(engine: RunscEngine | undefined): boolean {
+  return buildDate((engine ?? LEGACY).version) >= 20240101;
 }
 
 /** 20221219 answers coreutils' `statx` with EINVAL (`ls -l`, `stat` fail), 20240729 does not; builds before 2024 get the shim. */
@@ -109,7 +121,7 @@ export class RunscEngines {
     let r = this.#byKey.get(key);
     if (!r) {
       const root = engine ? join(this.#paths.gvisorDir, `runsc-${e.version.replace(/[^\w.-]/g, '_')}`) : this.#paths.runscRoot;
-      r = new Runsc(root, e.path, e.platform, engine ? RECORDED_FLAGS : []);
+      r = new Runsc(root, e.path, e.platform, engine ? [...RECORDED_FLAGS, ...(cutsConnections(engine) ? CUTS_CONNECTIONS_FLAGS : [])] : []);
       this.#byKey.set(key, r);
     }
     return r;

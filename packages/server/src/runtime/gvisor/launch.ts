@@ -1,8 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { lstat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { exists } from '../../optional-files.ts';
 import type { SandboxSpec } from '../driver.ts';
 import { ociConfig } from '../host/oci-config.ts';
+import { lowerDirs } from '../host/overlay.ts';
 import { AgentChannel } from './agent-channel.ts';
 import { cg, type DriverState } from './driver-state.ts';
 import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
@@ -14,6 +15,32 @@ const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
 /** The statx shim (built next to the agent, see packages/agent/statx-shim.c) and the preload list naming it. */
 const SHIM_IN_SANDBOX = '/.sandpit/statx-shim.so';
 const SHIM_FILE = 'sandpit-statx.so';
+
+/** Where the real sudo is mounted, and what the agent binary is mounted over to stand in for it (packages/agent/sudo.h). */
+const SUDO_PATH = 'usr/bin/sudo';
+const REAL_SUDO_IN_SANDBOX = '/.sandpit/sudo';
+/** Preloaded into the real sudo to name its caller (packages/agent/sudo-shim.c), built next to the agent. */
+const SUDO_SHIM_IN_SANDBOX = '/.sandpit/sudo-shim.so';
+const SUDO_SHIM_FILE = 'sandpit-sudo.so';
+
+/** The sudo shim next to the agent binary, when built. */
+export async function sudoShim(st: DriverState): Promise<string | undefined> {
+  const library = join(dirname(st.opts.agentBinary), SUDO_SHIM_FILE);
+  return (await exists(library)) ? library : undefined;
+}
+
+/**
+ * The real sudo of a sandbox's template, from the topmost layer that has it (template layers never
+ * change, so every run of a sandbox finds the same file); undefined when the template has none.
+ */
+export async function templateSudo(spec: { templateRoot: string; templateLayers?: string[] }): Promise<string | undefined> {
+  for (const layer of lowerDirs(spec)) {
+    const st = await lstat(join(layer, SUDO_PATH)).catch(() => undefined);
+    if (st?.isFile()) return join(layer, SUDO_PATH);
+    if (st) return undefined; // an overlay whiteout or anything else: no usable sudo below it
+  }
+  return undefined;
+}
 
 /** Finds the statx shim next to the agent and writes the preload list naming it. */
 export async function prepareShim(st: DriverState): Promise<void> {
@@ -43,7 +70,7 @@ export async function start(st: DriverState, id: string, runsc: Runsc, runscId: 
 }
 
 /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
-export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, shim: boolean): Promise<void> {
+export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, shim: boolean, sudo: boolean): Promise<void> {
   const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: st.opts.agentBinary, nofile: st.nofile }) as {
     process: { args: string[] };
     mounts: object[];
@@ -51,6 +78,18 @@ export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: s
   // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
   // gVisor has no OOM killer of its own: the agent's guard kills inside before the host kills the sentry.
   config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX, '--oom-guard'];
+  // gVisor ignores set-user-ID bits: the agent starts the real sudo for its callers instead.
+  if (sudo) {
+    const [real, shimLibrary] = await Promise.all([templateSudo(spec), sudoShim(st)]);
+    if (!real || !shimLibrary) throw new Error(`the sandbox was started with sudo, and ${real ? SUDO_SHIM_FILE : `its template's ${SUDO_PATH}`} is missing`);
+    const ro = ['bind', 'ro', 'nodev'];
+    config.process.args.push('--sudo', REAL_SUDO_IN_SANDBOX, SUDO_SHIM_IN_SANDBOX);
+    config.mounts.push(
+      { destination: `/${SUDO_PATH}`, type: 'bind', source: st.opts.agentBinary, options: ro },
+      { destination: REAL_SUDO_IN_SANDBOX, type: 'bind', source: real, options: ro },
+      { destination: SUDO_SHIM_IN_SANDBOX, type: 'bind', source: shimLibrary, options: ro },
+    );
+  }
   if (shim) {
     if (!st.shim) throw new Error(`the sandbox was started with the statx shim, which is missing (make -C packages/agent)`);
     const ro = ['bind', 'ro', 'nosuid', 'nodev'];

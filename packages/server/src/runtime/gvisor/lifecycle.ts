@@ -6,8 +6,8 @@ import { unmountUnder } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { cg, type DriverState, runscOf } from './driver-state.ts';
-import { needsStatxShim } from './engines.ts';
-import { start, writeConfig } from './launch.ts';
+import { cutsConnections, needsStatxShim } from './engines.ts';
+import { start, sudoShim, templateSudo, writeConfig } from './launch.ts';
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
@@ -23,6 +23,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
       await mkdir(sp.runDir, { recursive: true });
       const engine = st.engines.default;
       const shim = !!st.shim && needsStatxShim(engine);
+      const sudo = !!(await templateSudo(spec)) && !!(await sudoShim(st));
       const { ready, capped } = st.layers.acquire(spec.id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(st.layers.upper(spec.id), spec, undefined));
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), st.layers.upper(spec.id), st.layers.work(spec.id), sp.rootfs));
@@ -30,9 +31,9 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         capped,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         mounted,
-        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, shim),
+        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, shim, sudo),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, engine });
+      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engine, cutsConnections: cutsConnections(engine) });
       const runsc = runscOf(st, { engine });
       await start(st, spec.id, runsc, spec.id, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {

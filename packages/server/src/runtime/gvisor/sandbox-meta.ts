@@ -11,8 +11,15 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   mounts?: BindMount[];
   /** Runs with the statx shim preloaded (restores must mount exactly what the checkpoint had). */
   statxShim?: boolean;
+  /** Runs with the agent standing in for sudo (launch.ts); restores must mount exactly what the checkpoint had. */
+  sudo?: boolean;
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */
   engine?: RunscEngine;
+  /**
+   * The current run was booted with `--net-disconnect-ok` (engines.ts): a save cuts its connections.
+   * Absent: booted before this was recorded, so a save must wait for them to go (checkpoint.ts).
+   */
+  cutsConnections?: boolean;
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init

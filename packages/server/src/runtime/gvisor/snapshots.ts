@@ -22,6 +22,7 @@ export interface SnapshotMeta {
   resources: SandboxSpec['resources'];
   netns: boolean;
   statxShim?: boolean;
+  sudo?: boolean;
   /** The build that wrote the image, which forks restore with; absent: the legacy one (engines.ts). */
   engine?: RunscEngine;
   createdAt: string;
@@ -99,6 +100,7 @@ async function captureLocked(st: DriverState, id: string, snapshotId: string, co
       resources: meta.resources,
       netns: !!meta.netnsPath,
       statxShim: meta.statxShim,
+      sudo: meta.sudo,
       ...(meta.engine ? { engine: meta.engine } : {}),
       createdAt: new Date().toISOString(),
     };
@@ -139,9 +141,9 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         thawed,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), st.layers.upper(id), st.layers.work(id), sp.rootfs)),
-        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim)),
+        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim, !!sm.sudo)),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim, ...(sm.engine ? { engine: sm.engine } : {}) });
+      await writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim, sudo: sm.sudo, ...(sm.engine ? { engine: sm.engine } : {}) });
       const runsc = runscOf(st, sm);
       await start(st, id, runsc, id, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
     } catch (err) {

@@ -284,6 +284,15 @@ export class NetworkService implements SandboxNetworkHooks {
   }
 
   /** The address the sandbox has on its veth, where previews reach its servers. */
+  /** Cuts the sandbox's connections through the egress proxy from the host side (a pause cuts the sandbox's side); answers how many. */
+  cutConnections(sandboxId: string): number {
+    const a = this.#byId.get(sandboxId);
+    if (!a) return 0;
+    const n = a.conns.size;
+    for (const c of a.conns) c.close();
+    return n;
+  }
+
   sandboxAddress(sandboxId: string): string | undefined {
     const a = this.#byId.get(sandboxId);
     return a && this.pool.sandboxIp(a.slot);

@@ -2,9 +2,10 @@
 export type ConnectionCloser = (sandboxId: string) => number;
 
 /**
- * TCP connections the platform itself holds to sandboxes (the preview gateway's upstream sockets).
- * gVisor cannot checkpoint a connection on the sandbox's NIC, so a capture closes these first,
- * from the host side: the side that closes first keeps the TIME_WAIT, so the sandbox does not.
+ * TCP connections the platform itself holds to sandboxes (the preview gateway's upstream sockets, the
+ * egress proxy's sockets of the sandbox's outbound connections). A capture cuts the sandbox's side of
+ * every connection, as a VM's pause does; these are closed from the host side first, so the clients
+ * at their far ends see the connection end at once instead of waiting on a peer that is gone.
  */
 export class PlatformConnections {
   readonly #closers: ConnectionCloser[] = [];

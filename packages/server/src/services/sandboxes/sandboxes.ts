@@ -65,6 +65,8 @@ export interface ListQuery {
 const STATUSES = new Set<string>(SANDBOX_STATUSES);
 /** How long an auto-pause that failed waits before it is tried again. */
 const AUTO_PAUSE_RETRY_MS = 30_000;
+/** Deleted sandboxes' engines torn down at once: enough to keep up with a burst, few enough to leave the CPUs to live ones. */
+const TEARDOWN_CONCURRENCY = 4;
 /** A slot claim outlives any create or resume; it only expires when the replica holding it died. */
 const SLOT_CLAIM_TTL_MS = 15 * 60_000;
 
@@ -73,6 +75,9 @@ export class SandboxService {
   readonly deps: Readonly<SandboxServiceDeps>;
   readonly lock = new KeyedLock();
   readonly #starts: Semaphore;
+  /** Engine teardowns of deleted sandboxes run a few at a time, after the answer. */
+  readonly #teardowns = new Semaphore(TEARDOWN_CONCURRENCY);
+  readonly #tearingDown = new Set<Promise<void>>();
 
   constructor(deps: SandboxServiceDeps) {
     this.deps = deps;
@@ -273,7 +278,7 @@ export class SandboxService {
     await store.save(rec, { type: eventType, at: now });
   }
 
-  /** Closes the platform's own connections to the sandbox from the host side, so they leave nothing a capture cannot save. */
+  /** Closes the platform's own connections to the sandbox from the host side: a pause or capture cuts them anyway, and their clients should see it at once. */
   closePlatformConnections(id: string): void {
     const n = this.deps.connections?.close(id) ?? 0;
     if (n > 0) this.deps.log.debug({ sandbox: id, connections: n }, 'closed platform connections before a capture');
@@ -380,7 +385,11 @@ export class SandboxService {
     });
   }
 
-  /** The row is marked first: if we crash before the engine is cleaned, reconciliation finishes it. */
+  /**
+   * The row is marked first, so the sandbox is gone from GET and lists at once; its engine and network
+   * go after the answer. A crash before they are gone leaves them to reconciliation (engine state with
+   * no live row is destroyed at start), so nothing is lost across a restart.
+   */
   async #delete(rec: SandboxRecord, eventType: string): Promise<void> {
     const now = this.deps.clock.now();
     rec.deletedAt = now;
@@ -388,8 +397,18 @@ export class SandboxService {
     await this.deps.store.save(rec, { type: eventType, at: now, data: { status: rec.status } });
     this.deps.agents.drop(rec.id);
     this.deps.connections?.close(rec.id);
-    await this.deps.driver.destroy(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'engine cleanup failed; reconciliation retries'));
-    await this.deps.network?.release(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'network cleanup failed; reconciliation retries'));
+    const teardown = this.#teardowns
+      .runExclusive(async () => {
+        await this.deps.driver.destroy(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'engine cleanup failed; reconciliation retries'));
+        await this.deps.network?.release(rec.id).catch((err) => this.deps.log.error({ sandbox: rec.id, err: String(err) }, 'network cleanup failed; reconciliation retries'));
+      })
+      .finally(() => this.#tearingDown.delete(teardown));
+    this.#tearingDown.add(teardown);
+  }
+
+  /** Resolves once the engines and networks of every sandbox deleted so far are gone (shutdown, tests). */
+  async teardownsSettled(): Promise<void> {
+    while (this.#tearingDown.size > 0) await Promise.allSettled([...this.#tearingDown]);
   }
 
   /** Runs due auto-pauses and auto-deletes; called by the timer loop (and directly by tests). */
