@@ -50,14 +50,15 @@ static void relay_signal(int sig) {
   (void)ignored;
 }
 
-static int write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
+/* Moves all n bytes (write when `out`, else read); -1 on an error or an early end. */
+static int move_all(int fd, void *p, size_t n, int out) {
+  char *c = p;
   while (n) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    c += w;
-    n -= (size_t)w;
+    ssize_t m = out ? write(fd, c, n) : read(fd, c, n);
+    if (m < 0 && errno == EINTR) continue;
+    if (m <= 0) return -1;
+    c += m;
+    n -= (size_t)m;
   }
   return 0;
 }
@@ -108,7 +109,7 @@ int sudo_client_main(int argc, char **argv) {
   cm->cmsg_type = SCM_CREDENTIALS;
   cm->cmsg_len = CMSG_LEN(sizeof me);
   memcpy(CMSG_DATA(cm), &me, sizeof me);
-  if (sendmsg(client_fd, &m, 0) != (ssize_t)sizeof h || write_all(client_fd, body, bytes) < 0) {
+  if (sendmsg(client_fd, &m, 0) != (ssize_t)sizeof h || move_all(client_fd, body, bytes, 1) < 0) {
     fprintf(stderr, "sudo: cannot reach the sandbox agent (%s)\n", strerror(errno));
     return 1;
   }
@@ -172,19 +173,7 @@ int sudo_serve(const char *real, const char *shim) {
   return 0;
 }
 
-static int read_full(int fd, void *p, size_t n) {
-  char *c = p;
-  while (n) {
-    ssize_t r = read(fd, c, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    c += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
-/* The caller's supplementary groups, from /proc (SO_PEERCRED has only its uid and gid). */
+/* The caller's supplementary groups, from /proc (SCM_CREDENTIALS carries only its pid, uid and gid). */
 static int peer_groups(pid_t pid, gid_t *out) {
   char path[64], buf[4096];
   snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -259,7 +248,7 @@ static void accept_one(int fd) {
   int ok = n == (ssize_t)sizeof h && !(m.msg_flags & MSG_CTRUNC) && have_cred && h.magic == REQ_MAGIC && h.bytes <= REQ_MAX && h.argc >= 1 &&
            (uint64_t)h.argc + h.envc <= h.bytes && fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0 && fds[3] >= 0;
   /* argv, NULL, env, the two variables of the shim, NULL */
-  if (ok) ok = (body = malloc(h.bytes + 1)) && (vec = calloc(h.argc + h.envc + 4, sizeof *vec)) && read_full(fd, body, h.bytes) == 0;
+  if (ok) ok = (body = malloc(h.bytes + 1)) && (vec = calloc(h.argc + h.envc + 4, sizeof *vec)) && move_all(fd, body, h.bytes, 0) == 0;
   if (ok) {
     body[h.bytes] = 0;
     /* argv, NULL, env, NULL */
