@@ -280,6 +280,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
     if (role !== 'api') {
+      opened.push(() => warmPool.close());
       void curated.base().then(
         () => warmPool.start(),
         () => undefined,

@@ -159,7 +159,7 @@ test('a start that fails partway (its E2B port is taken) closes what it opened, 
     SANDPIT_LOG_LEVEL: 'silent',
     SANDPIT_E2B_PORT: String((taken.address() as { port: number }).port),
   });
-  await assert.rejects(startPlatform(config, { clock, engine: new MemoryDriver(), timerIntervalMs: 3_600_000 }), /EADDRINUSE/);
+  await assert.rejects(startPlatform(config, { clock, engine: new MemoryDriver(), timerIntervalMs: 3_600_000 }), /is already in use/);
   // Closed handles leave the list a few ticks later.
   for (let i = 0; i < 50 && servers() !== before; i++) await new Promise((r) => setTimeout(r, 20));
   assert.equal(servers(), before, 'the API port is closed again');

@@ -44,6 +44,8 @@ export class InProcess {
       SANDPIT_E2B_PORT: '0',
       // Test servers do not take bursts: two spare namespaces, not the default's 32.
       SANDPIT_NET_WARM: '2',
+      // No pre-started sandboxes: tests count sandboxes and engine calls.
+      SANDPIT_WARM_POOL: '0',
       // The engine under test follows the caller's choice (auto by default).
       SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });

@@ -53,6 +53,7 @@ export class WarmPool {
   }
 
   start(): void {
+    if (this.#closed) return; // a start that failed closed it before platform/base was ready
     this.#timer = setInterval(() => this.kick(), this.deps.config.intervalMs);
     this.#timer.unref();
     this.kick();
