@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -61,6 +62,8 @@ describe('sandbox root is not host root', () => {
     const c = await hostBase(third.id);
     assert.ok(![a, b].some((x) => Math.abs(x - c) < 65536), `a new range after a restart (${c}) overlaps a running sandbox's (${a}, ${b})`);
     assert.equal((await api.del(`/sandboxes/${other.id}`)).status, 204);
+    // The engine (and its range) goes after the delete's answer.
+    for (const deadline = Date.now() + 30_000; existsSync(sandboxDir(other.id)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
     const fourth = (await api.post('/sandboxes', {})).body as { id: string };
     assert.equal(await hostBase(fourth.id), b, "the deleted sandbox's range is used again");
     for (const id of [third.id, fourth.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
