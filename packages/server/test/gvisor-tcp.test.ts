@@ -192,6 +192,7 @@ test('pause and snapshot with every kind of connection open: outbound through th
     for (const [i, h] of held.entries()) await until(`${op}: ${h} carries data again`, async () => (await beats(sb.id, h))[0] >= before[i]![0] + 3);
     const [, outCuts] = await beats(sb.id, 'out');
     assert.ok(outCuts > before[0]![1], `${op}: the outbound connection was cut (cuts ${before[0]![1]} -> ${outCuts})`);
+    assert.equal((await beats(sb.id, 'lo'))[1], before[1]![1], `${op}: the loopback connection was saved whole`);
   }
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
