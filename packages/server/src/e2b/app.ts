@@ -4,10 +4,15 @@ import type { AuthService } from '../services/access/auth.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { SharedRateLimits } from '../services/access/rate-limits.ts';
 import type { SessionRegistry } from '../services/data-plane/sessions.ts';
+import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import { serverStream, unary } from './connect.ts';
 import { controlPlaneRoutes } from './control-plane.ts';
 import { toE2bError } from './errors.ts';
+import { forkRoute } from './fork-route.ts';
+import { metricsRoutes } from './metrics-routes.ts';
+import { snapshotRoutes } from './snapshot-routes.ts';
 import { FilesystemRpc } from './envd/filesystem-rpc.ts';
 import { envdHttpRoutes } from './envd/http-routes.ts';
 import { ProcessRpc } from './envd/process-rpc.ts';
@@ -20,6 +25,10 @@ export interface E2bDeps {
   sandboxes: SandboxService;
   files: FileService;
   sessions: SessionRegistry;
+  /** Sampled per-sandbox series, served as E2B's metrics; without it the route is absent (404). */
+  sandboxMetrics?: SandboxMetrics;
+  /** Sandpit's snapshots, served as E2B's snapshot API (and fork); without it those routes are absent. */
+  snapshots?: SnapshotService;
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
@@ -60,6 +69,11 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     });
   }
   await app.register((a) => controlPlaneRoutes(a, deps));
+  const { sandboxMetrics } = deps;
+  if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
+  const { snapshots } = deps;
+  if (snapshots) await app.register((a) => snapshotRoutes(a, { ...deps, snapshots }));
+  if (snapshots) await app.register((a) => forkRoute(a, { ...deps, snapshots }));
 
   const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
   const filesystem = new FilesystemRpc(deps.sandboxes, deps.files);
