@@ -63,6 +63,30 @@ describe('container driver', () => {
       await s.kill();
     }
   });
+
+  test('signed file URLs: download and upload, expired and forged signatures refused', async () => {
+    const s = await Sandbox.create({ ...opts, secure: true, timeoutMs: 60_000 });
+    try {
+      await s.files.write('signed.txt', 'hello signed');
+      const down = await fetch(await s.downloadUrl('signed.txt', { useSignatureExpiration: 10_000 }));
+      assert.equal(down.status, 200);
+      assert.equal(await down.text(), 'hello signed');
+      const expired = await fetch(await s.downloadUrl('signed.txt', { useSignatureExpiration: -10_000 }));
+      assert.equal(expired.status, 401);
+      assert.deepEqual(await expired.json(), { code: 401, message: 'signature is already expired' });
+      const forged = new URL(await s.downloadUrl('signed.txt'));
+      forged.searchParams.set('path', 'other.txt');
+      assert.equal((await fetch(forged)).status, 401);
+      const form = new FormData();
+      form.append('file', 'uploaded by url');
+      const up = await fetch(await s.uploadUrl('up.txt', { user: 'root', useSignatureExpiration: 10_000 }), { method: 'POST', body: form });
+      assert.equal(up.status, 200);
+      assert.deepEqual(await up.json(), [{ name: 'up.txt', path: '/root/up.txt', type: 'file' }]);
+      assert.equal(await s.files.read('/root/up.txt', { user: 'root' }), 'uploaded by url');
+    } finally {
+      await s.kill();
+    }
+  });
 });
 
 describe('gVisor: snapshots and fork through E2B routes', () => {

@@ -33,6 +33,8 @@ export interface E2bDeps {
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
 const ENVD_PREFIX = '/__envd';
+/** A signed file URL (envd's `/files?...&signature=`) names no sandbox when the SDK has one E2B_SANDBOX_URL. */
+const SIGNED_FILES = /^\/files\?(.*&)?signature=/;
 /** Keep-alive messages: a oneof is a field of the response itself in proto3 JSON, nested in `event` for processes. */
 const PROCESS_KEEPALIVE = { event: { keepalive: {} } };
 const WATCH_KEEPALIVE = { keepalive: {} };
@@ -48,7 +50,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     bodyLimit: 16 * 1024 * 1024,
     // Command and watch streams can be open for hours: closing the server ends them.
     forceCloseConnections: true,
-    rewriteUrl: (req) => (envdTarget(req.headers) ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
+    rewriteUrl: (req) => (envdTarget(req.headers) || SIGNED_FILES.test(req.url ?? '') ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
   });
   // Uploads and Connect envelopes are read by their routes as streams.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
