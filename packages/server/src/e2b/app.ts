@@ -4,10 +4,15 @@ import type { AuthService } from '../services/access/auth.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { SharedRateLimits } from '../services/access/rate-limits.ts';
 import type { SessionRegistry } from '../services/data-plane/sessions.ts';
+import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import { serverStream, unary } from './connect.ts';
 import { controlPlaneRoutes } from './control-plane.ts';
 import { toE2bError } from './errors.ts';
+import { forkRoute } from './fork-route.ts';
+import { metricsRoutes } from './metrics-routes.ts';
+import { snapshotRoutes } from './snapshot-routes.ts';
 import { FilesystemRpc } from './envd/filesystem-rpc.ts';
 import { envdHttpRoutes } from './envd/http-routes.ts';
 import { ProcessRpc } from './envd/process-rpc.ts';
@@ -20,10 +25,16 @@ export interface E2bDeps {
   sandboxes: SandboxService;
   files: FileService;
   sessions: SessionRegistry;
+  /** Sampled per-sandbox series, served as E2B's metrics; without it the route is absent (404). */
+  sandboxMetrics?: SandboxMetrics;
+  /** Sandpit's snapshots, served as E2B's snapshot API (and fork); without it those routes are absent. */
+  snapshots?: SnapshotService;
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
 const ENVD_PREFIX = '/__envd';
+/** A signed file URL (envd's `/files?...&signature=`) names no sandbox when the SDK has one E2B_SANDBOX_URL. */
+const SIGNED_FILES = /^\/files\?(.*&)?signature=/;
 /** Keep-alive messages: a oneof is a field of the response itself in proto3 JSON, nested in `event` for processes. */
 const PROCESS_KEEPALIVE = { event: { keepalive: {} } };
 const WATCH_KEEPALIVE = { keepalive: {} };
@@ -39,7 +50,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     bodyLimit: 16 * 1024 * 1024,
     // Command and watch streams can be open for hours: closing the server ends them.
     forceCloseConnections: true,
-    rewriteUrl: (req) => (envdTarget(req.headers) ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
+    rewriteUrl: (req) => (envdTarget(req.headers) || SIGNED_FILES.test(req.url ?? '') ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
   });
   // Uploads and Connect envelopes are read by their routes as streams.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -60,6 +71,11 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     });
   }
   await app.register((a) => controlPlaneRoutes(a, deps));
+  const { sandboxMetrics } = deps;
+  if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
+  const { snapshots } = deps;
+  if (snapshots) await app.register((a) => snapshotRoutes(a, { ...deps, snapshots }));
+  if (snapshots) await app.register((a) => forkRoute(a, { ...deps, snapshots }));
 
   const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
   const filesystem = new FilesystemRpc(deps.sandboxes, deps.files);

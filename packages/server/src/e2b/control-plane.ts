@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { conflict, notFound } from '../errors.ts';
+import { ApiError, conflict, notFound } from '../errors.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
+import { type ListFilters, applyListFilters } from './list-filters.ts';
+import { snapshotOf } from './snapshot-routes.ts';
 import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';
 import { detailView, listedView, sandboxView, templateRef } from './sandbox-view.ts';
 
@@ -15,7 +18,7 @@ interface NewSandbox {
   envVars?: Record<string, string>;
 }
 
-interface ListQuery {
+interface ListQuery extends ListFilters {
   state?: string;
   metadata?: string;
   limit?: string;
@@ -33,7 +36,7 @@ function metadataFilter(raw: string | undefined): [string, string][] {
 }
 
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
-export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService }) {
+export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService }) {
   const { auth, sandboxes } = deps;
   const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
     const raw = req.headers['x-api-key'];
@@ -48,10 +51,10 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     const p = await caller(req, 'sandboxes:write');
     const body = (req.body ?? {}) as NewSandbox;
     const timeout = checkTimeout(body.timeout);
+    const snapshot = await snapshotOf(deps.snapshots, p, body.templateID ?? '');
     const rec = await sandboxes.create(p, {
-      from_template: templateRef(body.templateID ?? 'base'),
+      ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: templateRef(body.templateID ?? 'base'), env: body.envVars }),
       metadata: body.metadata,
-      env: body.envVars,
       ...createTimers(timeout, body.autoPause === true),
     });
     reply.code(201);
@@ -66,7 +69,7 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     const states = (q.state ?? statesDefault).split(',').filter(Boolean);
     const status = states.flatMap((s) => STATES[s] ?? [s]).join(',');
     const page = await sandboxes.list(p, { status, metadata: metadataFilter(q.metadata), limit: paged ? q.limit : undefined, cursor: paged ? q.nextToken : undefined });
-    return { items: page.items.map(listedView), next: page.nextCursor };
+    return { items: applyListFilters(page.items, q).map(listedView), next: page.nextCursor };
   };
   app.get('/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>) => (await list(req, 'running', false)).items);
   app.get('/v2/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>, reply) => {
@@ -82,7 +85,10 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
 
   app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {
     const p = await caller(req, 'sandboxes:write');
-    await sandboxes.delete(p, req.params.sandboxID);
+    // An id that is not one of Sandpit's is a sandbox that does not exist: E2B's `kill` answers false.
+    await sandboxes.delete(p, req.params.sandboxID).catch((err: unknown) => {
+      throw err instanceof ApiError && err.status === 400 ? notFound(`sandbox '${req.params.sandboxID.slice(0, 64)}' not found`) : err;
+    });
     return reply.code(204).send();
   });
 

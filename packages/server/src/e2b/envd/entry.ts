@@ -13,13 +13,19 @@ const MODE_CHAR: Record<FileEntry['type'], string> = { file: '-', dir: 'd', syml
 const ACCOUNT: Record<number, string> = { 0: 'root', 1000: 'user' };
 const account = (id: number | undefined) => (id === undefined ? '' : (ACCOUNT[id] ?? String(id)));
 
+/**
+ * What a directory's size is reported as where the sandbox's filesystem (overlay over tmpfs) says 0:
+ * one block, as on the ext4 root filesystem E2B's envd stats, which the SDK's callers expect to be above 0.
+ */
+const DIR_BLOCK = 4096;
+
 /** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string). */
 export function entryInfo(e: FileEntry): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: e.name,
     type: FILE_TYPE[e.type],
     path: e.path,
-    size: String(e.size),
+    size: String(e.type === 'dir' && e.size === 0 ? DIR_BLOCK : e.size),
     mode: e.mode,
     permissions: MODE_CHAR[e.type] + e.permissions,
     owner: account(e.uid),

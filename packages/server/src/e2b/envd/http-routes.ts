@@ -6,11 +6,14 @@ import type { FileEntry, FileService } from '../../services/data-plane/files.ts'
 import type { SandboxService } from '../../services/sandboxes/sandboxes.ts';
 import { toE2bError } from '../errors.ts';
 import { writtenInfo } from './entry.ts';
+import { filesSandbox } from './signed-files.ts';
 import { envdSandbox, envdUser, userPath } from './target.ts';
 
 interface FilesQuery {
   path?: string;
   username?: string;
+  signature?: string;
+  signature_expiration?: string;
 }
 
 const fail = (reply: FastifyReply, err: unknown) => {
@@ -33,7 +36,7 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
 
   app.get('/files', async (req: FastifyRequest<{ Querystring: FilesQuery }>, reply) => {
     try {
-      const rec = await envdSandbox(sandboxes, req);
+      const rec = await filesSandbox(sandboxes, req, 'read');
       const user = envdUser(req, req.query.username);
       const { path, size, stream } = await files.download(rec, userPath(req.query.path, user), user);
       const name = path.split('/').pop() ?? 'file';
@@ -49,7 +52,7 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
 
   app.post('/files', async (req: FastifyRequest<{ Querystring: FilesQuery }>, reply) => {
     try {
-      const rec = await envdSandbox(sandboxes, req);
+      const rec = await filesSandbox(sandboxes, req, 'write');
       const user = envdUser(req, req.query.username);
       const type = String(req.headers['content-type'] ?? '');
       const body = req.body as Readable;
@@ -58,9 +61,12 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
         // Whole parts are buffered by the platform's form parser: multipart is the SDK's path for small writes.
         const form = await new Response(Readable.toWeb(body) as ReadableStream, { headers: { 'content-type': type } }).formData();
         for (const [field, value] of form) {
-          if (field !== 'file' || typeof value === 'string') continue;
-          const target = req.query.path ?? value.name;
-          written.push(await files.upload(rec, userPath(target, user), Readable.fromWeb(value.stream() as never), user));
+          if (field !== 'file') continue;
+          // A text field is a file's content too (a browser form or `FormData.append('file', 'text')`); its name is the query's path.
+          if (typeof value === 'string' && !req.query.path) continue;
+          const target = typeof value === 'string' ? req.query.path : (req.query.path ?? value.name);
+          const content = typeof value === 'string' ? Readable.from([Buffer.from(value)]) : Readable.fromWeb(value.stream() as never);
+          written.push(await files.upload(rec, userPath(target, user), content, user));
         }
         if (written.length === 0) throw badRequest('the multipart body has no "file" part');
       } else {
