@@ -22,6 +22,7 @@ import type { TeamTemplates } from '../services/templates/team-templates.ts';
 import type { WarmPool } from '../services/sandboxes/warm-pool.ts';
 import { sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/data-plane/terminals.ts';
+import type { VolumeService } from '../services/volumes/volumes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,6 +57,7 @@ export interface Services {
   regions: RegionService;
   /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
   rateLimits?: SharedRateLimits;
+  volumes: VolumeService;
 }
 
 /** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */
