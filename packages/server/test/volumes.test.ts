@@ -123,6 +123,39 @@ for (const driver of (process.env.VOLUME_TEST_DRIVERS ?? 'container,gvisor').spl
       assertEnvelope(await api.get(`/volumes/${vol.id}`), 404, 'not_found');
     });
 
+    test('a restart of the service loses no volume and no mount', async () => {
+      await api.post('/volumes', { name: 'kept', size_mib: 16 });
+      const sb = (await api.post('/sandboxes', { volumes: [{ volume: 'kept', path: '/kept' }] })).body;
+      await exec(api, sb.id, 'echo before > /kept/f');
+      await srv.kill9();
+      await srv.launch();
+      assert.equal((await exec(api, sb.id, 'cat /kept/f && echo after >> /kept/f && cat /kept/f')).stdout, 'before\nbefore\nafter\n');
+      assert.equal((await api.get('/volumes/kept')).body.mounted_by.length, 1);
+      assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+      assert.equal((await api.del('/volumes/kept')).status, 204);
+    });
+
+    if (driver === 'gvisor') {
+      test('a snapshot records the mounts, not the contents; a fork mounts the same volume', async () => {
+        await api.post('/volumes', { name: 'forked', size_mib: 16 });
+        const sb = (await api.post('/sandboxes', { volumes: [{ volume: 'forked', path: '/work' }] })).body;
+        await exec(api, sb.id, 'echo one > /work/f');
+        const snap = await api.post(`/sandboxes/${sb.id}/snapshot`, {});
+        assert.equal(snap.status, 201, JSON.stringify(snap.body));
+        await exec(api, sb.id, 'echo two > /work/f');
+        const fork = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+        assert.equal(fork.status, 201, JSON.stringify(fork.body));
+        assert.equal((await exec(api, fork.body.id, 'cat /work/f')).stdout, 'two\n', 'the live volume, not a copy taken with the snapshot');
+        await exec(api, fork.body.id, 'echo three > /work/f');
+        assert.equal((await exec(api, sb.id, 'cat /work/f')).stdout, 'three\n');
+        assert.equal((await api.get('/volumes/forked')).body.mounted_by.length, 2);
+        assertEnvelope(await api.post('/sandboxes', { from_snapshot: snap.body.id, volumes: [{ volume: 'forked', path: '/x' }] }), 400, 'bad_request');
+        for (const id of [sb.id, fork.body.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+        assert.equal((await api.del(`/snapshots/${snap.body.id}`)).status, 204);
+        assert.equal((await api.del('/volumes/forked')).status, 204);
+      });
+    }
+
     test('a path through a symlink of the template never reaches the host', async () => {
       const v = (await api.post('/volumes', { name: 'sym', size_mib: 8 })).body;
       // /bin is a symlink to usr/bin in the base template (merged /usr).
