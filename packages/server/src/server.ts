@@ -33,6 +33,7 @@ import { SandboxMetrics } from './services/sandboxes/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes/sandboxes.ts';
 import { SnapshotService } from './services/snapshots/snapshots.ts';
 import { VolumeService } from './services/volumes/volumes.ts';
+import { VolumeFiles } from './services/volumes/volume-files.ts';
 import { VolumeDisks, volumeDiskPaths } from './runtime/host/volume-disks.ts';
 import { VolumeStore } from './store/volumes.ts';
 import { TemplateCaptures } from './services/templates/template-captures.ts';
@@ -391,6 +392,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         rateLimits,
         regions,
         volumes,
+        volumeFiles: new VolumeFiles(volumes),
       },
       log,
       edge,

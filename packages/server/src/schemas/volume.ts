@@ -44,3 +44,22 @@ export const VolumeMount = Type.Object(
   { additionalProperties: false },
 );
 export type VolumeMount = Static<typeof VolumeMount>;
+
+export const VolumeFilePathQuery = Type.Object(
+  { path: Type.String({ minLength: 1, maxLength: 4096, description: 'Path inside the volume, from its root (`/a/b` or `a/b`); no `..`; symlinks leading out of the volume are refused' }) },
+  { additionalProperties: false },
+);
+export type VolumeFilePathQuery = Static<typeof VolumeFilePathQuery>;
+
+export const VolumeFileEntry = Type.Object(
+  {
+    name: Type.String(),
+    path: Type.String({ description: "From the volume's root" }),
+    type: Type.Union([Type.Literal('file'), Type.Literal('dir'), Type.Literal('symlink'), Type.Literal('other')]),
+    size: Type.Integer({ minimum: 0 }),
+    modified_at: DateTime,
+  },
+  { $id: 'VolumeFileEntry' },
+);
+
+export const VolumeFileList = Type.Object({ entries: Type.Array(Type.Ref('VolumeFileEntry'), { description: 'Sorted by name' }) });

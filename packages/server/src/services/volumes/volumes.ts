@@ -94,6 +94,11 @@ export class VolumeService {
     return this.#d.store.mountedBy(volumeId, this.#d.clock.now() - CREATE_STALE_MS);
   }
 
+  /** The volume's root on this host (503 where volumes are not kept). */
+  rootOf(rec: VolumeRecord): string {
+    return this.#disks().path(rec.id);
+  }
+
   async usage(rec: VolumeRecord): Promise<number> {
     return (await this.#d.disks?.usage(rec.id).catch(() => 0)) ?? 0;
   }
