@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Api, ServerProcess } from './helpers/server-process.ts';
@@ -67,9 +68,23 @@ describe('files of a volume without a sandbox', () => {
 
   test('a full volume answers 507 and keeps nothing', async () => {
     await api.post('/volumes', { name: 'small', size_mib: 2 });
-    const res = await put('/x.bin', Buffer.alloc(4 * 1024 * 1024, 1), 'small');
-    assert.equal(res.status, 507, await res.clone().text());
-    assert.equal((await res.json()).error.code, 'insufficient_storage');
+    // Headers only, announcing more than fits: the server answers 507 before reading any body.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = connect(srv.port, '127.0.0.1', () => {
+        sock.write(`PUT /volumes/small/files?path=/x.bin HTTP/1.1\r\nhost: x\r\nx-api-key: ${srv.key}\r\ncontent-type: application/octet-stream\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
+      });
+      let text = '';
+      sock.on('data', (d) => {
+        text += d;
+        if (text.includes('}}')) {
+          sock.destroy();
+          resolve(text);
+        }
+      });
+      sock.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 507/);
+    assert.match(raw, /"code":"insufficient_storage"/);
     assert.deepEqual((await api.get('/volumes/small/files/list?path=/')).body.entries, []);
   });
 
