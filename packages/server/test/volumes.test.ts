@@ -66,18 +66,28 @@ for (const driver of (process.env.VOLUME_TEST_DRIVERS ?? 'container,gvisor').spl
       assert.equal((await api.post('/volumes', { name: 'third', size_mib: 1 })).status, 201);
       assertEnvelope(await api.post('/volumes', { name: 'fourth', size_mib: 1 }), 429, 'too_many_volumes');
 
-      const team = spawnSync(process.execPath, [CLI, 'team', 'create', `other-${driver}`, '--json'], {
+      const cli = spawnSync(process.execPath, [CLI, 'team', 'create', `other-${driver}`, '--json'], {
         env: { ...process.env, SANDPIT_DATA_DIR: srv.dataDir, SANDPIT_DATABASE_URL: srv.env.SANDPIT_DATABASE_URL ?? '' },
         encoding: 'utf8',
       });
-      assert.equal(team.status, 0, team.stderr);
-      const other = new Api(srv.url, JSON.parse(team.stdout).api_key);
+      assert.equal(cli.status, 0, cli.stderr);
+      const other = new Api(srv.url, JSON.parse(cli.stdout).api_key);
       assertEnvelope(await other.get(`/volumes/${vol.id}`), 404, 'not_found');
       assertEnvelope(await other.del(`/volumes/${vol.id}`), 404, 'not_found');
       assertEnvelope(await other.post('/sandboxes', { volumes: [{ volume: vol.id, path: '/data' }] }), 404, 'not_found');
       assert.deepEqual((await other.get('/volumes')).body.volumes, []);
 
       for (const name of ['second', 'third']) assert.equal((await api.del(`/volumes/${name}`)).status, 204);
+
+      // Metered as storage on the team's usage (no sandbox exists yet), never as a sandbox's line.
+      const team = (await api.get('/me')).body.team_id;
+      let storage = 0;
+      for (let i = 0; i < 50 && storage === 0; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        storage = (await api.get(`/teams/${team}/billing/usage`)).body.storage_mib_seconds ?? 0;
+      }
+      assert.ok(storage > 0, 'volume storage is metered');
+      assert.deepEqual((await api.get(`/teams/${team}/billing/usage/sandboxes`)).body.sandboxes, []);
     });
 
     test('mounted by two sandboxes: owned by user, shared writes, read-only, quota, pause/resume, delete refused then final', async () => {
