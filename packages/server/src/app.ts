@@ -23,6 +23,9 @@ import { sessionCookieOf } from './routes/session-cookie.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { secretRoutes } from './routes/secrets.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
+import { volumeRoutes } from './routes/volumes.ts';
+import { volumeFileRoutes } from './routes/volume-files.ts';
+import { Volume, VolumeFileEntry } from './schemas/volume.ts';
 import { teamRoutes } from './routes/teams.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { terminalRoutes, terminalSchemas } from './routes/terminals.ts';
@@ -147,6 +150,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   app.addSchema(SandboxWithToken);
   app.addSchema(Snapshot);
   app.addSchema(Template);
+  app.addSchema(Volume);
+  app.addSchema(VolumeFileEntry);
   for (const schema of [...fileSchemas, ...processSchemas, ...terminalSchemas]) app.addSchema(schema);
   // Terminals: 1 MiB frames are plenty for keystrokes and pastes.
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
@@ -175,6 +180,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
+  await volumeRoutes(app, s);
+  await volumeFileRoutes(app, s);
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);

@@ -53,6 +53,8 @@ export const SETTINGS = {
   SANDPIT_MAX_SNAPSHOTS: { default: '200', meaning: 'per-team snapshot cap' },
   SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT: { default: '4', meaning: 'per-team cap on snapshots being captured' },
   SANDPIT_SNAPSHOT_DEADLINE_MS: { default: '30000', meaning: 'how long POST /snapshot waits before answering 202' },
+  SANDPIT_MAX_VOLUMES: { default: '100', meaning: 'per-team volume cap' },
+  SANDPIT_VOLUME_STORE_GIB: { default: '1024', meaning: "apparent size of the sparse btrfs image holding this host's volumes (disk is used only as volumes fill)" },
   SANDPIT_MAX_CONCURRENT_BUILDS: { default: '2', meaning: 'per-team concurrent template builds' },
   SANDPIT_MAX_TEMPLATES: { default: '50', meaning: 'per-team live templates' },
   SANDPIT_TEMPLATE_MAX_MIB: { default: '8192', meaning: 'largest template (all its layers)' },
@@ -113,6 +115,9 @@ export interface Config {
   maxSnapshotsInFlightPerTeam: number;
   /** How long POST /snapshot waits for the capture before answering 202 and settling it in the background. */
   snapshotDeadlineMs: number;
+  /** Per-team volume cap, and the size of the store holding this host's volumes. */
+  maxVolumesPerTeam: number;
+  volumeStoreGiB: number;
   agentBinary: string;
   /** Port of the E2B-compatible API (control plane and envd); 0 turns it off. */
   e2bPort: number;
@@ -235,6 +240,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxSnapshotsPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS'),
     maxSnapshotsInFlightPerTeam: int(env, 'SANDPIT_MAX_SNAPSHOTS_IN_FLIGHT'),
     snapshotDeadlineMs: int(env, 'SANDPIT_SNAPSHOT_DEADLINE_MS'),
+    maxVolumesPerTeam: int(env, 'SANDPIT_MAX_VOLUMES'),
+    volumeStoreGiB: int(env, 'SANDPIT_VOLUME_STORE_GIB'),
     agentBinary: str(env, 'SANDPIT_AGENT_BINARY') ?? new URL('../../agent/build/sandpit-agent', import.meta.url).pathname,
     templates: {
       maxBuilds: int(env, 'SANDPIT_MAX_CONCURRENT_BUILDS'),

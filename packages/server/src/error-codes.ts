@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   too_many_snapshots_in_flight: 429,
   too_many_builds: 429,
   too_many_templates: 429,
+  too_many_volumes: 429,
   header_fields_too_large: 431,
   internal: 500,
   bad_gateway: 502,

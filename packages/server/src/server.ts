@@ -32,6 +32,10 @@ import { SandboxEvents } from './services/sandboxes/sandbox-events.ts';
 import { SandboxMetrics } from './services/sandboxes/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes/sandboxes.ts';
 import { SnapshotService } from './services/snapshots/snapshots.ts';
+import { VolumeService } from './services/volumes/volumes.ts';
+import { VolumeFiles } from './services/volumes/volume-files.ts';
+import { VolumeDisks, volumeDiskPaths } from './runtime/host/volume-disks.ts';
+import { VolumeStore } from './store/volumes.ts';
 import { TemplateCaptures } from './services/templates/template-captures.ts';
 import { loadSecretsKey, SecretsService } from './services/networking/secrets.ts';
 import { TeamManagementService } from './services/access/team-management.ts';
@@ -225,7 +229,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             log,
           })
         : undefined;
+    // Volumes live on the host that runs sandboxes (a node, or the single process); not on an API replica.
+    const volumeDisks = role === 'api' || opts.engine ? undefined : new VolumeDisks({ ...volumeDiskPaths(config.dataDir), sizeGiB: config.volumeStoreGiB, logger: log });
+    await volumeDisks?.init();
+    if (volumeDisks) opened.push(() => volumeDisks.close());
+    const volumes = new VolumeService({ store: new VolumeStore(db), disks: volumeDisks, clock, nodeId, maxPerTeam: config.maxVolumesPerTeam });
+    await volumes.reconcile();
     const sandboxes = new SandboxService({
+      volumes,
       store,
       teams,
       driver,
@@ -382,6 +393,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         driverName: driver.name,
         rateLimits,
         regions,
+        volumes,
+        volumeFiles: new VolumeFiles(volumes),
       },
       log,
       edge,

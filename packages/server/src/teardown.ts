@@ -7,6 +7,8 @@ import { networkConfig } from './network/network-config.ts';
 import { ContainerDriver } from './runtime/container/container-driver.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { GvisorDriver } from './runtime/gvisor/gvisor-driver.ts';
+import { unmountUnder } from './runtime/host/mounts.ts';
+import { volumeDiskPaths } from './runtime/host/volume-disks.ts';
 
 /**
  * Destroys every sandbox any engine holds for a data directory and releases host-wide
@@ -22,6 +24,8 @@ export async function teardownEngine(config: Config): Promise<void> {
     for (const id of await driver.list()) await driver.destroy(id);
     await driver.close({ release: true });
   }
+  // The volume store: unmounted once no sandbox binds a volume (the image file goes with the data dir).
+  await unmountUnder(volumeDiskPaths(config.dataDir).mountPoint);
   // A server killed before its shutdown leaves its spare namespaces and nft table behind.
   if (existsSync(config.dataDir)) {
     const net = await networkConfig(config.network, config.dataDir);

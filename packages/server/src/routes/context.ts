@@ -22,6 +22,8 @@ import type { TeamTemplates } from '../services/templates/team-templates.ts';
 import type { WarmPool } from '../services/sandboxes/warm-pool.ts';
 import { sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/data-plane/terminals.ts';
+import type { VolumeFiles } from '../services/volumes/volume-files.ts';
+import type { VolumeService } from '../services/volumes/volumes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,6 +58,8 @@ export interface Services {
   regions: RegionService;
   /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
   rateLimits?: SharedRateLimits;
+  volumes: VolumeService;
+  volumeFiles: VolumeFiles;
 }
 
 /** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */

@@ -16,6 +16,8 @@ export interface Resources {
 export interface BindMount {
   source: string;
   destination: string;
+  /** A volume's root: writable unless readOnly (other bind mounts are read-only); crun binds it idmapped. */
+  volume?: { readOnly: boolean };
 }
 
 /** Addresses and routes of a sandbox's network namespace (besides loopback and kernel routes). */
@@ -39,7 +41,7 @@ export interface SandboxSpec {
   netnsPath?: string;
   /** The addresses and routes that namespace was given, so engines need not read them back. */
   netConfig?: NetConfig;
-  /** Read-only bind mounts over the root (per-sandbox resolv.conf, the egress CA bundle). */
+  /** Bind mounts over the root: read-only files (per-sandbox resolv.conf, the egress CA bundle), and volumes. */
   mounts?: BindMount[];
 }
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Resources } from './common.ts';
+import { VolumeMount } from './volume.ts';
 
 const METADATA_DOC = 'At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved';
 
@@ -46,6 +47,12 @@ export const CreateSandboxBody = Type.Object(
     network: Type.Optional(NetworkRules),
     secrets: Type.Optional(SecretBindings),
     preview_access: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
+    volumes: Type.Optional(
+      Type.Array(VolumeMount, {
+        maxItems: 16,
+        description: 'Volumes to mount (docs/volumes.md). A fork from_snapshot mounts the volumes its snapshot recorded and takes none here.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

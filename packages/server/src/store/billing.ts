@@ -191,6 +191,13 @@ export class BillingStore {
     }));
   }
 
+  /** Which of these subjects are volumes (metered apart from sandboxes). */
+  async volumeSubjects(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('meter_segments').select('subject_id').distinct().where('subject_kind', '=', VOLUME).where('subject_id', 'in', ids).execute();
+    return new Set(rows.map((r) => r.subject_id));
+  }
+
   /** The sandbox each snapshot was taken from. */
   async snapshotSources(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
@@ -317,6 +324,40 @@ export class MeterStore {
     });
   }
 
+  /**
+   * Volume storage follows the volumes table: a volume holds its size (size_mib, what it reserves,
+   * like a sandbox's disk) from its creation; a grow starts a new segment at the change; a deleted
+   * volume (its row gone) stops at this sync, within a billing tick of the delete.
+   */
+  async syncVolumes(now: number): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const volumes = await tx.selectFrom('volumes').select(['id', 'team_id', 'size_mib', 'created_at', 'updated_at']).execute();
+      const open = await tx.selectFrom('meter_segments').select(['id', 'subject_id', 'quantity', 'start_at']).where('subject_kind', '=', VOLUME).where('end_at', 'is', null).execute();
+      const openBy = new Map(open.map((o) => [o.subject_id, o]));
+      const seen = new Set<string>();
+      for (const v of volumes) {
+        seen.add(v.id);
+        const bytes = Number(v.size_mib) * 1024 * 1024;
+        const seg = openBy.get(v.id);
+        if (seg && Number(seg.quantity) === bytes) continue;
+        let start = Number(v.created_at);
+        if (seg) {
+          start = Math.max(Number(v.updated_at), Number(seg.start_at));
+          await tx.updateTable('meter_segments').set({ end_at: start }).where('id', '=', seg.id).execute();
+        }
+        await tx.insertInto('meter_segments').values({ team_id: v.team_id, subject_kind: VOLUME, subject_id: v.id, resource: 'storage', quantity: bytes, start_at: start, end_at: null }).execute();
+      }
+      for (const o of open) {
+        if (!seen.has(o.subject_id))
+          await tx
+            .updateTable('meter_segments')
+            .set({ end_at: Math.max(now, Number(o.start_at)) })
+            .where('id', '=', o.id)
+            .execute();
+      }
+    });
+  }
+
   /** Storage segments still accruing, for the periodic size sample. */
   async openStorage(): Promise<{ subjectKind: string; subjectId: string; quantity: number }[]> {
     const rows = await this.db.selectFrom('meter_segments').select(['subject_kind', 'subject_id', 'quantity']).where('resource', '=', 'storage').where('end_at', 'is', null).execute();
@@ -344,6 +385,7 @@ const EVENTS_CURSOR = 'sandbox_events';
 /** Rolls back a metering batch whose events another replica metered first. */
 class StaleBatch extends Error {}
 const SNAPSHOT = 'snapshot';
+const VOLUME = 'volume';
 
 export type LedgerChange =
   | { kind: 'open'; teamId: string; subjectKind: string; subjectId: string; resource: MeterResource; quantity: number; at: number }

@@ -256,6 +256,29 @@ export interface Database {
   nodes: NodeTable;
   region_endpoints: RegionEndpointTable;
   auth_epoch: AuthEpochTable;
+  volumes: VolumeTable;
+  volume_mounts: VolumeMountTable;
+}
+
+/** A team's volume: a disk of its own that outlives sandboxes. */
+export interface VolumeTable {
+  id: string;
+  team_id: string;
+  name: string;
+  size_mib: number;
+  /** The node holding its files (several hosts); null on a single host. */
+  node_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A volume mounted by a sandbox at `path`. */
+export interface VolumeMountTable {
+  sandbox_id: string;
+  volume_id: string;
+  path: string;
+  read_only: number;
+  created_at: number;
 }
 
 /** A single row (id 1): its epoch grows with every change to what API keys may do. */

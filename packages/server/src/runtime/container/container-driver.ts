@@ -8,6 +8,7 @@ import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/h
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
+import { bindVolumes } from '../host/volume-binds.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
@@ -155,7 +156,10 @@ export class ContainerDriver implements RuntimeDriver {
       const { ready, capped } = this.layers.acquire(id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(this.layers.upper(id), spec, this.opts.resolvConf?.(spec)));
       const limited = settleAll([capped, layer] as const).then(([subvolId]) => subvolId);
-      const mounted = Promise.all([userns, layer, mkdir(sp.rootfs)]).then(([fd]) => mountIdmappedOverlay(fd, lowerDirs(spec), this.layers.dir(id), sp.rootfs));
+      const mounted = Promise.all([userns, layer, mkdir(sp.rootfs)]).then(async ([fd]) => {
+        await mountIdmappedOverlay(fd, lowerDirs(spec), this.layers.dir(id), sp.rootfs);
+        await bindVolumes(fd, sp.rootfs, base, spec.mounts ?? []);
+      });
       const sysfs = spec.netnsPath ? sysfsFor(spec.netnsPath, join(sp.dir, 'sys')) : Promise.resolve(undefined);
       const configured = Promise.all([sysfs, cpuViewMounts(sp.dir, pinnedCpus(id, spec.resources.vcpuCount))]).then(([sys, cpuView]) => {
         const config = ociConfig({ spec, rootfs: sp.rootfs, runDir: sp.runDir, agentBinary: this.opts.agentBinary, nofile: this.nofile, idBase: base, sysfs: sys }) as {

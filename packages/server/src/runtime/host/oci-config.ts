@@ -77,7 +77,10 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, s
       { destination: '/sys/fs/cgroup', type: 'cgroup', source: 'cgroup', options: [...noexec, 'relatime', 'ro'] },
       { destination: '/run/sandpit', type: 'bind', source: runDir, options: ['bind', 'rw', 'nosuid', 'nodev', 'noexec'] },
       { destination: AGENT_PATH, type: 'bind', source: agentBinary, options: ['bind', 'ro', 'nosuid', 'nodev'] },
-      ...(spec.mounts ?? []).map((m) => ({ destination: m.destination, type: 'bind', source: m.source, options: ['bind', 'ro', 'nosuid', 'nodev'] })),
+      // Under crun (idBase) the driver binds volumes itself, idmapped (volume-binds.ts); gVisor's gofer serves them.
+      ...(spec.mounts ?? [])
+        .filter((m) => !(m.volume && idBase !== undefined))
+        .map((m) => ({ destination: m.destination, type: 'bind', source: m.source, options: ['bind', m.volume && !m.volume.readOnly ? 'rw' : 'ro', 'nosuid', 'nodev'] })),
     ],
     linux: {
       cgroupsPath: `/${CGROUP_PARENT}/${spec.id}`,

@@ -145,8 +145,11 @@ export class BillingService {
     const { bySubject } = await this.#liveUsage(p.teamId, period, now);
     // A snapshot's storage counts towards the sandbox it was taken from.
     const sources = await this.deps.store.snapshotSources([...bySubject.keys()]);
+    // Volumes outlive sandboxes: their storage is on the team's summary, not a sandbox's line.
+    const volumes = await this.deps.store.volumeSubjects([...bySubject.keys()]);
     const bySandbox = new Map<string, Usage>();
     for (const [subject, u] of bySubject) {
+      if (volumes.has(subject)) continue;
       const id = sources.get(subject) ?? subject;
       const acc = bySandbox.get(id) ?? { vcpuSeconds: 0, memoryMibSeconds: 0, storageMibSeconds: 0 };
       acc.vcpuSeconds += u.vcpuSeconds;

@@ -9,7 +9,7 @@ import { within } from '../../timeouts.ts';
  * How lifecycle events move the ledger. Compute (vCPUs and memory from the sandbox's `resources`)
  * accrues while the sandbox is active; its disk accrues from creation until it is deleted or lost.
  * A restart writes no event for a sandbox that kept running, so its open segments keep accruing.
- * Snapshots hold their size from ready to deleted (see MeterStore.syncSnapshots).
+ * Snapshots hold their size from ready to deleted (see MeterStore.syncSnapshots), volumes theirs while they exist (syncVolumes).
  */
 const OPENS_COMPUTE = new Set(['created', 'resumed', 'reconciled_active']);
 const CLOSES_COMPUTE = new Set(['paused', 'auto_paused', 'reconciled_paused', 'failed', 'deleted', 'auto_deleted']);
@@ -52,6 +52,7 @@ export class MeteringService {
       await this.#drain();
       await this.deps.store.syncSnapshots();
       const now = this.deps.clock.now();
+      await this.deps.store.syncVolumes(now);
       if (now - this.#lastSample >= this.deps.sampleIntervalMs) {
         this.#lastSample = now;
         await this.#sampleDisks();

@@ -44,7 +44,7 @@ const LINES = [
   {
     resource_key: 'storage_mib_seconds',
     resource: 'storage',
-    display_name: 'Storage (sandbox disks and snapshots)',
+    display_name: 'Storage (sandbox disks, snapshots and volumes)',
     unit: 'mib_second',
     display_unit: 'GiB-hour',
     sort_order: 30,

@@ -23,6 +23,8 @@ import { templateSandboxSpec } from '../templates/template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
 import { BootError } from '../../templates/boot.ts';
 import { bootFresh, type Launch, personalizeWarm, restoreCapture, startFork } from './sandbox-launchers.ts';
+import type { VolumeService } from '../volumes/volumes.ts';
+import { volumeMounts, wantsVolumes } from './sandbox-volumes.ts';
 
 export interface SandboxServiceDeps {
   store: SandboxStore;
@@ -48,6 +50,8 @@ export interface SandboxServiceDeps {
   maxConcurrentStarts: number;
   /** Connections the platform holds to sandboxes, closed before a capture; absent: none are held. */
   connections?: PlatformConnections;
+  /** Volumes sandboxes mount; absent: creates that ask for volumes answer 503. */
+  volumes?: VolumeService;
 }
 
 /** What a sandbox started from a snapshot continues from. */
@@ -111,20 +115,22 @@ export class SandboxService {
     let started: (() => void) | undefined;
     try {
       // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh one.
-      const warm = fork || Object.keys(secrets).length > 0 ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
+      const warm = fork || Object.keys(secrets).length > 0 || wantsVolumes(body) ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
       // Cold starts queue for the host: a burst then completes in arrival order instead of all at its end.
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
-      const capture = warm || fork ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
+      const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
       const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: false };
       try {
+        if (!warm) launch.spec.mounts = [...(launch.spec.mounts ?? []), ...(await volumeMounts(this.deps.volumes, p.teamId, id, body, [...template.layers, template.rootfs]))];
         if (warm) await personalizeWarm(this.deps, launch);
         else if (fork) await startFork(launch, fork);
         else if (!(capture && (await restoreCapture(this.deps, launch, capture)))) await bootFresh(this.deps, launch);
       } catch (err) {
         if (launch.engineHolds || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
         await net?.abort();
+        await this.deps.volumes?.release(id);
         if (err instanceof BootError) throw unavailable(`the template's ${err.code.replace('_failed', '')} did not come up: ${err.message}`);
         throw err;
       }
@@ -160,6 +166,7 @@ export class SandboxService {
       } catch (err) {
         await driver.destroy(id).catch(() => undefined);
         await net?.abort();
+        await this.deps.volumes?.release(id);
         throw err;
       }
       return rec;

@@ -1,0 +1,66 @@
+import { closeSync } from 'node:fs';
+import { chown, lstat, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import koffi from 'koffi';
+import type { BindMount } from '../driver.ts';
+import { libc } from './libc.ts';
+
+const AT_FDCWD = -100;
+const AT_EMPTY_PATH = 0x1000;
+const OPEN_TREE_CLONE = 1;
+const OPEN_TREE_CLOEXEC = 0o2000000;
+const MOVE_MOUNT_F_EMPTY_PATH = 0x4;
+const MOUNT_ATTR_RDONLY = 0x1;
+const MOUNT_ATTR_NOSUID = 0x2;
+const MOUNT_ATTR_NODEV = 0x4;
+const MOUNT_ATTR_IDMAP = 0x100000;
+
+koffi.struct('volume_mount_attr', { attr_set: 'uint64', attr_clr: 'uint64', propagation: 'uint64', userns_fd: 'uint64' });
+const openTree = libc.func('int open_tree(int dfd, const char *path, unsigned int flags)');
+const mountSetattr = libc.func('int mount_setattr(int dfd, const char *path, unsigned int flags, volume_mount_attr *attr, size_t size)');
+const moveMount = libc.func('int move_mount(int from_dfd, const char *from_path, int to_dfd, const char *to_path, unsigned int flags)');
+const strerror = libc.func('const char *strerror(int errnum)');
+
+/**
+ * Binds the volumes among `mounts` into a crun sandbox's root before it starts, each an idmapped view
+ * (its user namespace `userns`) so files keep their sandbox ids on disk whatever range the sandbox
+ * has, and several sandboxes share one volume. crun's OCI bind mounts are made as sandbox root, which
+ * cannot reach the volume store (0700), and crun 1.8.1 cannot idmap a bind: so the host mounts them.
+ * The mount point is made inside the root without following a symlink (nothing inside runs yet, so
+ * none can appear meanwhile): a path through one is refused, never resolved on the host.
+ */
+export async function bindVolumes(userns: number, rootfs: string, sandboxRoot: number, mounts: readonly BindMount[]): Promise<void> {
+  // Outer paths first, so a volume mounted inside another lands in it.
+  const volumes = mounts.filter((m) => m.volume).sort((a, b) => a.destination.length - b.destination.length);
+  for (const m of volumes) {
+    const target = await mountPoint(rootfs, m.destination, sandboxRoot);
+    const fd = openTree(AT_FDCWD, m.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd < 0) throw new Error(`open_tree ${m.source}: ${strerror(koffi.errno())}`);
+    try {
+      const attr = { attr_set: MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0), attr_clr: 0, propagation: 0, userns_fd: userns };
+      if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) throw new Error(`idmapping volume ${m.source}: ${strerror(koffi.errno())}`);
+      if (moveMount(fd, '', AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) !== 0) throw new Error(`mounting a volume at ${m.destination}: ${strerror(koffi.errno())}`);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** `dest` under `rootfs`, its missing directories made (owned by sandbox root), refusing any symlink or non-directory on the way. */
+async function mountPoint(rootfs: string, dest: string, sandboxRoot: number): Promise<string> {
+  let at = rootfs;
+  for (const part of dest.split('/').filter(Boolean)) {
+    if (part === '..' || part === '.') throw new Error(`volume path ${dest} is not normalized`);
+    at = join(at, part);
+    const st = await lstat(at).catch(() => undefined);
+    if (!st) {
+      await mkdir(at, { mode: 0o755 });
+      await chown(at, sandboxRoot, sandboxRoot);
+    } else if (st.isSymbolicLink()) {
+      throw new Error(`volume path ${dest} goes through a symlink in the template; give a path without one`);
+    } else if (!st.isDirectory()) {
+      throw new Error(`volume path ${dest} goes through a file of the template that is not a directory`);
+    }
+  }
+  return at;
+}

@@ -1,0 +1,166 @@
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, type Stats } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApiError, badRequest, conflict, notFound } from '../../errors.ts';
+import { Beneath } from '../../runtime/host/beneath.ts';
+import type { Principal } from '../access/principal.ts';
+import type { VolumeService } from './volumes.ts';
+
+/** Owner of what the API writes into a volume: the sandbox's `user`, as its root is. */
+const USER_ID = 1000;
+
+export interface VolumeFileEntry {
+  name: string;
+  path: string;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  size: number;
+  modified_at: string;
+}
+
+/**
+ * Files of a volume without a sandbox, done on the host: every path resolves beneath the volume's
+ * root in the kernel (openat2 RESOLVE_BENEATH, `runtime/host/beneath.ts`), so `..` and symlinks
+ * leading out fail instead of reaching the host's files.
+ */
+export class VolumeFiles {
+  readonly #volumes: VolumeService;
+
+  constructor(volumes: VolumeService) {
+    this.#volumes = volumes;
+  }
+
+  async upload(p: Principal, volume: string, path: string, body: Readable, length: number | undefined): Promise<VolumeFileEntry> {
+    const rec = await this.#volumes.get(p, volume);
+    const rel = relPath(path);
+    if (length !== undefined && length > rec.sizeMib * 1024 * 1024 - (await this.#volumes.usage(rec))) throw full(rec.name);
+    return withRoot(this.#volumes.rootOf(rec), async (b) => {
+      const parentRel = posix.dirname(rel);
+      if (parentRel !== '.') b.mkdirs(parentRel, USER_ID, USER_ID);
+      const { dir, name } = b.parent(rel);
+      const tmp = `.${name.slice(0, 200)}.upload-${randomBytes(6).toString('hex')}`;
+      try {
+        const fd = b.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644, dir);
+        try {
+          Beneath.chownIn(dir, tmp, USER_ID, USER_ID);
+          await pipeline(body, createWriteStream('', { fd, autoClose: false, flush: true }));
+          Beneath.renameIn(dir, tmp, name);
+          return entry(posix.basename(rel), `/${rel}`, fstatSync(fd));
+        } finally {
+          closeSync(fd);
+        }
+      } catch (err) {
+        Beneath.unlinkIn(dir, tmp);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EDQUOT' || code === 'ENOSPC') throw full(rec.name);
+        throw err;
+      } finally {
+        closeSync(dir);
+      }
+    });
+  }
+
+  async download(p: Principal, volume: string, path: string): Promise<{ stream: Readable; size: number }> {
+    const rec = await this.#volumes.get(p, volume);
+    const rel = relPath(path);
+    return withRoot(this.#volumes.rootOf(rec), async (b) => {
+      const fd = b.open(rel, constants.O_RDONLY);
+      const st = fstatSync(fd);
+      if (!st.isFile()) {
+        closeSync(fd);
+        throw badRequest(`'${path.slice(0, 256)}' is not a regular file`);
+      }
+      return { stream: createReadStream('', { fd }), size: st.size };
+    });
+  }
+
+  async list(p: Principal, volume: string, path: string): Promise<VolumeFileEntry[]> {
+    const rec = await this.#volumes.get(p, volume);
+    const rel = path === '/' || path === '' ? '' : relPath(path);
+    return withRoot(this.#volumes.rootOf(rec), async (b) => {
+      const fd = b.open(rel, constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        // The descriptor's own /proc link: the directory opened beneath the root, not a path resolved again.
+        const at = `/proc/self/fd/${fd}`;
+        const names = (await readdir(at)).sort();
+        const out: VolumeFileEntry[] = [];
+        for (const name of names) {
+          const st = await lstat(`${at}/${name}`).catch(() => undefined);
+          if (st) out.push(entry(name, `/${rel ? `${rel}/` : ''}${name}`, st));
+        }
+        return out;
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  /** Removes a file, a symlink (not what it points to) or an empty directory. */
+  async remove(p: Principal, volume: string, path: string): Promise<void> {
+    const rec = await this.#volumes.get(p, volume);
+    const rel = relPath(path);
+    await withRoot(this.#volumes.rootOf(rec), async (b) => {
+      const { dir, name } = b.parent(rel);
+      let isDir = false;
+      try {
+        isDir = (await lstat(`/proc/self/fd/${dir}/${name}`)).isDirectory();
+      } finally {
+        closeSync(dir);
+      }
+      b.remove(rel, isDir);
+    });
+  }
+}
+
+function full(name: string): ApiError {
+  return new ApiError(507, 'insufficient_storage', `volume '${name}' is full (its size is its quota; grow it with PATCH); nothing was written`);
+}
+
+/** A path inside the volume, `/`-rooted or relative to its root, without `.` or `..` parts. */
+function relPath(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) throw badRequest(`path '${path.slice(0, 256)}' may not contain '..'`);
+  if (parts.length === 0) throw badRequest('path names no file');
+  if (path.includes('\0')) throw badRequest('path holds a NUL byte');
+  return parts.join('/');
+}
+
+async function withRoot<T>(root: string, fn: (b: Beneath) => Promise<T>): Promise<T> {
+  const b = new Beneath(root);
+  try {
+    return await fn(b);
+  } catch (err) {
+    throw fsError(err);
+  } finally {
+    b.close();
+  }
+}
+
+function fsError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const e = err as NodeJS.ErrnoException;
+  const msg = e.message.replace(/^\w+ /, '');
+  switch (e.code) {
+    case 'ENOENT':
+      return notFound(`no such file in the volume: ${msg}`);
+    case 'EXDEV':
+    case 'ELOOP':
+      return badRequest(`the path leaves the volume or goes through a symlink that does: ${msg}`);
+    case 'ENOTDIR':
+    case 'EISDIR':
+    case 'EEXIST':
+    case 'EINVAL':
+      return badRequest(msg);
+    case 'ENOTEMPTY':
+      return conflict(`the directory is not empty: ${msg}`);
+    default:
+      return err;
+  }
+}
+
+function entry(name: string, path: string, st: Stats): VolumeFileEntry {
+  const type = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : 'other';
+  return { name, path, type, size: st.size, modified_at: st.mtime.toISOString() };
+}
