@@ -22,6 +22,7 @@ import type { TeamTemplates } from '../services/templates/team-templates.ts';
 import type { WarmPool } from '../services/sandboxes/warm-pool.ts';
 import { sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/data-plane/terminals.ts';
+import type { SshKeyService } from '../services/ssh/ssh-keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +55,9 @@ export interface Services {
   driverName: string;
   /** Regions this one knows, for GET /info (several regions). */
   regions: RegionService;
+  sshKeys: SshKeyService;
+  /** The SSH gateway's bound port; 0 when it is off. */
+  sshPort: () => number;
   /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
   rateLimits?: SharedRateLimits;
 }
