@@ -22,6 +22,7 @@ import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
 import { sessionCookieOf } from './routes/session-cookie.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { secretRoutes } from './routes/secrets.ts';
+import { sshKeyRoutes } from './routes/ssh-keys.ts';
 import { snapshotRoutes } from './routes/snapshots.ts';
 import { volumeRoutes } from './routes/volumes.ts';
 import { volumeFileRoutes } from './routes/volume-files.ts';
@@ -176,6 +177,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await processRoutes(app, s);
   await terminalRoutes(app, s);
   await secretRoutes(app, s);
+  await sshKeyRoutes(app, s);
   await previewPortRoutes(app, s);
   await templateRoutes(app, s);
   await teamRoutes(app, s);

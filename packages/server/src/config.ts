@@ -9,6 +9,7 @@ export const SETTINGS = {
   HOST: { default: '0.0.0.0', meaning: 'address the API listens on' },
   PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
   SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
+  SANDPIT_SSH_PORT: { default: '2222', meaning: 'port of the SSH gateway (`ssh -p 2222 <sandbox-id>@host`: shells, commands, scp/sftp, `-L` forwarding); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
   SANDPIT_DATABASE_URL: { meaning: '`postgres://user:pass@host:5432/db` (or `?host=/socket/dir`): PostgreSQL as the store (default: SQLite in the data dir)' },
   SANDPIT_IMAGE_DIR: { meaning: 'built templates, a cache rebuilt when absent (default `$SANDPIT_DATA_DIR/images`)' },
@@ -121,6 +122,8 @@ export interface Config {
   agentBinary: string;
   /** Port of the E2B-compatible API (control plane and envd); 0 turns it off. */
   e2bPort: number;
+  /** Port of the SSH gateway; 0 turns it off. */
+  sshPort: number;
   templates: TemplateSettings;
   warmPool: WarmPoolSettings;
   network: NetworkSettings;
@@ -268,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
     e2bPort: int(env, 'SANDPIT_E2B_PORT', 65535),
+    sshPort: int(env, 'SANDPIT_SSH_PORT', 65535),
     corsOrigins: (str(env, 'SANDPIT_CORS_ORIGINS') ?? '')
       .split(',')
       .map((o) => o.trim())

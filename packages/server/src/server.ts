@@ -5,6 +5,12 @@ import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildE2bApp } from './e2b/app.ts';
+import { SshGateway } from './ssh/gateway.ts';
+import { loadHostKey } from './services/ssh/host-key.ts';
+import { LoginThrottle } from './services/ssh/login-throttle.ts';
+import { SshAccess } from './services/ssh/ssh-access.ts';
+import { SshKeyService } from './services/ssh/ssh-keys.ts';
+import { SshKeyStore } from './store/ssh-keys.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
@@ -289,6 +295,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         return `${base.protocol}//${p}-${id}.preview.${base.host}`;
       },
     });
+    const sshKeys = new SshKeyService(new SshKeyStore(db), () => clock.now());
+    const sshAccess = new SshAccess({ store, sandboxes, keys: sshKeys, throttle: new LoginThrottle(() => clock.now()), addressOf: (id) => network?.sandboxAddress(id) });
+    connections.register((id) => sshAccess.closeTunnels(id));
+    let sshPort = 0;
     // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
     if (role !== 'api') {
       opened.push(() => warmPool.close());
@@ -395,6 +405,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         regions,
         volumes,
         volumeFiles: new VolumeFiles(volumes),
+        sshKeys,
+        sshPort: () => sshPort,
       },
       log,
       edge,
@@ -409,6 +421,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         : undefined;
     if (e2b) opened.push(() => e2b.app.close());
     if (e2b) await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
+    // Like the E2B API, the SSH gateway serves this process's own sandboxes: not on an API replica.
+    const ssh = config.sshPort > 0 && role !== 'api' ? new SshGateway({ access: sshAccess, files, hostKey: (await loadHostKey(config.dataDir)).private, log }) : undefined;
+    if (ssh) {
+      sshPort = await ssh.listen(config.sshPort, config.host);
+      opened.push(() => ssh.close());
+    }
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -503,6 +521,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
+        await ssh?.close();
         await sandboxMetrics.close();
         await app.close();
         await rateLimits?.close();

@@ -24,6 +24,7 @@ import { sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/data-plane/terminals.ts';
 import type { VolumeFiles } from '../services/volumes/volume-files.ts';
 import type { VolumeService } from '../services/volumes/volumes.ts';
+import type { SshKeyService } from '../services/ssh/ssh-keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,6 +57,9 @@ export interface Services {
   driverName: string;
   /** Regions this one knows, for GET /info (several regions). */
   regions: RegionService;
+  sshKeys: SshKeyService;
+  /** The SSH gateway's bound port; 0 when it is off. */
+  sshPort: () => number;
   /** Rate-limit counts shared by API replicas (PostgreSQL); unset, each process counts in memory. */
   rateLimits?: SharedRateLimits;
   volumes: VolumeService;

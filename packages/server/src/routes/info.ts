@@ -28,6 +28,7 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
             data_plane_url: Type.String(),
             sandbox_url: Type.String({ description: 'Template with {sandbox_id}' }),
             preview_url: Type.String({ description: 'Template with {port} and {sandbox_id}' }),
+            ssh_port: Type.Optional(Type.Integer({ description: 'Port of the SSH gateway (`ssh -p <ssh_port> <sandbox_id>@host`); absent when SANDPIT_SSH_PORT is 0' })),
             e2b_api_url: Type.Optional(Type.String({ description: 'E2B-compatible API (set E2B_API_URL and E2B_SANDBOX_URL to it); absent when SANDPIT_E2B_PORT is 0' })),
             warm_pool: Type.Object(
               { ready: Type.Integer(), target: Type.Integer() },
@@ -45,6 +46,7 @@ export async function infoRoutes(app: FastifyInstance, s: Services) {
       data_plane_url: `http://${publicHost}:${port()}`,
       sandbox_url: `http://{sandbox_id}.sandbox.${publicHost}:${port()}`,
       preview_url: `http://{port}-{sandbox_id}.preview.${publicHost}:${port()}`,
+      ...(s.sshPort() > 0 ? { ssh_port: s.sshPort() } : {}),
       ...(s.config.e2bPort > 0 ? { e2b_api_url: `http://${publicHost}:${s.config.e2bPort}` } : {}),
       warm_pool: s.warmPool.sizes().reduce((t, p) => ({ ready: t.ready + p.ready, target: t.target + p.target }), { ready: 0, target: 0 }),
     }),

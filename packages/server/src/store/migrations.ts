@@ -16,6 +16,7 @@ import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
 import { authEpoch } from './migrations/0015-auth-epoch.ts';
 import { nodeMoves } from './migrations/0016-node-moves.ts';
 import { volumes } from './migrations/0020-volumes.ts';
+import { sshKeys } from './migrations/0023-ssh-keys.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0015_auth_epoch': authEpoch,
   '0016_node_moves': nodeMoves,
   '0020_volumes': volumes,
+  '0023_ssh_keys': sshKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -227,6 +227,17 @@ export interface SnapshotTable {
   deleted_at: number | null;
 }
 
+/** A team's SSH public key (OpenSSH wire blob, base64); the fingerprint is OpenSSH's `SHA256:...`. */
+export interface SshKeyTable {
+  id: string;
+  team_id: string;
+  name: string;
+  algorithm: string;
+  public_key: string;
+  fingerprint: string;
+  created_at: number;
+}
+
 export interface Database {
   teams: TeamTable;
   users: UserTable;
@@ -256,6 +267,7 @@ export interface Database {
   nodes: NodeTable;
   region_endpoints: RegionEndpointTable;
   auth_epoch: AuthEpochTable;
+  ssh_keys: SshKeyTable;
   volumes: VolumeTable;
   volume_mounts: VolumeMountTable;
 }

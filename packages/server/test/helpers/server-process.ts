@@ -71,6 +71,7 @@ export class ServerProcess {
         SANDPIT_LOG_LEVEL: 'warn',
         // Test servers run side by side: the E2B port stays off unless a test asks for one.
         SANDPIT_E2B_PORT: '0',
+        SANDPIT_SSH_PORT: '0',
         // Test servers do not take bursts: two spare namespaces, not the default's 32, each start.
         SANDPIT_NET_WARM: '2',
         // Nor pre-started sandboxes: a test that wants the warm pool asks for it.

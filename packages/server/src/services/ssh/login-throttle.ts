@@ -1,0 +1,42 @@
+/** Failed logins an address may make per window before every login from it is refused until the window ends. */
+export const FAILED_LOGINS_PER_WINDOW = 100;
+export const THROTTLE_WINDOW_MS = 60_000;
+/** Addresses tracked at once; past this the oldest windows are forgotten (memory stays bounded under a spray). */
+const MAX_ADDRESSES = 100_000;
+
+/** Per-address failed-login counts in fixed windows. */
+export class LoginThrottle {
+  readonly #now: () => number;
+  readonly #limit: number;
+  readonly #windowMs: number;
+  readonly #byAddress = new Map<string, { start: number; failures: number }>();
+
+  constructor(now: () => number, limit = FAILED_LOGINS_PER_WINDOW, windowMs = THROTTLE_WINDOW_MS) {
+    this.#now = now;
+    this.#limit = limit;
+    this.#windowMs = windowMs;
+  }
+
+  #entry(address: string) {
+    const now = this.#now();
+    const e = this.#byAddress.get(address);
+    if (e && now - e.start < this.#windowMs) return e;
+    this.#byAddress.delete(address);
+    return undefined;
+  }
+
+  /** True while the address has used up its failures for this window. */
+  blocked(address: string): boolean {
+    return (this.#entry(address)?.failures ?? 0) >= this.#limit;
+  }
+
+  failed(address: string): void {
+    const e = this.#entry(address);
+    if (e) {
+      e.failures++;
+      return;
+    }
+    if (this.#byAddress.size >= MAX_ADDRESSES) this.#byAddress.delete(this.#byAddress.keys().next().value!);
+    this.#byAddress.set(address, { start: this.#now(), failures: 1 });
+  }
+}
