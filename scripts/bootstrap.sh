@@ -152,6 +152,8 @@ ensure_test_tools() {
   command -v htpasswd >/dev/null || missing+=(apache2-utils)
   command -v openssl >/dev/null || missing+=(openssl)
   dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
+  # The SSH gateway is tested with OpenSSH's own client.
+  command -v ssh >/dev/null || missing+=(openssh-client)
   # The Python SDK (packages/python-sdk) is built, type checked and tested with Debian's Python only (no PyPI).
   /usr/bin/python3 -c 'import httpx, websockets, pytest, mypy, setuptools, wheel, ensurepip' 2>/dev/null \
     || missing+=(python3-httpx python3-websockets python3-pytest python3-mypy python3-setuptools python3-wheel python3-venv)
