@@ -7,6 +7,7 @@ import { ApiError, tooMany } from './errors.ts';
 import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { auditLogRoutes, auditTrail } from './routes/audit-log.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { consoleAssetRoutes } from './routes/console-assets.ts';
 import { consoleSessionRoutes } from './routes/console-session.ts';
@@ -157,6 +158,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await metricsRoutes(app, s);
+  // Before every route: its onRoute hook sees the WebSocket routes as they are added.
+  auditTrail(app, s);
   // First: its cookie parser must run before every route's API key hook.
   await consoleSessionRoutes(app, s);
   await consoleAssetRoutes(app, s.config.consoleDir);
@@ -175,6 +178,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
+  await auditLogRoutes(app, s);
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);

@@ -72,6 +72,7 @@ export const SETTINGS = {
   SANDPIT_CONSOLE_SESSION_TTL_S: { default: '43200', meaning: 'lifetime of a web console sign-in (session cookie)' },
   SANDPIT_CONSOLE_DIR: { meaning: 'built console assets served at /console (default `packages/console/dist`)' },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
+  SANDPIT_AUDIT_RETENTION_DAYS: { default: '90', meaning: 'how long audit log entries are kept (days, at least 1)' },
   SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
@@ -129,6 +130,8 @@ export interface Config {
   /** Per-sandbox metrics: time between samples and how long points are kept. */
   metricsIntervalMs: number;
   metricsWindowMs: number;
+  /** How long audit log entries are kept. */
+  auditRetentionMs: number;
   cluster: ClusterSettings;
 }
 
@@ -269,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSessionTtlMs: int(env, 'SANDPIT_CONSOLE_SESSION_TTL_S') * 1000,
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
     metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
+    auditRetentionMs: Math.max(1, int(env, 'SANDPIT_AUDIT_RETENTION_DAYS')) * 86_400_000,
     cluster: clusterSettings(env),
   };
 }

@@ -11,6 +11,8 @@ import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/access/auth.ts';
+import { AuditLog } from './services/audit/audit-log.ts';
+import { AuditLogStore } from './store/audit-log.ts';
 import { ConsoleSessions } from './services/access/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/data-plane/exec.ts';
@@ -118,6 +120,8 @@ const SECRET_REVOCATION_SYNC_MS = 500;
 const AUTH_SYNC_MS = 200;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
+/** How often audit entries past retention are pruned (by one replica). */
+const AUDIT_PRUNE_MS = 3_600_000;
 /** How often an API replica looks for nodes that fell silent. */
 const NODE_SWEEP_MS = 1000;
 
@@ -318,6 +322,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       windowMs: config.metricsWindowMs,
     });
     const sandboxEvents = new SandboxEvents(db);
+    const audit = new AuditLog({ store: new AuditLogStore(db), clock, log, retentionMs: config.auditRetentionMs });
     // Other API replicas exist only on a shared store: with SQLite (one process) rate limits stay in memory, exact and without a write per request.
     const sharedStore = dialectOf(db) === 'postgres';
     const rateLimits = sharedStore ? new SharedRateLimits(new RateLimitStore(db), clock) : undefined;
@@ -360,6 +365,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       {
         config,
         auth,
+        audit,
         sandboxes,
         exec,
         files,
@@ -459,6 +465,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       : undefined;
     revocationSync?.unref();
     // On SQLite too: operator commands (sandpit team create) bump the same epoch. A request finding this late syncs first.
+    const auditLease = new Lease(leases, 'audit-retention', replicaId, clock, JOB_LEASE_TTL_MS);
+    const pruneAudit = () =>
+      void auditLease
+        .held()
+        .then((held) => (held ? audit.prune() : 0))
+        .catch((err) => log.warn({ err: String(err) }, 'audit log pruning failed'));
+    if (role !== 'node') pruneAudit();
+    const auditPrune = role !== 'node' ? setInterval(pruneAudit, AUDIT_PRUNE_MS) : undefined;
+    auditPrune?.unref();
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
     authSync.unref();
 
@@ -483,12 +498,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(billingTimer);
         clearInterval(revocationSync);
         clearInterval(authSync);
+        clearInterval(auditPrune);
         await billingRun;
-        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
+        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await sandboxMetrics.close();
         await app.close();
+        await audit.flush();
         await rateLimits?.close();
         await warmPool.close();
         await captures.close();

@@ -205,6 +205,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's audit log, newest first: every call that changed something (needs audit:read, which admins and owners hold)
+         * @description Who (key, user), what (action, resource), when, from where (address, user agent) and the HTTP status; never a request body, secret value or token. Entries are kept SANDPIT_AUDIT_RETENTION_DAYS (default 90) and cannot be changed or deleted through the API.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    /** @description An API key id or a user id */
+                    actor?: string;
+                    cursor?: string;
+                    /** @description Page size, 1 to 1000 (default 100) */
+                    limit?: string;
+                    resource_id?: string;
+                    /** @description sandbox, snapshot, template, secret, api_key, member, webhook, console_session */
+                    resource_type?: string;
+                    /** @description RFC 3339 time: entries at or after it */
+                    since?: string;
+                    /** @description RFC 3339 time: entries before it */
+                    until?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: components["schemas"]["AuditEntry"][];
+                            next_cursor?: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/summary": {
         parameters: {
             query?: never;
@@ -5723,6 +5806,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuditEntry: {
+            /** @description Dotted name, e.g. sandbox.create, sandbox.exec, sandbox.terminal.open, secret.revoke, api_key.create, member.deactivate, webhook.update */
+            action: string;
+            actor: {
+                key_id?: string;
+                /** @description api_key: X-API-Key; console_session: the console, acting through the key it was opened with; access_token: a sandbox access token on the data plane */
+                type: "api_key" | "console_session" | "access_token";
+                user_id?: string;
+            };
+            /** Format: date-time */
+            at: string;
+            id: string;
+            request: {
+                ip: string;
+                method: string;
+                /** @description The route pattern (no query string, no body) */
+                route: string;
+                user_agent?: string;
+            };
+            resource: {
+                id?: string;
+                type: string;
+            };
+            /** @description The HTTP status the call answered */
+            status: number;
+            /** @description The OpenTelemetry trace of the call, when tracing is on */
+            trace_id?: string;
+        };
         BillingPeriod: {
             /** @description Null: shadow-mode periods need no approval */
             approved_at: string | null;

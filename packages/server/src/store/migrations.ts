@@ -15,6 +15,7 @@ import { replicaCounters } from './migrations/0013-replica-counters.ts';
 import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
 import { authEpoch } from './migrations/0015-auth-epoch.ts';
 import { nodeMoves } from './migrations/0016-node-moves.ts';
+import { auditLog } from './migrations/0017-audit-log.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0014_metadata_list_order': metadataListOrder,
   '0015_auth_epoch': authEpoch,
   '0016_node_moves': nodeMoves,
+  '0017_audit_log': auditLog,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -256,6 +256,28 @@ export interface Database {
   nodes: NodeTable;
   region_endpoints: RegionEndpointTable;
   auth_epoch: AuthEpochTable;
+  audit_log: AuditLogTable;
+}
+
+/** One mutating API call: who (key, user), what (action, resource), when, from where, and its HTTP status. Never a body. */
+export interface AuditLogTable {
+  id: string;
+  team_id: string;
+  at: number;
+  /** api_key, console_session or access_token (the data plane). */
+  actor_type: string;
+  key_id: string | null;
+  user_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  method: string;
+  /** The route pattern, never the raw URL (no query string). */
+  route: string;
+  status: number;
+  ip: string;
+  user_agent: string | null;
+  trace_id: string | null;
 }
 
 /** A single row (id 1): its epoch grows with every change to what API keys may do. */
