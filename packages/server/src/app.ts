@@ -8,6 +8,7 @@ import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes, auditTrail } from './routes/audit-log.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { consoleAssetRoutes } from './routes/console-assets.ts';
 import { consoleSessionRoutes } from './routes/console-session.ts';
@@ -179,6 +180,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await teamRoutes(app, s);
   await billingRoutes(app, s);
   await auditLogRoutes(app, s);
+  await webhookRoutes(app, s);
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);

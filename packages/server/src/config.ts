@@ -73,6 +73,7 @@ export const SETTINGS = {
   SANDPIT_CONSOLE_DIR: { meaning: 'built console assets served at /console (default `packages/console/dist`)' },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
   SANDPIT_AUDIT_RETENTION_DAYS: { default: '90', meaning: 'how long audit log entries are kept (days, at least 1)' },
+  SANDPIT_WEBHOOK_ALLOW_HOSTS: { meaning: 'webhook receivers (`host:port`, comma-separated) allowed although they are loopback, private or link-local addresses (tests, private receivers)' },
   SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
@@ -132,6 +133,8 @@ export interface Config {
   metricsWindowMs: number;
   /** How long audit log entries are kept. */
   auditRetentionMs: number;
+  /** Webhook receivers (`host:port`) exempted from the SSRF guard. */
+  webhookAllowHosts: string[];
   cluster: ClusterSettings;
 }
 
@@ -273,6 +276,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
     metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
     auditRetentionMs: Math.max(1, int(env, 'SANDPIT_AUDIT_RETENTION_DAYS')) * 86_400_000,
+    webhookAllowHosts: (str(env, 'SANDPIT_WEBHOOK_ALLOW_HOSTS') ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
     cluster: clusterSettings(env),
   };
 }

@@ -13,6 +13,11 @@ import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/access/auth.ts';
 import { AuditLog } from './services/audit/audit-log.ts';
 import { AuditLogStore } from './store/audit-log.ts';
+import { WebhookStore } from './store/webhooks.ts';
+import { WebhookService } from './services/webhooks/webhooks.ts';
+import { WebhookDispatcher } from './services/webhooks/dispatcher.ts';
+import { UrlGuard } from './services/webhooks/url-guard.ts';
+import { sandboxView } from './services/sandboxes/sandbox-view.ts';
 import { ConsoleSessions } from './services/access/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/data-plane/exec.ts';
@@ -107,7 +112,11 @@ export interface StartOptions {
    * sandbox network (a fake engine has no namespace to join).
    */
   engine?: RuntimeDriver;
+  /** Webhook attempts with no answer by then are retried (default 10 s). */
+  webhookTimeoutMs?: number;
 }
+
+const NO_REVOCATIONS: ReadonlySet<string> = new Set();
 
 export const FIRST_KEY_FILE = 'first-api-key';
 const TIMER_INTERVAL_MS = 250;
@@ -120,6 +129,9 @@ const SECRET_REVOCATION_SYNC_MS = 500;
 const AUTH_SYNC_MS = 200;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
+/** Webhook attempts: how long one waits for an answer; how often the outbox is looked at unprompted. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_INTERVAL_MS = 250;
 /** How often audit entries past retention are pruned (by one replica). */
 const AUDIT_PRUNE_MS = 3_600_000;
 /** How often an API replica looks for nodes that fell silent. */
@@ -138,7 +150,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const opened: (() => Promise<unknown>)[] = [];
   try {
     const teams = new TeamStore(db);
-    const store = new SandboxStore(db, nodeId);
+    // Each lifecycle event keeps the sandbox as the API shows it (webhooks send it); revocations are read when a page is served, not here.
+    const store = new SandboxStore(db, nodeId, (s) => sandboxView(s, NO_REVOCATIONS));
     const nodeStore = new NodeStore(db);
     const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     const consoleSessionStore = new ConsoleSessionStore(db);
@@ -323,6 +336,21 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     const sandboxEvents = new SandboxEvents(db);
     const audit = new AuditLog({ store: new AuditLogStore(db), clock, log, retentionMs: config.auditRetentionMs });
+    const webhookStore = new WebhookStore(db);
+    const urlGuard = new UrlGuard(config.webhookAllowHosts, [config.network.pool]);
+    const webhooks = new WebhookService({ store: webhookStore, guard: urlGuard, clock, key: secretsKey, wake: () => dispatcher.wake() });
+    // The outbox runs on one API replica at a time (a node records events; API replicas deliver them).
+    const webhookLease = new Lease(leases, 'webhooks', replicaId, clock, JOB_LEASE_TTL_MS);
+    const dispatcher: WebhookDispatcher = new WebhookDispatcher({
+      store: webhookStore,
+      service: webhooks,
+      guard: urlGuard,
+      clock,
+      log,
+      held: () => (role === 'node' ? Promise.resolve(false) : webhookLease.held()),
+      timeoutMs: opts.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+      intervalMs: WEBHOOK_INTERVAL_MS,
+    });
     // Other API replicas exist only on a shared store: with SQLite (one process) rate limits stay in memory, exact and without a write per request.
     const sharedStore = dialectOf(db) === 'postgres';
     const rateLimits = sharedStore ? new SharedRateLimits(new RateLimitStore(db), clock) : undefined;
@@ -366,6 +394,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         config,
         auth,
         audit,
+        webhooks,
         sandboxes,
         exec,
         files,
@@ -472,6 +501,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         .then((held) => (held ? audit.prune() : 0))
         .catch((err) => log.warn({ err: String(err) }, 'audit log pruning failed'));
     if (role !== 'node') pruneAudit();
+    if (role !== 'node') dispatcher.start();
     const auditPrune = role !== 'node' ? setInterval(pruneAudit, AUDIT_PRUNE_MS) : undefined;
     auditPrune?.unref();
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
@@ -500,7 +530,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(authSync);
         clearInterval(auditPrune);
         await billingRun;
-        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release()]).catch(() => undefined);
+        await dispatcher.close();
+        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release(), webhookLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await sandboxMetrics.close();

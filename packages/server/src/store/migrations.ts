@@ -16,6 +16,7 @@ import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
 import { authEpoch } from './migrations/0015-auth-epoch.ts';
 import { nodeMoves } from './migrations/0016-node-moves.ts';
 import { auditLog } from './migrations/0017-audit-log.ts';
+import { webhooks } from './migrations/0018-webhooks.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0015_auth_epoch': authEpoch,
   '0016_node_moves': nodeMoves,
   '0017_audit_log': auditLog,
+  '0018_webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type Platform, startPlatform } from '../../src/server.ts';
+import { type Platform, type StartOptions, startPlatform } from '../../src/server.ts';
 import { baseRecipe, recipeHash } from '../../src/templates/base-recipe.ts';
 import { MemoryDriver } from '../fakes/memory-driver.ts';
 import { testDatabase } from './postgres.ts';
@@ -15,22 +15,24 @@ export class FakePlatform {
   readonly key: string;
   readonly engine = new MemoryDriver();
   readonly env: Record<string, string>;
+  readonly options: Partial<StartOptions>;
   clock: ManualClock;
   platform: Platform | undefined;
   database: { url: string; drop: () => Promise<void> } | undefined;
 
-  private constructor(dir: string, key: string, clock: ManualClock, env: Record<string, string>) {
+  private constructor(dir: string, key: string, clock: ManualClock, env: Record<string, string>, options: Partial<StartOptions>) {
     this.dir = dir;
     this.key = key;
     this.clock = clock;
     this.env = env;
+    this.options = options;
   }
 
-  static async start(opts: { key?: string; clock?: ManualClock; env?: Record<string, string> } = {}): Promise<FakePlatform> {
+  static async start(opts: { key?: string; clock?: ManualClock; env?: Record<string, string>; options?: Partial<StartOptions> } = {}): Promise<FakePlatform> {
     const dir = await mkdtemp(join(tmpdir(), 'sandpit-fake-'));
     // platform/base is only a path to a fake engine: an empty root where the cache would have it.
     await mkdir(join(dir, 'images', 'templates', 'platform-base', recipeHash(baseRecipe()), 'rootfs'), { recursive: true });
-    const f = new FakePlatform(dir, opts.key ?? 'sp_fake_platform_test_key_0123456789', opts.clock ?? new ManualClock(Date.UTC(2031, 0, 10, 12)), opts.env ?? {});
+    const f = new FakePlatform(dir, opts.key ?? 'sp_fake_platform_test_key_0123456789', opts.clock ?? new ManualClock(Date.UTC(2031, 0, 10, 12)), opts.env ?? {}, opts.options ?? {});
     f.database = await testDatabase();
     await f.open();
     return f;
@@ -51,7 +53,7 @@ export class FakePlatform {
       ...this.env,
     });
     // Timers run when a test says so.
-    this.platform = await startPlatform(config, { clock: this.clock, engine: this.engine, timerIntervalMs: 3_600_000 });
+    this.platform = await startPlatform(config, { clock: this.clock, engine: this.engine, timerIntervalMs: 3_600_000, ...this.options });
   }
 
   get p(): Platform {

@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   'members:manage',
   'billing:read',
   'audit:read',
+  'webhooks:manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -25,7 +26,7 @@ export type Role = (typeof ROLES)[number];
 export const isRole = (r: string): r is Role => (ROLES as readonly string[]).includes(r);
 
 /** Members run sandboxes but cannot manage the team, its keys or see its bill. */
-const MEMBER_EXCLUDED: readonly Permission[] = ['keys:manage', 'members:manage', 'billing:read', 'audit:read'];
+const MEMBER_EXCLUDED: readonly Permission[] = ['keys:manage', 'members:manage', 'billing:read', 'audit:read', 'webhooks:manage'];
 
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { iso, type Clock } from '../../clock.ts';
 import { badRequest } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import { timeOrderedId } from '../../ids.ts';
 import type { AuditEntry, AuditLogQuery } from '../../schemas/audit-log.ts';
 import type { AuditLogStore, AuditRecord } from '../../store/audit-log.ts';
 import type { Principal } from '../access/principal.ts';
@@ -26,8 +26,6 @@ export class AuditLog {
   readonly deps: AuditLogDeps;
   #queue: AuditRecord[] = [];
   #flushing: Promise<void> | undefined;
-  #lastAt = 0;
-  #seq = 0;
 
   constructor(deps: AuditLogDeps) {
     this.deps = deps;
@@ -35,16 +33,8 @@ export class AuditLog {
 
   record(entry: Omit<AuditRecord, 'id' | 'at'>): void {
     const at = this.deps.clock.now();
-    this.#queue.push({ ...entry, id: this.#nextId(at), at });
+    this.#queue.push({ ...entry, id: timeOrderedId(at), at });
     if (this.#queue.length === 1 && !this.#flushing) setImmediate(() => void this.flush());
-  }
-
-  /** A UUID (version 7 layout) that sorts in recording order, also within one millisecond: pages list entries newest first by (at, id). */
-  #nextId(at: number): string {
-    this.#seq = at === this.#lastAt ? this.#seq + 1 : 0;
-    this.#lastAt = at;
-    const hex = at.toString(16).padStart(12, '0').slice(-12) + (0x7000 + (this.#seq & 0xfff)).toString(16) + newId().replaceAll('-', '').slice(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
   }
 
   /** Writes what is queued; resolves once everything recorded before the call is in the store. */
