@@ -46,6 +46,8 @@ import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/fleet/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
+import type { Telemetry } from './telemetry.ts';
+import { requestSpan } from './tracing.ts';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
@@ -53,8 +55,10 @@ export type RoleEdge =
   | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
-export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge): Promise<FastifyInstance> {
+export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge, telemetry?: Pick<Telemetry, 'serverFactory'>): Promise<FastifyInstance> {
   const app = Fastify({
+    // Tracing on: every request runs in the context of its server span (OpenTelemetry).
+    ...(telemetry ? { serverFactory: telemetry.serverFactory } : {}),
     loggerInstance: log,
     // Per-request lines would cost more than the requests at thousands per second; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
@@ -67,6 +71,23 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     clientErrorHandler,
   });
   app.addHook('onRoute', acceptMissingOptionalBody);
+  if (telemetry) {
+    // The span is named for the route; the trace id goes into the audit entry and answers every error (X-Trace-Id).
+    app.addHook('onRequest', async (req) => {
+      const span = requestSpan(req.raw);
+      if (!span) return;
+      req.traceId = span.spanContext().traceId;
+      const route = req.routeOptions.url;
+      if (route) {
+        span.updateName(`${req.method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+    });
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (reply.statusCode >= 400 && req.traceId) reply.header('x-trace-id', req.traceId);
+      return payload;
+    });
+  }
 
   // Bodiless POSTs (pause, resume) often still carry a JSON content type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {

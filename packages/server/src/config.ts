@@ -74,6 +74,9 @@ export const SETTINGS = {
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
   SANDPIT_AUDIT_RETENTION_DAYS: { default: '90', meaning: 'how long audit log entries are kept (days, at least 1)' },
   SANDPIT_WEBHOOK_ALLOW_HOSTS: { meaning: 'webhook receivers (`host:port`, comma-separated) allowed although they are loopback, private or link-local addresses (tests, private receivers)' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP/HTTP (protobuf) base URL, e.g. `http://collector:4318`: traces go to `/v1/traces`, metrics to `/v1/metrics`; unset: OpenTelemetry is off' },
+  OTEL_SERVICE_NAME: { default: 'sandpit', meaning: 'the `service.name` of traces and metrics' },
+  OTEL_METRIC_EXPORT_INTERVAL: { default: '60000', meaning: 'milliseconds between OTLP metric exports' },
   SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
@@ -133,12 +136,21 @@ export interface Config {
   metricsWindowMs: number;
   /** How long audit log entries are kept. */
   auditRetentionMs: number;
+  otel: OtelSettings;
   /** Webhook receivers (`host:port`) exempted from the SSRF guard. */
   webhookAllowHosts: string[];
   cluster: ClusterSettings;
 }
 
 export type Role = 'all' | 'api' | 'node';
+
+/** OpenTelemetry (the standard OTEL_* variables; the exporters also read OTEL_EXPORTER_OTLP_HEADERS and the like themselves). */
+export interface OtelSettings {
+  /** Unset: tracing and OTLP metrics are off. */
+  endpoint?: string;
+  serviceName: string;
+  metricIntervalMs: number;
+}
 
 /** Several hosts: which role this process plays and how it reaches the others. */
 export interface ClusterSettings {
@@ -276,6 +288,11 @@ export function loadConfig(env: Env = process.env): Config {
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
     metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
     auditRetentionMs: Math.max(1, int(env, 'SANDPIT_AUDIT_RETENTION_DAYS')) * 86_400_000,
+    otel: {
+      endpoint: str(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+      serviceName: str(env, 'OTEL_SERVICE_NAME')!,
+      metricIntervalMs: Math.max(100, int(env, 'OTEL_METRIC_EXPORT_INTERVAL')),
+    },
     webhookAllowHosts: (str(env, 'SANDPIT_WEBHOOK_ALLOW_HOSTS') ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())

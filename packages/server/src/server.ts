@@ -1,12 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildE2bApp } from './e2b/app.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
+import { startTelemetry, type Telemetry } from './telemetry.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './runtime/agent-pool.ts';
@@ -97,6 +99,8 @@ export interface Platform {
   billing: BillingService;
   /** The first team's key when this start created it (printed once by `serve`). */
   createdKey?: string;
+  /** Set when OpenTelemetry is configured. */
+  telemetry?: Telemetry;
   url: string;
   close(): Promise<void>;
 }
@@ -112,6 +116,8 @@ export interface StartOptions {
    * sandbox network (a fake engine has no namespace to join).
    */
   engine?: RuntimeDriver;
+  /** Where log lines go (tests read them); default stdout. */
+  logDestination?: DestinationStream;
   /** Webhook attempts with no answer by then are retried (default 10 s). */
   webhookTimeoutMs?: number;
 }
@@ -140,7 +146,8 @@ const NODE_SWEEP_MS = 1000;
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
-  const log = createLogger(config.logLevel);
+  // OpenTelemetry is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; on, log lines within a request carry its trace id.
+  const log = createLogger(config.logLevel, config.otel.endpoint !== undefined, opts.logDestination);
   const db = await openDb(config);
   const { role } = config.cluster;
   // A node records what it makes as its own and works only from its own rows; otherwise every row is this process's.
@@ -171,6 +178,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await auth.syncChanges();
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
+    const telemetry = startTelemetry(config.otel, metrics.registry);
+    if (telemetry) opened.push(() => telemetry.shutdown());
     const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
     const driver = instrumentDriver(engine, metrics);
     opened.push(() => driver.close());
@@ -418,6 +427,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       },
       log,
       edge,
+      telemetry,
     );
     opened.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
@@ -516,6 +526,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       templates: curated,
       billing,
       createdKey,
+      telemetry,
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
@@ -543,6 +554,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         agents.closeAll();
         await network?.close();
         await driver.close();
+        await telemetry?.shutdown();
         await db.destroy();
       },
     };

@@ -7,6 +7,7 @@ import type { CreateTemplateBody, TemplateStep } from '../../schemas/template.ts
 import type { ResourceEvent } from '../../store/resource-events.ts';
 import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore } from '../../store/templates.ts';
 import { templateView } from './template-view.ts';
+import { inSpan } from '../../tracing.ts';
 import type { TeamStore } from '../../store/teams.ts';
 import type { LayerCache } from '../../templates/layer-cache.ts';
 import { type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../../templates/run-build.ts';
@@ -155,7 +156,9 @@ export class TeamTemplates {
         released = true;
         this.#building.set(p.teamId, (this.#building.get(p.teamId) ?? 1) - 1);
       };
-      void this.#runTeamBuild(t, build, base, log, release).finally(() => {
+      // Its span belongs to the trace of the POST that started it and outlives the request.
+      const template = t;
+      void inSpan('template.build', () => this.#runTeamBuild(template, build, base, log, release), { 'sandpit.template_id': template.id, 'sandpit.build_id': build.id }).finally(() => {
         release();
         setTimeout(() => this.#live.delete(build.id), 60_000).unref();
       });
