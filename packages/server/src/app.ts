@@ -73,19 +73,22 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   app.addHook('onRoute', acceptMissingOptionalBody);
   if (telemetry) {
     // The span is named for the route; the trace id goes into the audit entry and answers every error (X-Trace-Id).
-    app.addHook('onRequest', async (req) => {
+    // Callback hooks, not async ones: no promise per request.
+    app.addHook('onRequest', (req, _reply, done) => {
       const span = requestSpan(req.raw);
-      if (!span) return;
-      req.traceId = span.spanContext().traceId;
       const route = req.routeOptions.url;
-      if (route) {
-        span.updateName(`${req.method} ${route}`);
-        span.setAttribute('http.route', route);
+      if (span) {
+        req.traceId = span.spanContext().traceId;
+        if (route && span.isRecording()) {
+          span.updateName(`${req.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
       }
+      done();
     });
-    app.addHook('onSend', async (req, reply, payload) => {
+    app.addHook('onSend', (req, reply, payload, done) => {
       if (reply.statusCode >= 400 && req.traceId) reply.header('x-trace-id', req.traceId);
-      return payload;
+      done(null, payload);
     });
   }
 

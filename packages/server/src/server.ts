@@ -435,7 +435,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
       config.e2bPort > 0 && role !== 'api'
-        ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions }, log)
+        ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions, audit, region: config.region }, log)
         : undefined;
     if (e2b) opened.push(() => e2b.app.close());
     await e2b?.app.listen({ host: config.host, port: config.e2bPort });

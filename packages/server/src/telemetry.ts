@@ -6,7 +6,7 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, type CollectionResult, DataPointType, MeterProvider, type MetricData, type MetricProducer, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, type Sampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Registry } from 'prom-client';
 import type { OtelSettings } from './config.ts';
 import { VERSION } from './routes/info.ts';
@@ -26,7 +26,11 @@ export function startTelemetry(settings: OtelSettings, registry: Registry): Tele
   if (settings.endpoint === undefined) return undefined;
   const base = settings.endpoint.replace(/\/+$/, '');
   const resource = resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': VERSION });
-  const traces = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${base}/v1/traces` }), scheduledDelayMillis: 1000 })] });
+  const traces = new TracerProvider({
+    resource,
+    sampler: samplerOf(settings.sampler),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${base}/v1/traces` }), scheduledDelayMillis: 1000 })],
+  });
   trace.setGlobalTracerProvider(traces);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -64,6 +68,12 @@ export function startTelemetry(settings: OtelSettings, registry: Registry): Tele
       propagation.disable();
     },
   };
+}
+
+/** The standard OTEL_TRACES_SAMPLER names. */
+function samplerOf({ name, ratio }: OtelSettings['sampler']): Sampler {
+  const root = name.endsWith('always_off') ? new AlwaysOffSampler() : name.endsWith('traceidratio') ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler();
+  return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 
 /** The metrics GET /metrics serves, read from the Prometheus registry at each export and sent as OTLP metrics. */

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { isNamedAuditRoute } from '../src/services/audit/audit-actions.ts';
 import { FakePlatform } from './helpers/fake-platform.ts';
@@ -151,4 +153,31 @@ test('entries older than the retention are pruned', async () => {
     left.map((e) => e.action),
     ['secret.create'],
   );
+});
+
+test("the E2B port's control-plane calls are recorded as on the main API", async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const e = await FakePlatform.start({ env: { SANDPIT_E2B_PORT: String(port) } });
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/sandboxes`, {
+      method: 'POST',
+      headers: { 'x-api-key': e.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ templateID: 'base' }),
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    const { sandboxID } = (await res.json()) as { sandboxID: string };
+    assert.equal((await fetch(`http://127.0.0.1:${port}/sandboxes/${sandboxID}`, { method: 'DELETE', headers: { 'x-api-key': e.key } })).status, 204);
+    const log = (await e.api().get('/audit-log')).body.entries.map((x: any) => [x.action, x.resource.id, x.request.route, x.status]);
+    assert.deepEqual(log, [
+      ['sandbox.delete', `sb-local-${sandboxID}`, 'e2b /sandboxes/:sandboxID', 204],
+      ['sandbox.create', `sb-local-${sandboxID}`, 'e2b /sandboxes', 201],
+    ]);
+  } finally {
+    await e.destroy();
+  }
 });

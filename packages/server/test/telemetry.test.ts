@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
+import { loadConfig } from '../src/config.ts';
 import { FakePlatform } from './helpers/fake-platform.ts';
 import { OtlpReceiver } from './helpers/otlp-receiver.ts';
 import type { Api } from './helpers/server-process.ts';
@@ -125,4 +126,11 @@ test('off unless configured: no export, no header', async () => {
   } finally {
     await quiet.destroy();
   }
+});
+
+test('the standard sampler settings are read, and a bad one is refused with its name', () => {
+  assert.deepEqual(loadConfig({}).otel.sampler, { name: 'parentbased_always_on', ratio: 1 });
+  assert.deepEqual(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }).otel.sampler, { name: 'parentbased_traceidratio', ratio: 0.1 });
+  assert.throws(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' }), /OTEL_TRACES_SAMPLER must be one of/);
+  assert.throws(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '2' }), /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/);
 });

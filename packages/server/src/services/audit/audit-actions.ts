@@ -72,3 +72,15 @@ export function auditActionOf(method: string, route: string | undefined): AuditA
 
 /** Whether the table names the route (for the test that keeps it complete). */
 export const isNamedAuditRoute = (method: string, route: string) => `${method} ${route}` in ACTIONS;
+
+/** The E2B-compatible control plane's calls that change something (its own port; docs/e2b.md), named as on the main API. */
+export const E2B_ACTIONS: Record<string, string> = {
+  'POST /sandboxes': 'sandbox.create',
+  'POST /v2/sandboxes': 'sandbox.create',
+  'DELETE /sandboxes/:sandboxID': 'sandbox.delete',
+  'POST /sandboxes/:sandboxID/pause': 'sandbox.pause',
+  'POST /sandboxes/:sandboxID/resume': 'sandbox.resume',
+  'POST /sandboxes/:sandboxID/connect': 'sandbox.activate',
+  'POST /v2/sandboxes/:sandboxID/connect': 'sandbox.activate',
+  'POST /sandboxes/:sandboxID/timeout': 'sandbox.update',
+};
