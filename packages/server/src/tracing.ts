@@ -39,13 +39,14 @@ export function activeTraceId(): string | undefined {
   return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
 }
 
-const REQUEST_SPAN = Symbol('sandpit.requestSpan');
+// Kept beside the request, not on it: a property added to Node's request objects changes their shape on the hot path.
+const REQUEST_SPANS = new WeakMap<IncomingMessage, Span>();
 
 /** The server span of an HTTP request (set where the request arrives, read by the routes' hooks). */
 export function requestSpan(req: IncomingMessage): Span | undefined {
-  return (req as IncomingMessage & { [REQUEST_SPAN]?: Span })[REQUEST_SPAN];
+  return REQUEST_SPANS.get(req);
 }
 
 export function setRequestSpan(req: IncomingMessage, span: Span): void {
-  (req as IncomingMessage & { [REQUEST_SPAN]?: Span })[REQUEST_SPAN] = span;
+  REQUEST_SPANS.set(req, span);
 }

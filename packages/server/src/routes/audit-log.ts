@@ -44,6 +44,9 @@ export async function auditLogRoutes(app: FastifyInstance, s: Services) {
  * nothing. A call nobody could be identified for (no valid key or token) has no team to show it to.
  */
 export function auditTrail(app: FastifyInstance, s: Services): void {
+  // Declared, so setting them leaves every request object of one shape.
+  app.decorateRequest('auditResourceId', undefined);
+  app.decorateRequest('traceId', undefined);
   const region = s.config.region;
   // On a node the caller's address is the one its API replica forwarded.
   const forwarded = s.config.cluster.role === 'node';
