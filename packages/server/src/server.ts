@@ -157,7 +157,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const opened: (() => Promise<unknown>)[] = [];
   try {
     const teams = new TeamStore(db);
-    // Each lifecycle event keeps the sandbox as the API shows it (webhooks send it); revocations are read when a page is served, not here.
+    // Each lifecycle event keeps the sandbox as the API shows it (webhooks send it); revoked secrets are marked when its deliveries are queued.
     const store = new SandboxStore(db, nodeId, (s) => sandboxView(s, NO_REVOCATIONS));
     const nodeStore = new NodeStore(db);
     const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs) : undefined;
@@ -359,6 +359,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       held: () => (role === 'node' ? Promise.resolve(false) : webhookLease.held()),
       timeoutMs: opts.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
       intervalMs: WEBHOOK_INTERVAL_MS,
+      revokedSecrets: (ids) => secrets.revokedNames(ids),
     });
     // Other API replicas exist only on a shared store: with SQLite (one process) rate limits stay in memory, exact and without a write per request.
     const sharedStore = dialectOf(db) === 'postgres';

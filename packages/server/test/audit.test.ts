@@ -77,6 +77,23 @@ test('secret values, keys and tokens never appear; secrets, keys and members are
   for (const a of ['secret.create', 'secret.revoke GH_TOKEN', `api_key.create ${key.body.id}`, `api_key.revoke ${key.body.id}`]) assert.ok(actions.includes(a), `${a} in ${actions}`);
 });
 
+test('console sign-in and sign-out are recorded as the key that signed in', async () => {
+  const signIn = await fetch(`${f.p.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: f.key }) });
+  assert.equal(signIn.status, 200);
+  const cookie = String(signIn.headers.get('set-cookie')).split(';')[0]!;
+  assert.equal((await fetch(`${f.p.url}/session`, { method: 'DELETE', headers: { cookie } })).status, 204);
+  const me = (await api.get('/me')).body;
+  const log = await entries('?resource_type=console_session');
+  assert.deepEqual(
+    log.map((e) => [e.action, e.actor.key_id, e.status]),
+    [
+      ['console_session.delete', me.key_id, 204],
+      ['console_session.create', me.key_id, 200],
+    ],
+  );
+  assert.ok(!JSON.stringify(log).includes(cookie.split('=')[1]!));
+});
+
 test('filters: action, resource type, actor, time; pages follow the cursor', async () => {
   const a = (await api.post('/sandboxes', {})).body.id;
   const b = (await api.post('/sandboxes', {})).body.id;

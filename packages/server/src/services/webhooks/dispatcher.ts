@@ -35,6 +35,8 @@ export interface DispatcherDeps {
   timeoutMs: number;
   /** How often the outbox is looked at without being woken. */
   intervalMs: number;
+  /** Which bound secrets of these sandboxes are revoked (a sandbox's `secrets[].revoked`, read when its events are queued). */
+  revokedSecrets: (sandboxIds: string[]) => Promise<Map<string, Set<string>>>;
 }
 
 /**
@@ -105,10 +107,25 @@ export class WebhookDispatcher {
         if (events.length === 0) break;
         hooks ??= await this.deps.store.active();
         const now = this.deps.clock.now();
+        if (hooks.length > 0) await this.#markRevoked(events);
         const deliveries = hooks.length === 0 ? [] : events.flatMap((e) => this.#deliveriesFor(log, e, hooks!, now));
         if (!(await this.deps.store.enqueue(log, from, events[events.length - 1]!.seq, deliveries))) break;
         if (events.length < BATCH) break;
       }
+    }
+  }
+
+  /** A sandbox kept with its event says no secret is revoked: revocations are read from the store here, as GET does. */
+  async #markRevoked(events: LoggedEvent[]): Promise<void> {
+    const withSecrets = events.filter((e) => e.sandboxId && e.resource?.includes('"secrets":[{'));
+    if (withSecrets.length === 0) return;
+    const revoked = await this.deps.revokedSecrets([...new Set(withSecrets.map((e) => e.sandboxId!))]);
+    for (const e of withSecrets) {
+      const names = revoked.get(e.sandboxId!);
+      if (!names) continue;
+      const view = JSON.parse(e.resource!) as { secrets: { secret: string; revoked: boolean }[] };
+      for (const b of view.secrets) b.revoked = names.has(b.secret);
+      e.resource = JSON.stringify(view);
     }
   }
 
