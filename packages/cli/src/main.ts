@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { auditCommand } from './commands/audit.ts';
 import { clusterCommand } from './commands/cluster.ts';
 import { cpCommand } from './commands/cp.ts';
 import { downCommand } from './commands/down.ts';
@@ -16,6 +17,7 @@ import { shellCommand } from './commands/shell.ts';
 import { snapshotCommand } from './commands/snapshot.ts';
 import { teamCommand } from './commands/team.ts';
 import { templateCommand } from './commands/template.ts';
+import { webhookCommand } from './commands/webhook.ts';
 
 const program = new Command('sandpit').description('Sandpit: self-hosted sandboxes for AI agents').version('0.1.0');
 program.addCommand(serveCommand());
@@ -33,5 +35,7 @@ program.addCommand(snapshotCommand());
 program.addCommand(secretCommand());
 program.addCommand(templateCommand());
 program.addCommand(previewCommand());
+program.addCommand(webhookCommand());
+program.addCommand(auditCommand());
 program.addCommand(mcpCommand());
 await program.parseAsync(process.argv);

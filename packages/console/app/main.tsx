@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get, type Me, setSignedOutHandler, signOut } from './api.ts';
+import { AuditLogPage } from './pages/audit-log.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { CreateSandboxPage } from './pages/create-sandbox.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -11,6 +12,7 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { SnapshotsPage } from './pages/snapshots.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
+import { WebhookDeliveriesPage, WebhooksPage } from './pages/webhooks.tsx';
 import { href, navigate, usePath } from './router.ts';
 import './styles.css';
 
@@ -22,11 +24,14 @@ const NAV: [string, string, string?][] = [
   ['/keys', 'API keys', 'keys:manage'],
   ['/team', 'Team', 'members:read'],
   ['/billing', 'Billing', 'billing:read'],
+  ['/webhooks', 'Webhooks', 'webhooks:manage'],
+  ['/audit-log', 'Audit log', 'audit:read'],
 ];
 
 function Page({ path, me }: { path: string; me: Me }) {
   const can = (perm: string) => me.permissions.includes(perm);
   const sandbox = /^\/sandboxes\/([^/]+)$/.exec(path);
+  const webhook = /^\/webhooks\/([^/]+)$/.exec(path);
   if (path === '/sandboxes/new') return <CreateSandboxPage />;
   if (sandbox) return <SandboxPage id={decodeURIComponent(sandbox[1]!)} />;
   if (path === '/sandboxes' || path === '/') return <SandboxesPage />;
@@ -35,6 +40,9 @@ function Page({ path, me }: { path: string; me: Me }) {
   if (path === '/secrets') return <SecretsPage />;
   if (path === '/keys') return <KeysPage me={me} />;
   if (path === '/team') return <TeamPage me={me} />;
+  if (webhook) return <WebhookDeliveriesPage id={decodeURIComponent(webhook[1]!)} />;
+  if (path === '/webhooks') return <WebhooksPage />;
+  if (path === '/audit-log') return can('audit:read') ? <AuditLogPage /> : <p role="alert">This API key has no audit:read permission.</p>;
   if (path === '/billing') return can('billing:read') ? <BillingPage me={me} /> : <p role="alert">This API key has no billing:read permission.</p>;
   return (
     <p>

@@ -3,12 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { Api, ServerProcess } from '../../server/test/helpers/server-process.ts';
+import { Receiver } from '../../server/test/helpers/webhook-receiver.ts';
 import { buildConsole, consoleIsStale } from '../scripts/build-if-stale.ts';
 import { CHROMIUM } from './chromium.ts';
 
 const SHOTS = new URL('../../../docs/console/', import.meta.url).pathname;
 
 let server: ServerProcess;
+/** Where the webhook the console registers delivers (allowed although it is on loopback). */
+let receiver: Receiver;
 let browser: Browser;
 let page: Page;
 /** Console errors and uncaught page errors while signed in; the flows must leave none. */
@@ -17,7 +20,8 @@ let watching = false;
 
 before(async () => {
   if (consoleIsStale()) buildConsole();
-  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_METRICS_INTERVAL_MS: '500' });
+  receiver = await Receiver.start();
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_METRICS_INTERVAL_MS: '500', SANDPIT_WEBHOOK_ALLOW_HOSTS: receiver.hostPort });
   browser = await chromium.launch(CHROMIUM);
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1366, height: 900 } });
   // A loaded shared host can be slow; behaviour, not speed, is under test here.
@@ -30,6 +34,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
+  await receiver?.close();
 });
 
 const url = (path: string) => `${server.url}/console${path}`;
@@ -146,6 +151,35 @@ test('sign in, create a sandbox, terminal, files, exec, pause and resume, metric
   await page.setViewportSize({ width: 1366, height: 900 });
   assert.deepEqual(errors, []);
   watching = false;
+});
+
+test('webhooks: add one, send a test, see it delivered; the audit log shows who did it', async () => {
+  await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+  await page.getByLabel('Endpoint URL').fill(receiver.url);
+  await page.getByLabel('Description (optional)').fill('e2e receiver');
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await page.getByRole('status').filter({ hasText: 'Signing secret' }).locator('code').waitFor();
+  const row = page.locator('tr[data-webhook]').filter({ hasText: receiver.url });
+  await row.getByRole('button', { name: 'Send test' }).click();
+  await row.getByRole('link', { name: receiver.url }).click();
+  await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  const delivered = page.locator('tr[data-delivery]').filter({ hasText: 'webhook.test' }).filter({ hasText: 'delivered' });
+  await delivered.waitFor();
+  assert.match(await delivered.innerText(), /HTTP 200/);
+  assert.equal(receiver.received.at(-1)?.json.type, 'webhook.test');
+  await page.screenshot({ path: `${SHOTS}webhook-deliveries.png` });
+
+  await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+  await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+  await page.locator('tr[data-action="webhook.create"]').first().waitFor();
+  await page.locator('tr[data-action="sandbox.create"]').first().waitFor();
+  await page.getByLabel('Action').fill('webhook.test');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.locator('tr[data-action="sandbox.create"]').first().waitFor({ state: 'detached' });
+  assert.ok((await page.locator('tr[data-action]').count()) >= 1);
+  assert.equal(await page.locator('tr[data-action]:not([data-action="webhook.test"])').count(), 0);
+  await page.screenshot({ path: `${SHOTS}audit-log.png` });
 });
 
 test('sign out ends the session', async () => {

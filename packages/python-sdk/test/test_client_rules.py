@@ -210,3 +210,36 @@ def test_data_plane_calls_go_to_the_announced_address_with_the_access_token_only
     assert "x-api-key" not in sent.headers
     assert "x-api-key" not in srv.seen[1].headers  # GET /info needs no key
     assert [s.path for s in srv.seen] == ["/sandboxes", "/info", f"/sandboxes/{SANDBOX['id']}"]
+
+
+def test_webhook_deliveries_and_the_audit_log_page_with_their_filters(scripted: list) -> None:
+    def script(n: int, seen: Seen) -> Reply:
+        if "/deliveries" in seen.path:
+            return Reply(200, {"deliveries": [{"id": f"d{n}"}], **({} if "cursor=" in seen.path else {"next_cursor": "c2"})})
+        return Reply(200, {"entries": [{"id": "a1"}]})
+
+    srv = serve(scripted, script)
+    c = client(srv.url)
+    assert [len(p) for p in c.webhooks.deliveries("w1", status="failed")] == [1, 1]
+    assert list(c.audit_log.list(action="sandbox.create", resource_type="sandbox")) == [[{"id": "a1"}]]
+    assert [s.path for s in srv.seen] == [
+        "/webhooks/w1/deliveries?status=failed",
+        "/webhooks/w1/deliveries?status=failed&cursor=c2",
+        "/audit-log?action=sandbox.create&resource_type=sandbox",
+    ]
+
+
+def test_verify_webhook_follows_the_server_recipe() -> None:
+    import hashlib
+    import hmac
+
+    from sandpit import verify_webhook
+
+    body = b'{"id":"evt_sb_1","type":"sandbox.created"}'
+    t = 1_800_000_000
+    header = f"t={t},v1={hmac.new(b'whsec_a', f'{t}.'.encode() + body, hashlib.sha256).hexdigest()}"
+    assert verify_webhook("whsec_a", header, body, now=t + 10)
+    assert not verify_webhook("whsec_b", header, body, now=t)
+    assert not verify_webhook("whsec_a", header, body + b" ", now=t)
+    assert not verify_webhook("whsec_a", header, body, now=t + 301)
+    assert not verify_webhook("whsec_a", "garbage", body, now=t)

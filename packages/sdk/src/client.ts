@@ -1,4 +1,5 @@
 import { ApiKeys } from './api-keys.ts';
+import { AuditLog } from './audit-log.ts';
 import { Billing } from './billing.ts';
 import { type ClientOptions, HttpClient, type RequestOptions } from './http.ts';
 import { Sandboxes } from './sandboxes.ts';
@@ -7,6 +8,7 @@ import { Snapshots } from './snapshots.ts';
 import { Team } from './team.ts';
 import { Templates } from './templates.ts';
 import type { Info, Me } from './types.ts';
+import { Webhooks } from './webhooks.ts';
 
 /** One connection to a Sandpit server: configuration, discovery and the resource groups. */
 export class SandpitClient {
@@ -19,6 +21,8 @@ export class SandpitClient {
   readonly templates: Templates;
   readonly team: Team;
   readonly billing: Billing;
+  readonly webhooks: Webhooks;
+  readonly auditLog: AuditLog;
   readonly #dataPlaneUrl: string | undefined;
   #info: Promise<Info> | undefined;
   #teamId: Promise<string> | undefined;
@@ -32,6 +36,8 @@ export class SandpitClient {
     this.templates = new Templates(this.http);
     this.team = new Team(this.http, (o) => this.teamId(o));
     this.billing = new Billing(this.http, (o) => this.teamId(o));
+    this.webhooks = new Webhooks(this.http);
+    this.auditLog = new AuditLog(this.http);
     this.#dataPlaneUrl = opts.dataPlaneUrl?.replace(/\/+$/, '');
   }
 

@@ -1,4 +1,5 @@
 export { ApiKeys } from './api-keys.ts';
+export { AuditLog, type AuditLogFilters } from './audit-log.ts';
 export { Billing, type PeriodOptions } from './billing.ts';
 export { SandpitClient } from './client.ts';
 export { Commands } from './commands.ts';
@@ -31,3 +32,4 @@ export { Team } from './team.ts';
 export { Templates, type BuildLogOptions, type BuildResult } from './templates.ts';
 export { TerminalConnection, Terminals, type CreateTerminalOptions, type TerminalExit } from './terminals.ts';
 export type * from './types.ts';
+export { type ListDeliveriesFilters, verifyWebhook, Webhooks } from './webhooks.ts';

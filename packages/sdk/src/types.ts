@@ -73,3 +73,27 @@ export type BillingSummary = components['schemas']['BillingSummary'];
 export type TeamBillingUsage = components['schemas']['TeamBillingUsage'];
 export type BillingPeriod = components['schemas']['BillingPeriod'];
 export type SandboxBillingUsage = AnswerOf<paths['/teams/{team_id}/billing/usage/sandboxes']['get'], 200>;
+
+export type Webhook = components['schemas']['Webhook'];
+/** A new webhook, with its signing secret (shown only here). */
+export type CreatedWebhook = AnswerOf<paths['/webhooks']['post'], 201>;
+export type CreateWebhookParams = BodyOf<paths['/webhooks']['post']>;
+export type UpdateWebhookParams = BodyOf<paths['/webhooks/{webhook_id}']['patch']>;
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryPage = AnswerOf<paths['/webhooks/{webhook_id}/deliveries']['get'], 200>;
+/** The dotted names a webhook subscribes to ('*' for all). */
+export type WebhookEventType =
+  | 'sandbox.created'
+  | 'sandbox.paused'
+  | 'sandbox.resumed'
+  | 'sandbox.deleted'
+  | 'sandbox.failed'
+  | 'sandbox.auto_paused'
+  | 'sandbox.auto_deleted'
+  | 'snapshot.ready'
+  | 'snapshot.failed'
+  | 'template.built'
+  | 'template.failed';
+
+export type AuditEntry = components['schemas']['AuditEntry'];
+export type AuditLogPage = AnswerOf<paths['/audit-log']['get'], 200>;

@@ -7,6 +7,8 @@ import { ApiError, tooMany } from './errors.ts';
 import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { auditLogRoutes, auditTrail } from './routes/audit-log.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { consoleAssetRoutes } from './routes/console-assets.ts';
 import { consoleSessionRoutes } from './routes/console-session.ts';
@@ -48,6 +50,8 @@ import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/fleet/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
+import type { Telemetry } from './telemetry.ts';
+import { requestSpan } from './tracing.ts';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
@@ -55,8 +59,10 @@ export type RoleEdge =
   | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
-export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge): Promise<FastifyInstance> {
+export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge, telemetry?: Pick<Telemetry, 'serverFactory'>): Promise<FastifyInstance> {
   const app = Fastify({
+    // Tracing on: every request runs in the context of its server span (OpenTelemetry).
+    ...(telemetry ? { serverFactory: telemetry.serverFactory } : {}),
     loggerInstance: log,
     // Per-request lines would cost more than the requests at thousands per second; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
@@ -69,6 +75,26 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     clientErrorHandler,
   });
   app.addHook('onRoute', acceptMissingOptionalBody);
+  if (telemetry) {
+    // The span is named for the route; the trace id goes into the audit entry and answers every error (X-Trace-Id).
+    // Callback hooks, not async ones: no promise per request.
+    app.addHook('onRequest', (req, _reply, done) => {
+      const span = requestSpan(req.raw);
+      const route = req.routeOptions.url;
+      if (span) {
+        req.traceId = span.spanContext().traceId;
+        if (route && span.isRecording()) {
+          span.updateName(`${req.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
+      }
+      done();
+    });
+    app.addHook('onSend', (req, reply, payload, done) => {
+      if (reply.statusCode >= 400 && req.traceId) reply.header('x-trace-id', req.traceId);
+      done(null, payload);
+    });
+  }
 
   // Bodiless POSTs (pause, resume) often still carry a JSON content type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -163,6 +189,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await metricsRoutes(app, s);
+  // Before every route: its onRoute hook sees the WebSocket routes as they are added.
+  auditTrail(app, s);
   // First: its cookie parser must run before every route's API key hook.
   await consoleSessionRoutes(app, s);
   await consoleAssetRoutes(app, s.config.consoleDir);
@@ -184,6 +212,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await billingRoutes(app, s);
   await volumeRoutes(app, s);
   await volumeFileRoutes(app, s);
+  await auditLogRoutes(app, s);
+  await webhookRoutes(app, s);
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);

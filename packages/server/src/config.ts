@@ -75,6 +75,17 @@ export const SETTINGS = {
   SANDPIT_CONSOLE_SESSION_TTL_S: { default: '43200', meaning: 'lifetime of a web console sign-in (session cookie)' },
   SANDPIT_CONSOLE_DIR: { meaning: 'built console assets served at /console (default `packages/console/dist`)' },
   SANDPIT_SECRETS_KEY: { meaning: 'AES-256-GCM key for secrets at rest, hex or base64 (default: a key file in the data dir)' },
+  SANDPIT_AUDIT_RETENTION_DAYS: { default: '90', meaning: 'how long audit log entries are kept (days, at least 1)' },
+  SANDPIT_WEBHOOK_ALLOW_HOSTS: { meaning: 'webhook receivers (`host:port`, comma-separated) allowed although they are loopback, private or link-local addresses (tests, private receivers)' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP/HTTP (protobuf) base URL, e.g. `http://collector:4318`: traces go to `/v1/traces`, metrics to `/v1/metrics`; unset: OpenTelemetry is off' },
+  OTEL_SERVICE_NAME: { default: 'sandpit', meaning: 'the `service.name` of traces and metrics' },
+  OTEL_TRACES_SAMPLER: {
+    default: 'parentbased_always_on',
+    meaning:
+      "which requests are traced: `always_on`, `always_off`, `traceidratio`, `parentbased_always_on`, `parentbased_always_off` or `parentbased_traceidratio` (parentbased: a caller's sampled `traceparent` decides)",
+  },
+  OTEL_TRACES_SAMPLER_ARG: { default: '1', meaning: 'the ratio of the `traceidratio` samplers (0 to 1)' },
+  OTEL_METRIC_EXPORT_INTERVAL: { default: '60000', meaning: 'milliseconds between OTLP metric exports' },
   SANDPIT_CORS_ORIGINS: { meaning: 'web origins (comma-separated, or `*`) allowed to call the API from a browser; unset: none (no CORS headers)' },
 } as const satisfies Record<string, Setting>;
 
@@ -137,10 +148,28 @@ export interface Config {
   /** Per-sandbox metrics: time between samples and how long points are kept. */
   metricsIntervalMs: number;
   metricsWindowMs: number;
+  /** How long audit log entries are kept. */
+  auditRetentionMs: number;
+  otel: OtelSettings;
+  /** Webhook receivers (`host:port`) exempted from the SSRF guard. */
+  webhookAllowHosts: string[];
   cluster: ClusterSettings;
 }
 
 export type Role = 'all' | 'api' | 'node';
+
+/** OpenTelemetry (the standard OTEL_* variables; the exporters also read OTEL_EXPORTER_OTLP_HEADERS and the like themselves). */
+export interface OtelSettings {
+  /** Unset: tracing and OTLP metrics are off. */
+  endpoint?: string;
+  serviceName: string;
+  metricIntervalMs: number;
+  /** OTEL_TRACES_SAMPLER and its ratio. */
+  sampler: { name: SamplerName; ratio: number };
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type SamplerName = (typeof SAMPLERS)[number];
 
 /** Several hosts: which role this process plays and how it reaches the others. */
 export interface ClusterSettings {
@@ -280,8 +309,27 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSessionTtlMs: int(env, 'SANDPIT_CONSOLE_SESSION_TTL_S') * 1000,
     metricsIntervalMs: Math.max(100, int(env, 'SANDPIT_METRICS_INTERVAL_MS')),
     metricsWindowMs: int(env, 'SANDPIT_METRICS_WINDOW_MS'),
+    auditRetentionMs: Math.max(1, int(env, 'SANDPIT_AUDIT_RETENTION_DAYS')) * 86_400_000,
+    otel: {
+      endpoint: str(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+      serviceName: str(env, 'OTEL_SERVICE_NAME')!,
+      metricIntervalMs: Math.max(100, int(env, 'OTEL_METRIC_EXPORT_INTERVAL')),
+      sampler: samplerSettings(env),
+    },
+    webhookAllowHosts: (str(env, 'SANDPIT_WEBHOOK_ALLOW_HOSTS') ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
     cluster: clusterSettings(env),
   };
+}
+
+function samplerSettings(env: Env): OtelSettings['sampler'] {
+  const name = str(env, 'OTEL_TRACES_SAMPLER')!;
+  if (!(SAMPLERS as readonly string[]).includes(name)) throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got '${name}'`);
+  const ratio = Number(str(env, 'OTEL_TRACES_SAMPLER_ARG'));
+  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got '${str(env, 'OTEL_TRACES_SAMPLER_ARG')}'`);
+  return { name: name as SamplerName, ratio };
 }
 
 function clusterSettings(env: Env): ClusterSettings {

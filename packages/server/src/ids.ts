@@ -8,6 +8,16 @@ const BARE_UUID = new RegExp(`^${UUID}$`, 'i');
 
 export const newId = () => randomUUID();
 
+let lastAt = 0;
+let seq = 0;
+/** A UUID in the version 7 layout (time first, then a per-process counter) that sorts in creation order, also within one millisecond. */
+export function timeOrderedId(at: number): string {
+  seq = at === lastAt ? seq + 1 : 0;
+  lastAt = at;
+  const hex = at.toString(16).padStart(12, '0').slice(-12) + (0x7000 + (seq & 0xfff)).toString(16) + randomUUID().replaceAll('-', '').slice(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** Accepts both the bare UUID and the region-tagged form; returns the bare lowercase UUID. */
 export function parseSandboxId(raw: string): string {
   const m = SANDBOX_ID.exec(raw);

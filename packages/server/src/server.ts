@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -13,10 +14,18 @@ import { SshKeyService } from './services/ssh/ssh-keys.ts';
 import { SshKeyStore } from './store/ssh-keys.ts';
 import { newId } from './ids.ts';
 import { createLogger } from './logger.ts';
+import { startTelemetry, type Telemetry } from './telemetry.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import { createDriver } from './runtime/select.ts';
 import { AgentPool } from './runtime/agent-pool.ts';
 import { AuthService } from './services/access/auth.ts';
+import { AuditLog } from './services/audit/audit-log.ts';
+import { AuditLogStore } from './store/audit-log.ts';
+import { WebhookStore } from './store/webhooks.ts';
+import { WebhookService } from './services/webhooks/webhooks.ts';
+import { WebhookDispatcher } from './services/webhooks/dispatcher.ts';
+import { UrlGuard } from './services/webhooks/url-guard.ts';
+import { sandboxView } from './services/sandboxes/sandbox-view.ts';
 import { ConsoleSessions } from './services/access/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/data-plane/exec.ts';
@@ -100,6 +109,8 @@ export interface Platform {
   billing: BillingService;
   /** The first team's key when this start created it (printed once by `serve`). */
   createdKey?: string;
+  /** Set when OpenTelemetry is configured. */
+  telemetry?: Telemetry;
   url: string;
   close(): Promise<void>;
 }
@@ -115,7 +126,13 @@ export interface StartOptions {
    * sandbox network (a fake engine has no namespace to join).
    */
   engine?: RuntimeDriver;
+  /** Where log lines go (tests read them); default stdout. */
+  logDestination?: DestinationStream;
+  /** Webhook attempts with no answer by then are retried (default 10 s). */
+  webhookTimeoutMs?: number;
 }
+
+const NO_REVOCATIONS: ReadonlySet<string> = new Set();
 
 export const FIRST_KEY_FILE = 'first-api-key';
 const TIMER_INTERVAL_MS = 250;
@@ -128,13 +145,19 @@ const SECRET_REVOCATION_SYNC_MS = 500;
 const AUTH_SYNC_MS = 200;
 /** Timers and the billing job run on the replica holding their lease; a dead holder's lease lapses after this. */
 const JOB_LEASE_TTL_MS = 10_000;
+/** Webhook attempts: how long one waits for an answer; how often the outbox is looked at unprompted. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_INTERVAL_MS = 250;
+/** How often audit entries past retention are pruned (by one replica). */
+const AUDIT_PRUNE_MS = 3_600_000;
 /** How often an API replica looks for nodes that fell silent. */
 const NODE_SWEEP_MS = 1000;
 
 /** Opens the store, reconciles the engine, and serves the API; `close` stops serving but leaves sandboxes running. */
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
-  const log = createLogger(config.logLevel);
+  // OpenTelemetry is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; on, log lines within a request carry its trace id.
+  const log = createLogger(config.logLevel, config.otel.endpoint !== undefined, opts.logDestination);
   const db = await openDb(config);
   const { role } = config.cluster;
   // A node records what it makes as its own and works only from its own rows; otherwise every row is this process's.
@@ -144,7 +167,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const opened: (() => Promise<unknown>)[] = [];
   try {
     const teams = new TeamStore(db);
-    const store = new SandboxStore(db, nodeId);
+    // Each lifecycle event keeps the sandbox as the API shows it (webhooks send it); revoked secrets are marked when its deliveries are queued.
+    const store = new SandboxStore(db, nodeId, (s) => sandboxView(s, NO_REVOCATIONS));
     const nodeStore = new NodeStore(db);
     const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs) : undefined;
     const consoleSessionStore = new ConsoleSessionStore(db);
@@ -164,6 +188,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await auth.syncChanges();
     const meterStore = new MeterStore(db);
     const metrics = new PlatformMetrics(meterStore);
+    const telemetry = startTelemetry(config.otel, metrics.registry);
+    if (telemetry) opened.push(() => telemetry.shutdown());
     const engine = directory ? new ApiRoleDriver(config.driver === 'container' ? 'container' : 'gvisor', directory) : (opts.engine ?? (await createDriver(config, log)));
     const driver = instrumentDriver(engine, metrics);
     opened.push(() => driver.close());
@@ -341,6 +367,23 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       windowMs: config.metricsWindowMs,
     });
     const sandboxEvents = new SandboxEvents(db);
+    const audit = new AuditLog({ store: new AuditLogStore(db), clock, log, retentionMs: config.auditRetentionMs });
+    const webhookStore = new WebhookStore(db);
+    const urlGuard = new UrlGuard(config.webhookAllowHosts, [config.network.pool]);
+    const webhooks = new WebhookService({ store: webhookStore, guard: urlGuard, clock, key: secretsKey, wake: () => dispatcher.wake() });
+    // The outbox runs on one API replica at a time (a node records events; API replicas deliver them).
+    const webhookLease = new Lease(leases, 'webhooks', replicaId, clock, JOB_LEASE_TTL_MS);
+    const dispatcher: WebhookDispatcher = new WebhookDispatcher({
+      store: webhookStore,
+      service: webhooks,
+      guard: urlGuard,
+      clock,
+      log,
+      held: () => (role === 'node' ? Promise.resolve(false) : webhookLease.held()),
+      timeoutMs: opts.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+      intervalMs: WEBHOOK_INTERVAL_MS,
+      revokedSecrets: (ids) => secrets.revokedNames(ids),
+    });
     // Other API replicas exist only on a shared store: with SQLite (one process) rate limits stay in memory, exact and without a write per request.
     const sharedStore = dialectOf(db) === 'postgres';
     const rateLimits = sharedStore ? new SharedRateLimits(new RateLimitStore(db), clock) : undefined;
@@ -383,6 +426,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       {
         config,
         auth,
+        audit,
+        webhooks,
         sandboxes,
         exec,
         files,
@@ -410,6 +455,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       },
       log,
       edge,
+      telemetry,
     );
     opened.push(() => app.close());
     await listenOn(app, config.host, config.port, 'PORT');
@@ -417,7 +463,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
       config.e2bPort > 0 && role !== 'api'
-        ? await buildE2bApp({ rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits }, auth, sandboxes, files, sessions, sandboxMetrics, snapshots }, log)
+        ? await buildE2bApp(
+            {
+              rateLimit: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, shared: rateLimits },
+              auth,
+              sandboxes,
+              files,
+              sessions,
+              sandboxMetrics,
+              snapshots,
+              audit,
+              region: config.region,
+            },
+            log,
+          )
         : undefined;
     if (e2b) opened.push(() => e2b.app.close());
     if (e2b) await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
@@ -492,6 +551,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       : undefined;
     revocationSync?.unref();
     // On SQLite too: operator commands (sandpit team create) bump the same epoch. A request finding this late syncs first.
+    const auditLease = new Lease(leases, 'audit-retention', replicaId, clock, JOB_LEASE_TTL_MS);
+    const pruneAudit = () =>
+      void auditLease
+        .held()
+        .then((held) => (held ? audit.prune() : 0))
+        .catch((err) => log.warn({ err: String(err) }, 'audit log pruning failed'));
+    if (role !== 'node') pruneAudit();
+    if (role !== 'node') dispatcher.start();
+    const auditPrune = role !== 'node' ? setInterval(pruneAudit, AUDIT_PRUNE_MS) : undefined;
+    auditPrune?.unref();
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
     authSync.unref();
 
@@ -504,6 +573,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       templates: curated,
       billing,
       createdKey,
+      telemetry,
       url: `http://${config.publicHost}:${port}`,
       async close() {
         clearInterval(timer);
@@ -517,19 +587,23 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         clearInterval(billingTimer);
         clearInterval(revocationSync);
         clearInterval(authSync);
+        clearInterval(auditPrune);
         await billingRun;
-        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release()]).catch(() => undefined);
+        await dispatcher.close();
+        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release(), webhookLease.release()]).catch(() => undefined);
         e2b?.close();
         await e2b?.app.close();
         await ssh?.close();
         await sandboxMetrics.close();
         await app.close();
+        await audit.flush();
         await rateLimits?.close();
         await warmPool.close();
         await captures.close();
         agents.closeAll();
         await network?.close();
         await driver.close();
+        await telemetry?.shutdown();
         await db.destroy();
       },
     };

@@ -206,7 +206,7 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
     const segments = await seed.selectFrom('meter_segments').select('subject_id').where('resource', '=', 'vcpu').execute();
     assert.deepEqual(segments.map((s) => s.subject_id).toSorted(), made.map((m) => m.id.replace(/^sb-local-/, '')).toSorted());
     const leases = await seed.selectFrom('leases').select('name').execute();
-    assert.deepEqual(leases.map((l) => l.name).toSorted(), ['billing', 'timers']);
+    assert.deepEqual(leases.map((l) => l.name).toSorted(), ['audit-retention', 'billing', 'timers', 'webhooks']);
   });
 
   await t.test('PostgreSQL restarting: both replicas answer 503 unavailable meanwhile and recover by themselves', async () => {

@@ -59,6 +59,9 @@ test('a terminal session: type, echo, resize, reconnect, exit status', async () 
 
   const a = new Term(t.id);
   await a.open();
+  // Opening a terminal is in the audit log (who, which sandbox), as its creation is.
+  const audit = (await new Api(fx.server.url, fx.server.key).get(`/audit-log?resource_id=${fx.sb.id}`)).body.entries.map((e: any) => `${e.action} ${e.status} ${e.actor.type}`);
+  assert.ok(audit.includes('sandbox.terminal.open 101 access_token') && audit.includes('sandbox.terminal.create 201 access_token'), String(audit));
   a.type('echo "$TERM $(id -un) $(pwd)"; stty size\r');
   await a.waitFor(/xterm-256color user \/home\/user\r\n30 100\r\n/);
   // Control messages are JSON text frames; other text frames are raw input.

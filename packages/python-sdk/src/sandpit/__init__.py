@@ -15,6 +15,7 @@ from ._sync.processes import CommandHandle, Processes
 from ._sync.sandbox import Sandbox
 from ._sync.terminal_connection import TerminalConnection
 from ._sync.terminals import Terminals
+from .webhook_signature import verify_webhook
 from .errors import (
     ApiError,
     AuthError,
@@ -33,9 +34,11 @@ from .errors import (
 )
 from .types import (
     ApiKeyInfo,
+    AuditEntry,
     BuildResult,
     CommandResult,
     CreatedApiKey,
+    CreatedWebhook,
     FileEntry,
     FileWatchEvent,
     Info,
@@ -51,6 +54,8 @@ from .types import (
     TemplateWithBuild,
     TerminalExit,
     TerminalInfo,
+    Webhook,
+    WebhookDelivery,
 )
 
 __version__ = "0.1.0"
@@ -59,6 +64,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "ApiError",
     "ApiKeyInfo",
+    "AuditEntry",
     "AsyncCommandHandle",
     "AsyncCommands",
     "AsyncDownload",
@@ -79,6 +85,7 @@ __all__ = [
     "ConflictError",
     "ConnectionError",
     "CreatedApiKey",
+    "CreatedWebhook",
     "Download",
     "FileEntry",
     "FileWatch",
@@ -110,4 +117,7 @@ __all__ = [
     "TerminalInfo",
     "Terminals",
     "TimeoutError",
+    "Webhook",
+    "WebhookDelivery",
+    "verify_webhook",
 ]

@@ -239,3 +239,53 @@ class BuildResult:
 
     status: Literal["ready", "failed"]
     error: Optional[str] = None
+
+
+class _WebhookRequired(TypedDict):
+    id: str
+    url: str
+    events: List[str]
+    active: bool
+    created_at: str
+    updated_at: str
+
+
+class Webhook(_WebhookRequired, total=False):
+    description: str
+
+
+class CreatedWebhook(Webhook):
+    #: The signing secret: shown only in the create's answer.
+    secret: str
+
+
+class _DeliveryRequired(TypedDict):
+    id: str
+    webhook_id: str
+    event_id: str
+    event_type: str
+    status: Literal["pending", "delivered", "failed"]
+    attempts: int
+    created_at: str
+    attempt_log: List[Dict[str, Any]]
+
+
+class WebhookDelivery(_DeliveryRequired, total=False):
+    last_status_code: int
+    last_error: str
+    next_attempt_at: str
+    delivered_at: str
+
+
+class _AuditEntryRequired(TypedDict):
+    id: str
+    at: str
+    actor: Dict[str, str]
+    action: str
+    resource: Dict[str, str]
+    request: Dict[str, str]
+    status: int
+
+
+class AuditEntry(_AuditEntryRequired, total=False):
+    trace_id: str

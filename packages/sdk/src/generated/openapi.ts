@@ -205,6 +205,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's audit log, newest first: every call that changed something (needs audit:read, which admins and owners hold)
+         * @description Who (key, user), what (action, resource), when, from where (address, user agent) and the HTTP status; never a request body, secret value or token. Entries are kept SANDPIT_AUDIT_RETENTION_DAYS (default 90) and cannot be changed or deleted through the API.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    /** @description An API key id or a user id */
+                    actor?: string;
+                    cursor?: string;
+                    /** @description Page size, 1 to 1000 (default 100) */
+                    limit?: string;
+                    resource_id?: string;
+                    /** @description sandbox, snapshot, template, secret, api_key, member, webhook, console_session */
+                    resource_type?: string;
+                    /** @description RFC 3339 time: entries at or after it */
+                    since?: string;
+                    /** @description RFC 3339 time: entries before it */
+                    until?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: components["schemas"]["AuditEntry"][];
+                            next_cursor?: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/summary": {
         parameters: {
             query?: never;
@@ -6660,10 +6743,513 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's webhook endpoints */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Register an endpoint for lifecycle events (needs webhooks:manage)
+         * @description Each delivery is a POST of `{"id", "type", "time", "team_id", "data"}` (data: the resource as the API shows it) with `X-Sandpit-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the secret>`, X-Sandpit-Event-Id, X-Sandpit-Event-Type and X-Sandpit-Delivery-Id; any 2xx within 10 s is success, anything else is retried with exponential backoff for 24 h, in order per sandbox; redirects are not followed (docs/observability.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Inactive: no new deliveries are queued and queued ones wait */
+                        active?: boolean;
+                        description?: string;
+                        /** @description Event types to receive: sandbox.created, sandbox.paused, sandbox.resumed, sandbox.deleted, sandbox.failed, sandbox.auto_paused, sandbox.auto_deleted, snapshot.ready, snapshot.failed, template.built, template.failed; or * for all */
+                        events: string[];
+                        /** @description Signing secret (HMAC-SHA256, header X-Sandpit-Signature); default: one is generated and answered once */
+                        secret?: string;
+                        /** @description http(s) URL; loopback, link-local, private and platform addresses are refused (400) unless SANDPIT_WEBHOOK_ALLOW_HOSTS lists its host:port */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            description?: string;
+                            events: string[];
+                            id: string;
+                            /** @description The signing secret: shown once */
+                            secret: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook endpoint */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove an endpoint; its queued deliveries are dropped */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change the URL, events, secret, description or active flag */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Inactive: no new deliveries are queued and queued ones wait */
+                        active?: boolean;
+                        description?: string | null;
+                        /** @description Event types to receive: sandbox.created, sandbox.paused, sandbox.resumed, sandbox.deleted, sandbox.failed, sandbox.auto_paused, sandbox.auto_deleted, snapshot.ready, snapshot.failed, template.built, template.failed; or * for all */
+                        events?: string[];
+                        /** @description Signing secret (HMAC-SHA256, header X-Sandpit-Signature); default: one is generated and answered once */
+                        secret?: string;
+                        /** @description http(s) URL; loopback, link-local, private and platform addresses are refused (400) unless SANDPIT_WEBHOOK_ALLOW_HOSTS lists its host:port */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first: status, attempts, the status codes answered
+         * @description Settled deliveries are kept 30 days.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Page size, 1 to 1000 (default 100) */
+                    limit?: string;
+                    status?: "pending" | "delivered" | "failed";
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            next_cursor?: string;
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a webhook.test delivery to the endpoint now (signed and retried like any other); follow it in the deliveries */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuditEntry: {
+            /** @description Dotted name, e.g. sandbox.create, sandbox.exec, sandbox.terminal.open, secret.revoke, api_key.create, member.deactivate, webhook.update */
+            action: string;
+            actor: {
+                key_id?: string;
+                /** @description api_key: X-API-Key; console_session: the console, acting through the key it was opened with; access_token: a sandbox access token on the data plane */
+                type: "api_key" | "console_session" | "access_token";
+                user_id?: string;
+            };
+            /** Format: date-time */
+            at: string;
+            id: string;
+            request: {
+                ip: string;
+                method: string;
+                /** @description The route pattern (no query string, no body) */
+                route: string;
+                user_agent?: string;
+            };
+            resource: {
+                id?: string;
+                type: string;
+            };
+            /** @description The HTTP status the call answered */
+            status: number;
+            /** @description The OpenTelemetry trace of the call, when tracing is on */
+            trace_id?: string;
+        };
         BillingPeriod: {
             /** @description Null: shadow-mode periods need no approval */
             approved_at: string | null;
@@ -7133,6 +7719,45 @@ export interface components {
             path: string;
             size: number;
             type: "file" | "dir" | "symlink" | "other";
+        };
+        Webhook: {
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            description?: string;
+            events: string[];
+            id: string;
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
+        };
+        WebhookDelivery: {
+            /** @description The last 50 attempts, oldest first */
+            attempt_log: {
+                /** Format: date-time */
+                at: string;
+                duration_ms: number;
+                error?: string;
+                status_code?: number;
+            }[];
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string;
+            /** @description The same on every attempt and on every endpoint: receivers deduplicate with it */
+            event_id: string;
+            event_type: string;
+            id: string;
+            /** @description Why the last attempt got no answer (timeout, connection refused, ...) */
+            last_error?: string;
+            /** @description HTTP status of the last attempt (absent when it got no answer) */
+            last_status_code?: number;
+            /** Format: date-time */
+            next_attempt_at?: string;
+            /** @description pending: queued or being retried; delivered: answered 2xx; failed: no 2xx within 24 h */
+            status: "pending" | "delivered" | "failed";
+            webhook_id: string;
         };
     };
     responses: never;

@@ -1,5 +1,8 @@
 import fastifyRateLimit from '@fastify/rate-limit';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { parseSandboxIdLoose, taggedSandboxId } from '../ids.ts';
+import { E2B_ACTIONS } from '../services/audit/audit-actions.ts';
+import type { AuditLog } from '../services/audit/audit-log.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { SharedRateLimits } from '../services/access/rate-limits.ts';
@@ -29,6 +32,9 @@ export interface E2bDeps {
   sandboxMetrics?: SandboxMetrics;
   /** Sandpit's snapshots, served as E2B's snapshot API (and fork); without it those routes are absent. */
   snapshots?: SnapshotService;
+  /** Control-plane calls that change something are recorded as on the main API. */
+  audit: AuditLog;
+  region: string;
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
@@ -70,6 +76,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
       errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, code: 429, message: `request rate exceeded; retry in ${Math.ceil(ctx.ttl / 1000)} s` }),
     });
   }
+  auditE2bCalls(app, deps);
   await app.register((a) => controlPlaneRoutes(a, deps));
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
@@ -105,4 +112,43 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     { prefix: ENVD_PREFIX },
   );
   return { app, close: () => filesystem.close() };
+}
+
+/** The audit entry of each control-plane call that changes something, once its answer is sent (the caller waits for nothing). */
+function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
+  const created = new WeakMap<FastifyRequest, string>();
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode < 300 && typeof payload === 'string' && E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`] === 'sandbox.create') {
+      try {
+        const id = (JSON.parse(payload) as { sandboxID?: unknown }).sandboxID;
+        if (typeof id === 'string') created.set(req, id);
+      } catch {
+        // Not JSON: no id to record.
+      }
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const action = E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`];
+    const p = req.principal;
+    if (!action || !p) return;
+    const raw = created.get(req) ?? (req.params as { sandboxID?: string } | undefined)?.sandboxID;
+    const id = raw === undefined ? undefined : parseSandboxIdLoose(raw);
+    const ua = req.headers['user-agent'];
+    deps.audit.record({
+      teamId: p.teamId,
+      actorType: 'api_key',
+      keyId: p.keyId,
+      userId: p.userId,
+      action,
+      resourceType: 'sandbox',
+      resourceId: id ? taggedSandboxId(id.region ?? deps.region, id.id) : (raw?.slice(0, 256) ?? null),
+      method: req.method,
+      route: `e2b ${req.routeOptions.url ?? ''}`,
+      status: reply.statusCode,
+      ip: req.ip,
+      userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null,
+      traceId: null,
+    });
+  });
 }

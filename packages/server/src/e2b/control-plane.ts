@@ -41,6 +41,8 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
   const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
     const raw = req.headers['x-api-key'];
     const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
+    // For the audit entry (a refused call is recorded too).
+    req.principal = p;
     auth.require(p, perm);
     return p;
   };

@@ -27,6 +27,8 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
     },
     async (req, reply) => {
       const { token, principal: p, expiresAt } = await s.consoleSessions.signIn(req.body.api_key);
+      // Who signed in, for the audit log.
+      req.principal = p;
       reply.header('cache-control', 'no-store').setCookie(SESSION_COOKIE, token, cookie(req.protocol === 'https', Math.floor(s.consoleSessions.ttlMs / 1000)));
       return { team_id: p.teamId, user_id: p.userId, key_id: p.keyId, permissions: [...p.permissions], expires_at: new Date(expiresAt).toISOString() };
     },
@@ -52,7 +54,11 @@ export async function consoleSessionRoutes(app: FastifyInstance, s: Services) {
 
   app.delete('/session', { schema: { summary: 'Sign out: ends the console session and clears its cookie', tags, security: [], response: { 204: Type.Null() } } }, async (req, reply) => {
     const token = req.cookies[SESSION_COOKIE];
-    if (token) await s.consoleSessions.signOut(token);
+    if (token) {
+      // Who signed out, for the audit log.
+      req.principal = await s.auth.authenticateSession(token).catch(() => undefined);
+      await s.consoleSessions.signOut(token);
+    }
     reply.clearCookie(SESSION_COOKIE, { path: '/' }).code(204);
   });
 }

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthService } from '../services/access/auth.ts';
+import type { AuditLog } from '../services/audit/audit-log.ts';
+import type { WebhookService } from '../services/webhooks/webhooks.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/access/console-sessions.ts';
@@ -36,6 +38,8 @@ declare module 'fastify' {
 export interface Services {
   config: Config;
   auth: AuthService;
+  audit: AuditLog;
+  webhooks: WebhookService;
   sandboxes: SandboxService;
   exec: ExecService;
   files: FileService;

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { iso } from '../clock.ts';
 import { errors } from '../schemas/common.ts';
 import { BuildParams, CreateTemplateBody, TEMPLATE_BODY_LIMIT, TemplateBuild, TemplateIdParam, TemplateList, TemplateWithBuild } from '../schemas/template.ts';
+import { templateView } from '../services/templates/template-view.ts';
 import type { BuildRecord, TemplateRecord } from '../store/templates.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
 import { openEventStream } from './sse.ts';
@@ -118,31 +119,6 @@ export async function templateRoutes(app: FastifyInstance, s: Services) {
       stream.end();
     },
   );
-}
-
-export function templateView(t: TemplateRecord, poolReady: number) {
-  const d = t.definition;
-  return {
-    id: t.id,
-    name: t.name,
-    curated: t.teamId === '',
-    status: t.status,
-    ...(t.status === 'failed' && t.error ? { error: t.error } : {}),
-    usable: t.version !== null || t.status === 'pending',
-    base: d.base,
-    ...(d.fromImage ? { from_image: d.fromImage } : {}),
-    steps: d.steps,
-    ...(d.startCmd ? { start_cmd: d.startCmd } : {}),
-    ...(d.readyCmd ? { ready_cmd: d.readyCmd } : {}),
-    ready_timeout_s: d.readyTimeoutS,
-    warm_pool: d.warmPool,
-    warm_pool_ready: poolReady,
-    captured: t.capture !== null && t.capture.versionKey === t.version?.key,
-    ...(t.latestBuildId ? { latest_build_id: t.latestBuildId } : {}),
-    resources: { vcpu_count: 1, memory_mib: 1024, disk_mib: 4096 },
-    created_at: iso(t.createdAt),
-    updated_at: iso(t.updatedAt),
-  };
 }
 
 function buildView(b: BuildRecord) {

@@ -1,5 +1,6 @@
 import { AgentClient } from './agent-client.ts';
 import type { RuntimeDriver } from './driver.ts';
+import { inSpan } from '../tracing.ts';
 
 /** One multiplexed agent connection per sandbox, opened on demand and re-opened after a drop. */
 export class AgentPool {
@@ -14,9 +15,10 @@ export class AgentPool {
   get(id: string, timeoutMs = 5000): Promise<AgentClient> {
     const cached = this.#clients.get(id);
     if (cached) return cached;
-    const p = this.driver.connectAgent
-      ? this.driver.connectAgent(id, timeoutMs).then((socket) => AgentClient.attach(socket, { timeoutMs }))
-      : AgentClient.connect(this.driver.agentSocket(id), { timeoutMs });
+    // First contact with the sandbox's agent (a span when traced).
+    const p = inSpan('agent.connect', () =>
+      this.driver.connectAgent ? this.driver.connectAgent(id, timeoutMs).then((socket) => AgentClient.attach(socket, { timeoutMs })) : AgentClient.connect(this.driver.agentSocket(id), { timeoutMs }),
+    );
     this.#clients.set(id, p);
     p.then(
       (c) => c.on('close', () => this.#clients.get(id) === p && this.#clients.delete(id)),

@@ -1,7 +1,9 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { RuntimeDriver } from '../runtime/driver.ts';
 import { SANDBOX_STATUSES } from '../schemas/sandbox.ts';
 import type { MeterStore } from '../store/billing.ts';
+import { tracingEnabled } from '../tracing.ts';
 
 /** Prometheus metrics of one platform instance, in its own registry. */
 export class PlatformMetrics {
@@ -39,7 +41,10 @@ export class PlatformMetrics {
   }
 }
 
-/** The driver with every asynchronous operation timed into `engineDuration`; everything else passes through. */
+/**
+ * The driver with every asynchronous operation timed into `engineDuration`, and, within a trace
+ * (tracing on, a request being served), an `engine.<operation>` span; everything else passes through.
+ */
 export function instrumentDriver(driver: RuntimeDriver, metrics: PlatformMetrics): RuntimeDriver {
   return new Proxy(driver, {
     get(target, prop) {
@@ -48,16 +53,23 @@ export function instrumentDriver(driver: RuntimeDriver, metrics: PlatformMetrics
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
       return (...args: unknown[]) => {
         const started = performance.now();
+        const span = tracingEnabled() && trace.getActiveSpan() ? trace.getTracer('sandpit').startSpan(`engine.${prop}`) : undefined;
         const result: unknown = value.apply(target, args);
-        if (!(result instanceof Promise)) return result;
+        if (!(result instanceof Promise)) {
+          span?.end();
+          return result;
+        }
         const observe = (outcome: string) => metrics.engineDuration.observe({ operation: prop, outcome }, (performance.now() - started) / 1000);
         return result.then(
           (v) => {
             observe('ok');
+            span?.end();
             return v;
           },
           (err) => {
             observe('error');
+            span?.setStatus({ code: SpanStatusCode.ERROR, message: String((err as Error).message) });
+            span?.end();
             throw err;
           },
         );

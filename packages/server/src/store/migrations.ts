@@ -15,6 +15,8 @@ import { replicaCounters } from './migrations/0013-replica-counters.ts';
 import { metadataListOrder } from './migrations/0014-metadata-list-order.ts';
 import { authEpoch } from './migrations/0015-auth-epoch.ts';
 import { nodeMoves } from './migrations/0016-node-moves.ts';
+import { auditLog } from './migrations/0017-audit-log.ts';
+import { webhooks } from './migrations/0018-webhooks.ts';
 import { volumes } from './migrations/0020-volumes.ts';
 import { sshKeys } from './migrations/0023-ssh-keys.ts';
 
@@ -40,6 +42,8 @@ const migrations: Record<string, Migration> = {
   '0014_metadata_list_order': metadataListOrder,
   '0015_auth_epoch': authEpoch,
   '0016_node_moves': nodeMoves,
+  '0017_audit_log': auditLog,
+  '0018_webhooks': webhooks,
   '0020_volumes': volumes,
   '0023_ssh_keys': sshKeys,
 };

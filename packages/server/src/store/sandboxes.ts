@@ -134,9 +134,12 @@ export class SandboxStore {
   readonly #byId;
   readonly #firstPage;
   readonly #pageAfter;
-  constructor(db: Db, node: string | null = null) {
+  /** The sandbox as the API shows it, kept with each lifecycle event (webhooks send it). */
+  readonly #describe: (s: SandboxRecord) => unknown;
+  constructor(db: Db, node: string | null = null, describe: (s: SandboxRecord) => unknown = () => null) {
     this.db = db;
     this.node = node;
+    this.#describe = describe;
     this.#byId = prepared(db, (id: string) => db.selectFrom('sandboxes').selectAll().where('id', '=', id).where('deleted_at', 'is', null));
     const page = (teamId: string) => db.selectFrom('sandboxes').selectAll().where('team_id', '=', teamId).where('deleted_at', 'is', null);
     this.#firstPage = prepared(db, (teamId: string, limit: number) => page(teamId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
@@ -155,7 +158,10 @@ export class SandboxStore {
       await tx.insertInto('sandboxes').values(toRow(s)).execute();
       await insertMetadata(tx, s);
       await lockEventLog(tx);
-      await tx.insertInto('sandbox_events').values({ sandbox_id: s.id, team_id: s.teamId, type: eventType, at: s.createdAt, data: null }).execute();
+      await tx
+        .insertInto('sandbox_events')
+        .values({ sandbox_id: s.id, team_id: s.teamId, type: eventType, at: s.createdAt, data: null, resource: this.#resource(s) })
+        .execute();
     });
   }
 
@@ -179,10 +185,15 @@ export class SandboxStore {
         await lockEventLog(tx);
         await tx
           .insertInto('sandbox_events')
-          .values({ sandbox_id: s.id, team_id: s.teamId, type: event.type, at: event.at, data: event.data === undefined ? null : JSON.stringify(event.data) })
+          .values({ sandbox_id: s.id, team_id: s.teamId, type: event.type, at: event.at, data: event.data === undefined ? null : JSON.stringify(event.data), resource: this.#resource(s) })
           .execute();
       }
     });
+  }
+
+  #resource(s: SandboxRecord): string | null {
+    const v = this.#describe(s);
+    return v === null ? null : JSON.stringify(v);
   }
 
   async get(id: string): Promise<SandboxRecord | undefined> {
@@ -302,7 +313,7 @@ export class SandboxStore {
    */
   async failOnNode(nodeId: string, reason: string, now: number): Promise<string[]> {
     return this.db.transaction().execute(async (tx) => {
-      const rows = await tx.selectFrom('sandboxes').select(['id', 'team_id']).where('node_id', '=', nodeId).where('deleted_at', 'is', null).where('status', '<>', 'failed').execute();
+      const rows = await tx.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).where('status', '<>', 'failed').execute();
       if (rows.length === 0) return [];
       const ids = rows.map((r) => r.id);
       await tx
@@ -313,7 +324,12 @@ export class SandboxStore {
       await lockEventLog(tx);
       await tx
         .insertInto('sandbox_events')
-        .values(rows.map((r) => ({ sandbox_id: r.id, team_id: r.team_id, type: 'failed', at: now, data: JSON.stringify({ reason }) })))
+        .values(
+          rows.map((r) => {
+            const failed: SandboxRecord = { ...fromRow(r), status: 'failed', failureReason: reason, activeSince: null, autoPauseAt: null, autoDeleteAt: null, updatedAt: now };
+            return { sandbox_id: r.id, team_id: r.team_id, type: 'failed', at: now, data: JSON.stringify({ reason }), resource: this.#resource(failed) };
+          }),
+        )
         .execute();
       return ids;
     });

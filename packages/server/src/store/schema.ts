@@ -83,6 +83,68 @@ export interface SandboxEventTable {
   type: string;
   at: number;
   data: string | null;
+  /** The sandbox as the API showed it after the event (JSON), for webhooks; null on rows older than webhooks. */
+  resource?: string | null;
+}
+
+/** Append-only lifecycle log of snapshots and templates (ready, failed, built), read by webhooks by cursor. */
+export interface ResourceEventTable {
+  seq: Generated<number>;
+  team_id: string;
+  resource_type: string;
+  resource_id: string;
+  /** The webhook event type (snapshot.ready, template.built, ...). */
+  type: string;
+  at: number;
+  /** Deliveries with one key go out in order (a snapshot's sandbox, a template). */
+  ordering_key: string;
+  /** The resource as the API showed it (JSON). */
+  resource: string;
+}
+
+/** A team's webhook endpoint; the signing secret is AES-256-GCM ciphertext under the secrets key. */
+export interface WebhookTable {
+  id: string;
+  team_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string | null;
+  secret: string;
+  active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The outbox: one event to one endpoint, sent until answered 2xx or given up after 24 h. */
+export interface WebhookDeliveryTable {
+  /** Insertion order: deliveries with one (webhook, ordering key) go out in this order. */
+  n: Generated<number>;
+  id: string;
+  webhook_id: string;
+  team_id: string;
+  event_id: string;
+  event_type: string;
+  ordering_key: string;
+  /** The exact body sent on every attempt. */
+  payload: string;
+  /** pending, delivered or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** JSON array of {at, status_code?, error?, duration_ms}. */
+  attempt_log: string;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+/** How far a reader (webhooks) has read a log. */
+export interface EventCursorTable {
+  name: string;
+  seq: number;
 }
 
 export interface ConsoleSessionTable {
@@ -270,6 +332,11 @@ export interface Database {
   ssh_keys: SshKeyTable;
   volumes: VolumeTable;
   volume_mounts: VolumeMountTable;
+  audit_log: AuditLogTable;
+  resource_events: ResourceEventTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  event_cursors: EventCursorTable;
 }
 
 /** A team's volume: a disk of its own that outlives sandboxes. */
@@ -291,6 +358,27 @@ export interface VolumeMountTable {
   path: string;
   read_only: number;
   created_at: number;
+}
+
+/** One mutating API call: who (key, user), what (action, resource), when, from where, and its HTTP status. Never a body. */
+export interface AuditLogTable {
+  id: string;
+  team_id: string;
+  at: number;
+  /** api_key, console_session or access_token (the data plane). */
+  actor_type: string;
+  key_id: string | null;
+  user_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  method: string;
+  /** The route pattern, never the raw URL (no query string). */
+  route: string;
+  status: number;
+  ip: string;
+  user_agent: string | null;
+  trace_id: string | null;
 }
 
 /** A single row (id 1): its epoch grows with every change to what API keys may do. */

@@ -3,6 +3,7 @@ import type { Db } from './db.ts';
 import type { SnapshotTable } from './schema.ts';
 import type { ResourcesRecord } from './sandboxes.ts';
 import type { Keyset } from './keyset.ts';
+import { appendResourceEvent, type ResourceEvent } from './resource-events.ts';
 
 export type SnapshotStatus = 'creating' | 'ready' | 'failed' | 'deleting';
 
@@ -103,9 +104,17 @@ export class SnapshotStore {
     }
   }
 
-  async save(s: SnapshotRecord): Promise<void> {
+  /** Writes the row; `event` (snapshot.ready, snapshot.failed) is appended to resource_events in the same transaction. */
+  async save(s: SnapshotRecord, event?: ResourceEvent): Promise<void> {
     const { id: _id, node_id: _node, ...rest } = toRow(s);
-    await this.db.updateTable('snapshots').set(rest).where('id', '=', s.id).execute();
+    if (!event) {
+      await this.db.updateTable('snapshots').set(rest).where('id', '=', s.id).execute();
+      return;
+    }
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('snapshots').set(rest).where('id', '=', s.id).execute();
+      await appendResourceEvent(tx, { ...event, teamId: s.teamId, resourceType: 'snapshot', resourceId: s.id });
+    });
   }
 
   /** Removes a row outright: for a request that made nothing (refused capture), so its key can be used again. */

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
+import { appendResourceEvent, type ResourceEvent } from './resource-events.ts';
 import type { TemplateBuildTable, TemplateTable } from './schema.ts';
 
 export type TemplateStatus = 'building' | 'ready' | 'failed';
@@ -182,8 +183,17 @@ export class TemplateStore {
       .execute();
   }
 
-  async save(t: TemplateRecord): Promise<void> {
-    await this.db
+  /** Writes the row; `event` (template.built, template.failed) is appended to resource_events in the same transaction. */
+  async save(t: TemplateRecord, event?: ResourceEvent): Promise<void> {
+    if (!event) return this.#save(this.db, t);
+    await this.db.transaction().execute(async (tx) => {
+      await this.#save(tx, t);
+      await appendResourceEvent(tx, { ...event, teamId: t.teamId, resourceType: 'template', resourceId: t.id });
+    });
+  }
+
+  async #save(db: Db, t: TemplateRecord): Promise<void> {
+    await db
       .updateTable('templates')
       .set({
         definition: JSON.stringify(t.definition),

@@ -5,6 +5,7 @@ from typing import Optional, Type, cast
 
 from ..types import Info, JsonObject
 from .api_keys import AsyncApiKeys
+from .audit_log import AsyncAuditLog
 from .billing import AsyncBilling
 from .http import AsyncHttp
 from .identity import AsyncIdentity
@@ -13,6 +14,7 @@ from .secrets import AsyncSecrets
 from .snapshots import AsyncSnapshots
 from .team import AsyncTeam
 from .templates import AsyncTemplates
+from .webhooks import AsyncWebhooks
 
 
 class AsyncSandpitClient:
@@ -42,6 +44,8 @@ class AsyncSandpitClient:
         self._identity = AsyncIdentity(self.http)
         self.team = AsyncTeam(self.http, self._identity)
         self.billing = AsyncBilling(self.http, self._identity)
+        self.webhooks = AsyncWebhooks(self.http)
+        self.audit_log = AsyncAuditLog(self.http)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
 

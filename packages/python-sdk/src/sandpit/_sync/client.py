@@ -6,6 +6,7 @@ from typing import Optional, Type, cast
 
 from ..types import Info, JsonObject
 from .api_keys import ApiKeys
+from .audit_log import AuditLog
 from .billing import Billing
 from .http import Http
 from .identity import Identity
@@ -14,6 +15,7 @@ from .secrets import Secrets
 from .snapshots import Snapshots
 from .team import Team
 from .templates import Templates
+from .webhooks import Webhooks
 
 
 class SandpitClient:
@@ -43,6 +45,8 @@ class SandpitClient:
         self._identity = Identity(self.http)
         self.team = Team(self.http, self._identity)
         self.billing = Billing(self.http, self._identity)
+        self.webhooks = Webhooks(self.http)
+        self.audit_log = AuditLog(self.http)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
 

@@ -12,6 +12,8 @@ export const PERMISSIONS = [
   'members:read',
   'members:manage',
   'billing:read',
+  'audit:read',
+  'webhooks:manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -24,7 +26,7 @@ export type Role = (typeof ROLES)[number];
 export const isRole = (r: string): r is Role => (ROLES as readonly string[]).includes(r);
 
 /** Members run sandboxes but cannot manage the team, its keys or see its bill. */
-const MEMBER_EXCLUDED: readonly Permission[] = ['keys:manage', 'members:manage', 'billing:read'];
+const MEMBER_EXCLUDED: readonly Permission[] = ['keys:manage', 'members:manage', 'billing:read', 'audit:read', 'webhooks:manage'];
 
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,

@@ -6,6 +6,7 @@ import type { SandboxRecord } from '../../store/sandboxes.ts';
 import { SANDBOX_HOME } from '../../templates/sandbox-user.ts';
 import type { TemplateCatalog } from '../templates/template-catalog.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
+import { inSpan } from '../../tracing.ts';
 
 /** Combined stdout+stderr kept by a run-to-completion exec; the rest is dropped. */
 export const EXEC_RETAINED_BYTES = 8 * 1024 * 1024;
@@ -66,7 +67,11 @@ export class ExecService {
     });
   }
 
-  async run(rec: SandboxRecord, body: ExecBody): Promise<ExecResult> {
+  run(rec: SandboxRecord, body: ExecBody): Promise<ExecResult> {
+    return inSpan('agent.exec', () => this.#run(rec, body));
+  }
+
+  async #run(rec: SandboxRecord, body: ExecBody): Promise<ExecResult> {
     const { proc, timeoutS } = await this.open(rec, body);
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -3,6 +3,7 @@ import type { AgentPool } from '../../runtime/agent-pool.ts';
 import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
 import type { NetworkRules } from '../../store/sandboxes.ts';
 import { bootSandbox } from '../../templates/boot.ts';
+import { inSpan } from '../../tracing.ts';
 import type { TemplateCaptures } from '../templates/template-captures.ts';
 import type { TemplateInfo } from '../templates/template-info.ts';
 
@@ -52,8 +53,8 @@ export async function restoreCapture(deps: LaunchDeps, l: Launch, captureId: str
 
 /** A fresh boot: the engine creates it, then the template's start_cmd and ready_cmd run. */
 export async function bootFresh(deps: LaunchDeps, l: Launch): Promise<void> {
-  await Promise.all([deps.driver.create(l.spec), l.net?.ready]);
-  await bootSandbox(deps.agents, l.id, l.template);
+  await Promise.all([deps.driver.create(l.spec), l.net?.ready && inSpan('sandbox.network_ready', () => l.net!.ready)]);
+  await inSpan('sandbox.boot', () => bootSandbox(deps.agents, l.id, l.template));
   // Opened now, so the first command does not wait for the connection.
   deps.agents.get(l.id).catch(() => undefined);
 }

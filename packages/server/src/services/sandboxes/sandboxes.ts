@@ -22,6 +22,7 @@ import type { TemplateCatalog } from '../templates/template-catalog.ts';
 import { templateSandboxSpec } from '../templates/template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
 import { BootError } from '../../templates/boot.ts';
+import { inSpan } from '../../tracing.ts';
 import { bootFresh, type Launch, personalizeWarm, restoreCapture, startFork } from './sandbox-launchers.ts';
 import type { VolumeService } from '../volumes/volumes.ts';
 import { volumeMounts, wantsVolumes } from './sandbox-volumes.ts';
@@ -119,14 +120,21 @@ export class SandboxService {
       // Cold starts queue for the host: a burst then completes in arrival order instead of all at its end.
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
-      const net = warm ? warm.net : await this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets });
+      const net = warm ? warm.net : await inSpan('sandbox.network_setup', async () => this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets }));
       const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
       const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: false };
       try {
         if (!warm) launch.spec.mounts = [...(launch.spec.mounts ?? []), ...(await volumeMounts(this.deps.volumes, p.teamId, id, body, [...template.layers, template.rootfs]))];
-        if (warm) await personalizeWarm(this.deps, launch);
-        else if (fork) await startFork(launch, fork);
-        else if (!(capture && (await restoreCapture(this.deps, launch, capture)))) await bootFresh(this.deps, launch);
+        const how = warm ? 'warm' : fork ? 'fork' : capture ? 'capture' : 'boot';
+        await inSpan(
+          'sandbox.start',
+          async () => {
+            if (warm) await personalizeWarm(this.deps, launch);
+            else if (fork) await startFork(launch, fork);
+            else if (!(capture && (await restoreCapture(this.deps, launch, capture)))) await bootFresh(this.deps, launch);
+          },
+          { 'sandpit.start': how },
+        );
       } catch (err) {
         if (launch.engineHolds || err instanceof BootError) await driver.destroy(id).catch(() => undefined);
         await net?.abort();

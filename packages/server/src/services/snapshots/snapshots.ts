@@ -7,6 +7,7 @@ import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../r
 import type { CreateSnapshotBody, PatchSnapshotBody, Snapshot } from '../../schemas/snapshot.ts';
 import type { SandboxStore } from '../../store/sandboxes.ts';
 import type { SnapshotReservationStore } from '../../store/snapshot-reservations.ts';
+import type { ResourceEvent } from '../../store/resource-events.ts';
 import type { SnapshotRecord, SnapshotStore } from '../../store/snapshots.ts';
 import type { TeamStore } from '../../store/teams.ts';
 import type { Principal } from '../access/principal.ts';
@@ -140,7 +141,7 @@ export class SnapshotService {
       row.sizeBytes = res.sizeBytes;
       row.readyAt = now;
       row.updatedAt = now;
-      await store.save(row);
+      await store.save(row, snapshotEvent('snapshot.ready', row, now));
       const sb = await sandboxStore.get(sandboxId);
       if (sb) {
         sb.latestSnapshotId = row.id;
@@ -159,7 +160,7 @@ export class SnapshotService {
       if (this.#answered.has(row.id)) {
         row.status = 'failed';
         row.updatedAt = clock.now();
-        await store.save(row);
+        await store.save(row, snapshotEvent('snapshot.failed', row, row.updatedAt));
         throw lost ?? err;
       }
       // Nobody was told about this row: drop it so the same idempotency key can be tried again.
@@ -263,7 +264,8 @@ export class SnapshotService {
         row.deletedAt = now;
       }
       row.updatedAt = now;
-      await store.save(row);
+      const settled = row.deletedAt === null ? snapshotEvent(row.status === 'ready' ? 'snapshot.ready' : 'snapshot.failed', row, now) : undefined;
+      await store.save(row, settled);
       log.warn({ snapshot: row.id, status: row.status }, 'reconciled snapshot');
     }
     if (!engine) return;
@@ -296,4 +298,9 @@ export function snapshotView(s: SnapshotRecord): Snapshot {
     created_at: iso(s.createdAt),
     ready_at: s.readyAt === null ? null : iso(s.readyAt),
   };
+}
+
+/** A snapshot's lifecycle event for webhooks, in order with its sandbox's events. */
+function snapshotEvent(type: string, s: SnapshotRecord, at: number): ResourceEvent {
+  return { type, at, orderingKey: `sandbox:${s.sandboxId}`, resource: snapshotView(s) };
 }

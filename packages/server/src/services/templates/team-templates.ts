@@ -4,7 +4,10 @@ import type { Clock } from '../../clock.ts';
 import { badRequest, conflict, forbidden, notFound, tooMany } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { CreateTemplateBody, TemplateStep } from '../../schemas/template.ts';
+import type { ResourceEvent } from '../../store/resource-events.ts';
 import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore } from '../../store/templates.ts';
+import { templateView } from './template-view.ts';
+import { inSpan } from '../../tracing.ts';
 import type { TeamStore } from '../../store/teams.ts';
 import type { LayerCache } from '../../templates/layer-cache.ts';
 import { type BuildDeps, BuildFailure, BuildLog, type BuildLogEvent, runBuild } from '../../templates/run-build.ts';
@@ -63,7 +66,7 @@ export class TeamTemplates {
         t.status = 'failed';
         t.error = b.error;
         t.updatedAt = now;
-        await this.deps.store.save(t);
+        await this.deps.store.save(t, templateEvent('template.failed', t, now));
       }
     }
   }
@@ -153,7 +156,9 @@ export class TeamTemplates {
         released = true;
         this.#building.set(p.teamId, (this.#building.get(p.teamId) ?? 1) - 1);
       };
-      void this.#runTeamBuild(t, build, base, log, release).finally(() => {
+      // Its span belongs to the trace of the POST that started it and outlives the request.
+      const template = t;
+      void inSpan('template.build', () => this.#runTeamBuild(template, build, base, log, release), { 'sandpit.template_id': template.id, 'sandpit.build_id': build.id }).finally(() => {
         release();
         setTimeout(() => this.#live.delete(build.id), 60_000).unref();
       });
@@ -197,7 +202,7 @@ export class TeamTemplates {
         cur.status = 'ready';
         cur.error = null;
         cur.updatedAt = now;
-        await store.save(cur);
+        await store.save(cur, templateEvent('template.built', cur, now));
         this.deps.catalog.versionChanged(cur.id, version.workdir);
         this.deps.captures?.settle(cur.id);
       }
@@ -216,7 +221,7 @@ export class TeamTemplates {
         cur.status = 'failed';
         cur.error = message;
         cur.updatedAt = now;
-        await store.save(cur).catch(() => undefined);
+        await store.save(cur, templateEvent('template.failed', cur, now)).catch(() => undefined);
       }
       log.line(message);
       release();
@@ -286,4 +291,9 @@ export class TeamTemplates {
 
 function isBase64(s: string): boolean {
   return s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
+}
+
+/** A template's lifecycle event for webhooks: the template as the API shows it (its warm pool counted as empty). */
+function templateEvent(type: string, t: TemplateRecord, at: number): ResourceEvent {
+  return { type, at, orderingKey: `template:${t.id}`, resource: templateView(t, 0) };
 }

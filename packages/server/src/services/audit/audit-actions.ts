@@ -1,0 +1,86 @@
+/** What a mutating route does, as the audit log names it; `id` says where the resource's id comes from. */
+export interface AuditAction {
+  action: string;
+  resourceType: string;
+  /** A path parameter, the created resource's `id` in the response, or the data plane's sandbox. */
+  id: { param: string } | 'response' | 'sandbox' | 'none';
+}
+
+const param = (name: string) => ({ param: name });
+const act = (action: string, id: AuditAction['id']): AuditAction => ({ action, resourceType: action.split('.')[0]!, id });
+
+/**
+ * Every route that changes something, by method and route pattern. A mutating route missing here is
+ * still recorded (under `<method> <route>`), and `audit.test.ts` fails until it has a name.
+ */
+const ACTIONS: Record<string, AuditAction> = {
+  'POST /sandboxes': act('sandbox.create', 'response'),
+  'PATCH /sandboxes/:sandbox_id': act('sandbox.update', param('sandbox_id')),
+  'DELETE /sandboxes/:sandbox_id': act('sandbox.delete', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/pause': act('sandbox.pause', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/resume': act('sandbox.resume', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/activate': act('sandbox.activate', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/exec': act('sandbox.exec', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/exec/stream': act('sandbox.exec', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/preview-ports': act('sandbox.preview_port.publish', param('sandbox_id')),
+  'DELETE /sandboxes/:sandbox_id/preview-ports/:port': act('sandbox.preview_port.unpublish', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/snapshot': act('snapshot.create', 'response'),
+  'PATCH /snapshots/:snapshot_id': act('snapshot.update', param('snapshot_id')),
+  'DELETE /snapshots/:snapshot_id': act('snapshot.delete', param('snapshot_id')),
+  // The data plane: the sandbox is the one its access token opens.
+  'POST /exec': act('sandbox.exec', 'sandbox'),
+  'POST /exec/stream': act('sandbox.exec', 'sandbox'),
+  'PUT /files': act('sandbox.file.write', 'sandbox'),
+  'POST /files/mkdir': act('sandbox.file.mkdir', 'sandbox'),
+  'POST /files/remove': act('sandbox.file.remove', 'sandbox'),
+  'POST /files/rename': act('sandbox.file.rename', 'sandbox'),
+  'POST /processes': act('sandbox.process.start', 'sandbox'),
+  'POST /processes/:id/stdin': act('sandbox.process.stdin', 'sandbox'),
+  'POST /processes/:id/signal': act('sandbox.process.signal', 'sandbox'),
+  'DELETE /processes/:id': act('sandbox.process.kill', 'sandbox'),
+  'POST /terminals': act('sandbox.terminal.create', 'sandbox'),
+  'DELETE /terminals/:id': act('sandbox.terminal.kill', 'sandbox'),
+  'GET /terminals/:id/connect': act('sandbox.terminal.open', 'sandbox'),
+  'POST /templates': act('template.build', 'response'),
+  'DELETE /templates/:template_id': act('template.delete', param('template_id')),
+  'POST /secrets': act('secret.create', 'none'),
+  'DELETE /secrets/:name': act('secret.revoke', param('name')),
+  'POST /api-keys': act('api_key.create', 'response'),
+  'DELETE /api-keys/:key_id': act('api_key.revoke', param('key_id')),
+  'POST /session': act('console_session.create', 'none'),
+  'DELETE /session': act('console_session.delete', 'none'),
+  'POST /teams/:team_id/members': act('member.invite', 'response'),
+  'DELETE /teams/:team_id/members/:user_id': act('member.deactivate', param('user_id')),
+  'POST /teams/:team_id/members/:user_id/roles': act('member.role_grant', param('user_id')),
+  'DELETE /teams/:team_id/members/:user_id/roles/:role_name': act('member.role_revoke', param('user_id')),
+  'POST /webhooks': act('webhook.create', 'response'),
+  'PATCH /webhooks/:webhook_id': act('webhook.update', param('webhook_id')),
+  'DELETE /webhooks/:webhook_id': act('webhook.delete', param('webhook_id')),
+  'POST /webhooks/:webhook_id/test': act('webhook.test', param('webhook_id')),
+};
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The audit entry's name for a call, or undefined when the call changes nothing (reads, internal routes). */
+export function auditActionOf(method: string, route: string | undefined): AuditAction | undefined {
+  if (!route || route.startsWith('/internal/')) return undefined;
+  const known = ACTIONS[`${method} ${route}`];
+  if (known) return known;
+  if (!MUTATING.has(method)) return undefined;
+  return { action: `${method} ${route}`, resourceType: route.split('/')[1] ?? '', id: 'none' };
+}
+
+/** Whether the table names the route (for the test that keeps it complete). */
+export const isNamedAuditRoute = (method: string, route: string) => `${method} ${route}` in ACTIONS;
+
+/** The E2B-compatible control plane's calls that change something (its own port; docs/e2b.md), named as on the main API. */
+export const E2B_ACTIONS: Record<string, string> = {
+  'POST /sandboxes': 'sandbox.create',
+  'POST /v2/sandboxes': 'sandbox.create',
+  'DELETE /sandboxes/:sandboxID': 'sandbox.delete',
+  'POST /sandboxes/:sandboxID/pause': 'sandbox.pause',
+  'POST /sandboxes/:sandboxID/resume': 'sandbox.resume',
+  'POST /sandboxes/:sandboxID/connect': 'sandbox.activate',
+  'POST /v2/sandboxes/:sandboxID/connect': 'sandbox.activate',
+  'POST /sandboxes/:sandboxID/timeout': 'sandbox.update',
+};
