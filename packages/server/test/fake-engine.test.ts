@@ -35,6 +35,8 @@ before(async () => {
     SANDPIT_RATE_LIMIT: '0',
     SANDPIT_MAX_ACTIVE_SANDBOXES: '2',
     SANDPIT_E2B_PORT: '0',
+    SANDPIT_SSH_PORT: '0',
+    SANDPIT_WARM_POOL: '0',
   });
   // Timers run when a test says so.
   platform = await startPlatform(config, { clock, engine, timerIntervalMs: 3_600_000 });
@@ -158,6 +160,7 @@ test('a start that fails partway (its E2B port is taken) closes what it opened, 
     SANDPIT_IMAGE_DIR: join(dir, 'images'),
     SANDPIT_LOG_LEVEL: 'silent',
     SANDPIT_E2B_PORT: String((taken.address() as { port: number }).port),
+    SANDPIT_SSH_PORT: '0',
   });
   await assert.rejects(startPlatform(config, { clock, engine: new MemoryDriver(), timerIntervalMs: 3_600_000 }), /is already in use/);
   // Closed handles leave the list a few ticks later.

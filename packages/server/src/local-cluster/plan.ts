@@ -90,6 +90,8 @@ export function planCluster(p: PlanInput): RegionPlan[] {
       // Secrets written through one replica are read through another: one key for all.
       SANDPIT_SECRETS_KEY: p.secretsKey,
       SANDPIT_E2B_PORT: '0',
+      // Members share one machine: no member takes the SSH gateway's port.
+      SANDPIT_SSH_PORT: '0',
       ...env,
     },
   });
@@ -136,6 +138,7 @@ export const MEMBER_SETTINGS = [
   'SANDPIT_IMAGE_DIR',
   'SANDPIT_REGION',
   'SANDPIT_E2B_PORT',
+  'SANDPIT_SSH_PORT',
   'HOST',
   'PORT',
 ];

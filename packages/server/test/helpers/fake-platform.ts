@@ -50,6 +50,8 @@ export class FakePlatform {
       SANDPIT_LOG_LEVEL: 'silent',
       SANDPIT_RATE_LIMIT: '0',
       SANDPIT_E2B_PORT: '0',
+      SANDPIT_SSH_PORT: '0',
+      SANDPIT_WARM_POOL: '0',
       ...this.env,
     });
     // Timers run when a test says so.

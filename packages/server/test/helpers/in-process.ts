@@ -46,6 +46,8 @@ export class InProcess {
       SANDPIT_NET_WARM: '2',
       // No pre-started sandboxes: tests count sandboxes and engine calls.
       SANDPIT_WARM_POOL: '0',
+      // Test platforms run side by side: the SSH gateway stays off unless a test asks for one.
+      SANDPIT_SSH_PORT: '0',
       // The engine under test follows the caller's choice (auto by default).
       SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });

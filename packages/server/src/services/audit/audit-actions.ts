@@ -57,6 +57,13 @@ const ACTIONS: Record<string, AuditAction> = {
   'PATCH /webhooks/:webhook_id': act('webhook.update', param('webhook_id')),
   'DELETE /webhooks/:webhook_id': act('webhook.delete', param('webhook_id')),
   'POST /webhooks/:webhook_id/test': act('webhook.test', param('webhook_id')),
+  'POST /volumes': act('volume.create', 'response'),
+  'PATCH /volumes/:volume': act('volume.update', param('volume')),
+  'DELETE /volumes/:volume': act('volume.delete', param('volume')),
+  'PUT /volumes/:volume/files': act('volume.file.write', param('volume')),
+  'DELETE /volumes/:volume/files': act('volume.file.remove', param('volume')),
+  'POST /ssh-keys': act('ssh_key.create', 'response'),
+  'DELETE /ssh-keys/:id': act('ssh_key.delete', param('id')),
 };
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -83,4 +90,8 @@ export const E2B_ACTIONS: Record<string, string> = {
   'POST /sandboxes/:sandboxID/connect': 'sandbox.activate',
   'POST /v2/sandboxes/:sandboxID/connect': 'sandbox.activate',
   'POST /sandboxes/:sandboxID/timeout': 'sandbox.update',
+  'POST /sandboxes/:sandboxID/snapshots': 'snapshot.create',
+  'POST /sandboxes/:sandboxID/fork': 'sandbox.fork',
+  // E2B deletes a snapshot as a template.
+  'DELETE /templates/:templateID': 'snapshot.delete',
 };
