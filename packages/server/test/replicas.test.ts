@@ -18,6 +18,7 @@ import { until } from './helpers/cluster-steps.ts';
 import { Internet } from './helpers/internet.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, freePort, ServerProcess } from './helpers/server-process.ts';
+import { Receiver } from './helpers/webhook-receiver.ts';
 
 /* State that API replicas must agree on lives in PostgreSQL; every test here runs two of something against one database. */
 let cluster: PostgresCluster;
@@ -168,11 +169,27 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
     for (const s of servers) await s.stop();
     await seed.destroy();
   });
-  const env = { SANDPIT_DATABASE_URL: database.url, SANDPIT_BOOTSTRAP_API_KEY: key, SANDPIT_DRIVER: 'container', SANDPIT_MAX_ACTIVE_SANDBOXES: '2', SANDPIT_RATE_LIMIT: '0' };
+  // A webhook receiver both replicas may deliver to: deliveries must come from one of them, once each.
+  const receiver = await Receiver.start();
+  t.after(() => receiver.close());
+  const env = {
+    SANDPIT_DATABASE_URL: database.url,
+    SANDPIT_BOOTSTRAP_API_KEY: key,
+    SANDPIT_DRIVER: 'container',
+    SANDPIT_MAX_ACTIVE_SANDBOXES: '2',
+    SANDPIT_RATE_LIMIT: '0',
+    SANDPIT_WEBHOOK_ALLOW_HOSTS: receiver.hostPort,
+    // Replicas share the key secrets (and webhook signing secrets) are sealed with.
+    SANDPIT_SECRETS_KEY: randomBytes(32).toString('hex'),
+  };
   const started = await Promise.allSettled([ServerProcess.start(env), ServerProcess.start(env)]);
   for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
   for (const s of started) if (s.status === 'rejected') throw s.reason;
   const apis = servers.map((s) => new Api(s.url, key));
+
+  await t.test('a webhook registered through one replica', async () => {
+    assert.equal((await apis[1]!.post('/webhooks', { url: receiver.url, events: ['sandbox.created'] })).status, 201);
+  });
 
   await t.test('four concurrent creates through both replicas: two succeed, two answer 429', async () => {
     const res = await Promise.all([0, 1, 2, 3].map((i) => apis[i % 2]!.post('/sandboxes', {})));
@@ -207,6 +224,15 @@ test('two API processes on one PostgreSQL: the active cap, metering and a store 
     assert.deepEqual(segments.map((s) => s.subject_id).toSorted(), made.map((m) => m.id.replace(/^sb-local-/, '')).toSorted());
     const leases = await seed.selectFrom('leases').select('name').execute();
     assert.deepEqual(leases.map((l) => l.name).toSorted(), ['audit-retention', 'billing', 'timers', 'webhooks']);
+  });
+
+  await t.test('the creates made through both replicas are delivered once each, by the replica holding the webhooks lease', async () => {
+    await until('the deliveries', async () => receiver.received.length >= made.length);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(receiver.received.map((r) => r.json.data.id).toSorted(), made.map((m) => m.id).toSorted());
+    assert.equal(new Set(receiver.received.map((r) => r.json.id)).size, made.length);
+    const holders = await seed.selectFrom('leases').select('holder').where('name', '=', 'webhooks').execute();
+    assert.equal(holders.length, 1);
   });
 
   await t.test('PostgreSQL restarting: both replicas answer 503 unavailable meanwhile and recover by themselves', async () => {

@@ -168,10 +168,17 @@ export class WebhookDispatcher {
   async #attempt(d: DeliveryRecord, w: WebhookRecord, signal: AbortSignal): Promise<void> {
     const started = performance.now();
     const sentAt = this.deps.clock.now();
+    let secret: string;
+    try {
+      secret = this.deps.service.secretOf(w);
+    } catch {
+      // Recorded and retried like a failed send, not retried at once in a loop.
+      return this.#settle(d, started, { error: "the endpoint's signing secret cannot be read with this replica's SANDPIT_SECRETS_KEY (every replica needs the same key)" });
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Sandpit-Webhooks/1.0',
-      [SIGNATURE_HEADER]: sign(this.deps.service.secretOf(w), Math.floor(sentAt / 1000), d.payload),
+      [SIGNATURE_HEADER]: sign(secret, Math.floor(sentAt / 1000), d.payload),
       'x-sandpit-event-id': d.eventId,
       'x-sandpit-event-type': d.eventType,
       'x-sandpit-delivery-id': d.id,
@@ -180,6 +187,11 @@ export class WebhookDispatcher {
     const outcome = await this.#post(new URL(w.url), d.payload, headers, signal);
     // Shut down mid-attempt: it stays pending and is sent again.
     if (signal.aborted) return;
+    await this.#settle(d, started, outcome);
+  }
+
+  /** Records an attempt's outcome: delivered on 2xx, else retried with backoff until 24 h after the event, then failed. */
+  async #settle(d: DeliveryRecord, started: number, outcome: { statusCode?: number; error?: string }): Promise<void> {
     const at = this.deps.clock.now();
     d.attempts += 1;
     d.attemptLog = [...d.attemptLog, { at, durationMs: Math.round(performance.now() - started), ...outcome }].slice(-ATTEMPTS_KEPT);
