@@ -7,7 +7,7 @@ import { type Platform, type StartOptions, startPlatform } from '../../src/serve
 import { baseRecipe, recipeHash } from '../../src/templates/base-recipe.ts';
 import { MemoryDriver } from '../fakes/memory-driver.ts';
 import { testDatabase } from './postgres.ts';
-import { Api } from './server-process.ts';
+import { Api, SIDE_BY_SIDE } from './server-process.ts';
 
 /** The real services and routes on an engine kept in memory (see fake-engine.test.ts), on a temp data dir. */
 export class FakePlatform {
@@ -49,9 +49,7 @@ export class FakePlatform {
       SANDPIT_BOOTSTRAP_API_KEY: this.key,
       SANDPIT_LOG_LEVEL: 'silent',
       SANDPIT_RATE_LIMIT: '0',
-      SANDPIT_E2B_PORT: '0',
-      SANDPIT_SSH_PORT: '0',
-      SANDPIT_WARM_POOL: '0',
+      ...SIDE_BY_SIDE,
       ...this.env,
     });
     // Timers run when a test says so.

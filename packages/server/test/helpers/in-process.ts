@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import { teardownEngine } from '../../src/teardown.ts';
 import { type Platform, startPlatform } from '../../src/server.ts';
 import { testDatabase } from './postgres.ts';
-import { Api, IMAGE_DIR } from './server-process.ts';
+import { Api, IMAGE_DIR, SIDE_BY_SIDE } from './server-process.ts';
 
 /** A platform started in this process on a temp data dir, with a clock the test moves. */
 export class InProcess {
@@ -41,13 +41,7 @@ export class InProcess {
       SANDPIT_BOOTSTRAP_API_KEY: this.key,
       SANDPIT_LOG_LEVEL: 'warn',
       SANDPIT_RATE_LIMIT: '0',
-      SANDPIT_E2B_PORT: '0',
-      // Test servers do not take bursts: two spare namespaces, not the default's 32.
-      SANDPIT_NET_WARM: '2',
-      // No pre-started sandboxes: tests count sandboxes and engine calls.
-      SANDPIT_WARM_POOL: '0',
-      // Test platforms run side by side: the SSH gateway stays off unless a test asks for one.
-      SANDPIT_SSH_PORT: '0',
+      ...SIDE_BY_SIDE,
       // The engine under test follows the caller's choice (auto by default).
       SANDPIT_DRIVER: process.env.SANDPIT_DRIVER ?? '',
     });

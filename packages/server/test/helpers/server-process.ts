@@ -10,6 +10,13 @@ import { teardownEngine } from '../../src/teardown.ts';
 import { testDatabase } from './postgres.ts';
 
 export const CLI = new URL('../../../cli/src/main.ts', import.meta.url).pathname;
+/**
+ * Settings of every test platform: they run side by side, so no E2B or SSH port of their own and two spare
+ * namespaces (not the default's 32) instead of a burst's worth; and no pre-started sandboxes, since tests count
+ * sandboxes and engine calls. A test that wants one of these asks for it.
+ */
+export const SIDE_BY_SIDE = { SANDPIT_E2B_PORT: '0', SANDPIT_SSH_PORT: '0', SANDPIT_NET_WARM: '2', SANDPIT_WARM_POOL: '0' } as const;
+
 export const IMAGE_DIR = process.env.SANDPIT_IMAGE_DIR || '/var/lib/sandpit/images';
 
 export async function freePort(): Promise<number> {
@@ -69,13 +76,7 @@ export class ServerProcess {
         SANDPIT_IMAGE_DIR: IMAGE_DIR,
         SANDPIT_BOOTSTRAP_API_KEY: this.key,
         SANDPIT_LOG_LEVEL: 'warn',
-        // Test servers run side by side: the E2B port stays off unless a test asks for one.
-        SANDPIT_E2B_PORT: '0',
-        SANDPIT_SSH_PORT: '0',
-        // Test servers do not take bursts: two spare namespaces, not the default's 32, each start.
-        SANDPIT_NET_WARM: '2',
-        // Nor pre-started sandboxes: a test that wants the warm pool asks for it.
-        SANDPIT_WARM_POOL: '0',
+        ...SIDE_BY_SIDE,
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
