@@ -12,7 +12,7 @@ import { Api, ServerProcess } from './helpers/server-process.ts';
  * processes; a node whose holder is lost answers 503 saying so.
  */
 const key = randomBytes(32);
-const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '3000', ...extra });
+const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '6000', ...extra });
 const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count.new && mv count.new count; sleep 0.05; done) >/dev/null 2>&1 &';
 
 let pg: PostgresCluster;

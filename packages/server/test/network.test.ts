@@ -272,7 +272,8 @@ describe('preview ports', () => {
 const http = require('http');
 for (const port of [3000, 3001]) {
   const s = http.createServer((req, res) => res.end('hello from ' + port + ' ' + req.url));
-  s.on('upgrade', (req, sock) => { sock.write('HTTP/1.1 101 Switching Protocols\\r\\nupgrade: websocket\\r\\nconnection: upgrade\\r\\n\\r\\n'); sock.pipe(sock); });
+  // A pause cuts upgraded connections (a reset, as after a VM pause): a real server survives that.
+  s.on('upgrade', (req, sock) => { sock.on('error', () => {}); sock.write('HTTP/1.1 101 Switching Protocols\\r\\nupgrade: websocket\\r\\nconnection: upgrade\\r\\n\\r\\n'); sock.pipe(sock); });
   s.listen(port, '0.0.0.0');
 }
 JS
@@ -330,7 +331,8 @@ setsid node /tmp/srv.js >/dev/null 2>&1 < /dev/null & sleep 0.7`,
 
     // Preview traffic resumes a paused sandbox.
     assert.equal((await api.post(`/sandboxes/${sb.id}/pause`)).status, 200);
-    assert.equal((await preview(sb.id, 3000)).status, 200);
+    const resumed = await preview(sb.id, 3000);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
     assert.equal((await api.get(`/sandboxes/${sb.id}`)).body.status, 'active');
 
     assert.equal((await api.del(`/sandboxes/${sb.id}/preview-ports/3000`)).status, 204);

@@ -31,6 +31,8 @@ export class NodeService {
   readonly lostMs: number;
   /** Since when this replica has reached the store without a failure; undefined after one. */
   #storeSince: number | undefined;
+  /** When this replica last swept: a long gap means its store calls hung (or it did not hold the lease). */
+  #lastSweep: number | undefined;
 
   constructor(deps: { store: NodeStore; sandboxes: SandboxStore; clock: Clock; log: Logger; lostMs: number }) {
     this.#store = deps.store;
@@ -49,10 +51,13 @@ export class NodeService {
   /**
    * Marks the region's silent nodes lost and fails their sandboxes (run by one replica of the region at a
    * time). Only once this replica has reached the store for a whole deadline: while the store was down no
-   * heartbeat could be recorded, and silence then says nothing about the nodes.
+   * heartbeat could be recorded, and silence then says nothing about the nodes. A store that hangs instead
+   * of failing shows only as a gap between sweeps, so a gap restarts that deadline too.
    */
   async sweep(region: string): Promise<void> {
     const now = this.#clock.now();
+    if (this.#lastSweep === undefined || now - this.#lastSweep > this.lostMs / 2) this.#storeSince = now;
+    this.#lastSweep = now;
     this.#storeSince ??= now;
     if (now - this.#storeSince < this.lostMs) return;
     for (const id of await this.#store.markLost(region, now - this.lostMs, now)) {
@@ -64,6 +69,7 @@ export class NodeService {
   /** The store could not be reached: node silence is not judged until it has been reachable for a deadline again. */
   storeFailed(): void {
     this.#storeSince = undefined;
+    this.#lastSweep = undefined;
   }
 
   isLive(n: NodeRecord): boolean {
