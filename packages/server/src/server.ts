@@ -71,6 +71,8 @@ import { LeaseStore } from './store/leases.ts';
 import { Lease } from './services/fleet/lease.ts';
 import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
+import { pingStore } from './store/ping.ts';
+import { Readiness } from './services/fleet/readiness.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { RateLimitStore } from './store/rate-limits.ts';
 import { dialectOf } from './store/dialect.ts';
@@ -422,6 +424,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             }
           : undefined;
 
+    const readiness = new Readiness(() => pingStore(db), role === 'node');
     const app = await buildApp(
       {
         config,
@@ -452,6 +455,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         volumeFiles: new VolumeFiles(volumes),
         sshKeys,
         sshPort: () => sshPort,
+        readiness,
       },
       log,
       edge,
@@ -534,6 +538,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             },
           })
         : undefined;
+    if (nodeAgent) readiness.registeredBy(() => nodeAgent.registered);
     nodeAgent?.start();
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {
