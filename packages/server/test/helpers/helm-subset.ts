@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
  */
 
 type Ctx = Record<string, unknown>;
-type Node = { text: string } | { action: string } | { cond: string; then: Node[]; else: Node[] };
+type Node = { text: string } | { action: string } | { cond: string; yes: Node[]; no: Node[] };
 
 export interface Rendered {
   /** Template file name -> its rendered text. */
@@ -80,9 +80,9 @@ function parseTemplate(src: string, defines: Map<string, Node[]>): Node[] {
       const a = n.action;
       if (closers.includes(a)) return { nodes, closer: a };
       if (a.startsWith('if ')) {
-        const then = block(['else', 'end']);
-        const otherwise = then.closer === 'else' ? block(['end']).nodes : [];
-        nodes.push({ cond: a.slice(3), then: then.nodes, else: otherwise });
+        const yes = block(['else', 'end']);
+        const no = yes.closer === 'else' ? block(['end']).nodes : [];
+        nodes.push({ cond: a.slice(3), yes: yes.nodes, no });
       } else if (a.startsWith('define ')) {
         defines.set(literal(a.slice(7)), block(['end']).nodes);
       } else if (a === 'end' || a === 'else' || /^(range|with|template|block|\/\*)/.test(a)) {
@@ -101,7 +101,7 @@ function run(nodes: Node[], ctx: Ctx, defines: Map<string, Node[]>): string {
   let out = '';
   for (const n of nodes) {
     if ('text' in n) out += n.text;
-    else if ('cond' in n) out += run(truthy(pipeline(n.cond, ctx, defines)) ? n.then : n.else, ctx, defines);
+    else if ('cond' in n) out += run(truthy(pipeline(n.cond, ctx, defines)) ? n.yes : n.no, ctx, defines);
     else out += String(pipeline(n.action, ctx, defines) ?? '');
   }
   return out;
