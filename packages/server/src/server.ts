@@ -98,6 +98,7 @@ import { NodeDrain } from './cluster/drain.ts';
 import { NodePeers } from './cluster/node-peer.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { snapshotTemplateFiles } from './services/templates/snapshot-template-files.ts';
+import { UnusedFiles } from './services/templates/unused-files.ts';
 import type { RoleEdge } from './app.ts';
 
 export interface Platform {
@@ -244,6 +245,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures, cache: layerCache });
     // Builds run on nodes, which end their own interrupted ones.
     if (role !== 'api') await templates.init();
+    if (role !== 'api') {
+      const unusedFiles = new UnusedFiles({
+        store: templateStore,
+        layers: layerCache,
+        images: images.images,
+        enginePaths: driver.templatePaths?.bind(driver),
+        building: () => templates.building,
+        clock,
+        log,
+        graceMs: config.templates.unusedGraceMs,
+      });
+      unusedFiles.start();
+      opened.push(() => unusedFiles.stop());
+    }
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
