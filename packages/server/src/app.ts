@@ -15,6 +15,7 @@ import { consoleSessionRoutes } from './routes/console-session.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
 import { fileRoutes, fileSchemas } from './routes/files.ts';
+import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
 import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
@@ -137,7 +138,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
 
   app.addHook('preHandler', diskGuard(new DiskSpace(s.config.dataDir, s.config.diskReserveMib)));
 
-  if (edge?.role === 'node') guardNode(app, edge.key, edge.nodeId);
+  if (edge?.role === 'node') guardNode(app, edge.key, edge.nodeId, HEALTH_PATHS);
   // Preview hosts are routed before everything else, the rate limit included; on an API replica every
   // sandbox's traffic, previews included, goes on to its node.
   if (edge?.role === 'api') await forwardToNodes(app, edge.forward);
@@ -195,6 +196,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await consoleSessionRoutes(app, s);
   await consoleAssetRoutes(app, s.config.consoleDir);
   await infoRoutes(app, s);
+  await healthRoutes(app, s);
   await apiKeyRoutes(app, s);
   await sandboxRoutes(app, s);
   await sandboxObservabilityRoutes(app, s);

@@ -61,6 +61,11 @@ export const SETTINGS = {
   SANDPIT_TEMPLATE_MAX_MIB: { default: '8192', meaning: 'largest template (all its layers)' },
   SANDPIT_TEMPLATE_CAPTURE: { default: '1', meaning: '0: no template captures (gvisor), every sandbox boots' },
   SANDPIT_INSECURE_REGISTRIES: { meaning: "image registries (`host:port`, comma-separated) reached over plain HTTP; all others over HTTPS with the host's CA bundle" },
+  SANDPIT_UNUSED_FILES_GRACE_S: {
+    default: '3600',
+    meaning:
+      "seconds a pulled image or template layer of this host's data dir that no live template, sandbox or snapshot uses is kept before its files are removed (checked every grace/4 seconds, at most every minute; not the shared `SANDPIT_IMAGE_DIR`)",
+  },
   SANDPIT_IMAGE_MAX_MIB: { default: '8192', meaning: 'largest image a template is built from, compressed and unpacked (`image_pull_failed: image_too_large`)' },
   SANDPIT_DEBIAN_MIRROR: { meaning: "Debian mirror for the base template (default: the host's apt mirror)" },
   SANDPIT_WARM_POOL: { default: '2', meaning: 'pre-started `platform/base` sandboxes' },
@@ -202,6 +207,8 @@ export interface TemplateSettings {
   insecureRegistries: string[];
   /** Largest image a template may be built from (compressed as declared, and unpacked). */
   imageMaxBytes: number;
+  /** How long an image or layer nothing uses is kept before it is removed. */
+  unusedGraceMs: number;
 }
 
 export interface WarmPoolSettings {
@@ -286,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
       imageMaxBytes: int(env, 'SANDPIT_IMAGE_MAX_MIB') * 1024 * 1024,
+      unusedGraceMs: int(env, 'SANDPIT_UNUSED_FILES_GRACE_S') * 1000,
     },
     warmPool: {
       baseSize: int(env, 'SANDPIT_WARM_POOL'),

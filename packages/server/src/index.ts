@@ -12,3 +12,4 @@ export { signInternalToken, API_AUDIENCE } from './internal-token.ts';
 export { LocalCluster, type ClusterStatus, type ClusterSummary, type ClusterUpOptions } from './local-cluster/local-cluster.ts';
 export { parseRegions } from './local-cluster/plan.ts';
 export { PostgresCluster, createDatabase } from './local-cluster/postgres.ts';
+export { InternalApi } from './local-cluster/internal-api.ts';

@@ -71,6 +71,8 @@ import { LeaseStore } from './store/leases.ts';
 import { Lease } from './services/fleet/lease.ts';
 import { ConsoleSessionStore } from './store/console-sessions.ts';
 import { type Db, openDb } from './store/db.ts';
+import { pingStore } from './store/ping.ts';
+import { Readiness } from './services/fleet/readiness.ts';
 import { PreviewPortStore } from './store/preview-ports.ts';
 import { RateLimitStore } from './store/rate-limits.ts';
 import { dialectOf } from './store/dialect.ts';
@@ -96,6 +98,7 @@ import { NodeDrain } from './cluster/drain.ts';
 import { NodePeers } from './cluster/node-peer.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { snapshotTemplateFiles } from './services/templates/snapshot-template-files.ts';
+import { UnusedFiles } from './services/templates/unused-files.ts';
 import type { RoleEdge } from './app.ts';
 
 export interface Platform {
@@ -242,6 +245,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures, cache: layerCache });
     // Builds run on nodes, which end their own interrupted ones.
     if (role !== 'api') await templates.init();
+    if (role !== 'api') {
+      const unusedFiles = new UnusedFiles({
+        store: templateStore,
+        layers: layerCache,
+        images: images.images,
+        enginePaths: driver.templatePaths?.bind(driver),
+        building: () => templates.building,
+        clock,
+        log,
+        graceMs: config.templates.unusedGraceMs,
+      });
+      unusedFiles.start();
+      opened.push(() => unusedFiles.stop());
+    }
     const warmPool = new WarmPool({ driver, agents, templates: catalog, network: sandboxNetwork, log, config: config.warmPool });
 
     const snapshotStore = new SnapshotStore(db, nodeId);
@@ -422,6 +439,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             }
           : undefined;
 
+    const readiness = new Readiness(() => pingStore(db), role === 'node');
     const app = await buildApp(
       {
         config,
@@ -452,6 +470,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         volumeFiles: new VolumeFiles(volumes),
         sshKeys,
         sshPort: () => sshPort,
+        readiness,
       },
       log,
       edge,
@@ -534,6 +553,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             },
           })
         : undefined;
+    if (nodeAgent) readiness.registeredBy(() => nodeAgent.registered);
     nodeAgent?.start();
     let billingRun: Promise<void> | undefined;
     const billingTimer = setInterval(() => {

@@ -108,13 +108,28 @@ export function clusterCommand(): Command {
     ['drain', 'cordon a node and move its paused sandboxes to other nodes'],
   ] as const) {
     cluster
-      .command(`${action} <node>`)
+      .command(`${action} [node]`)
       .description(description)
       .option(...dirOption)
+      .option(
+        '--via-env',
+        "act through the API replicas in $SANDPIT_API_URL, signed with $SANDPIT_CLUSTER_KEY, instead of a local cluster; [node] defaults to $SANDPIT_NODE_ID (a node's own settings, as in a Kubernetes preStop hook)",
+      )
       .action(
-        run(async (node: string, opts: DirOption) => {
-          const { LocalCluster } = await loadServer();
-          const drained = await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
+        run(async (given: string | undefined, opts: DirOption & { viaEnv?: boolean }) => {
+          const { InternalApi, LocalCluster, loadConfig } = await loadServer();
+          let node = given;
+          let drained: Awaited<ReturnType<InstanceType<typeof InternalApi>['act']>>;
+          if (opts.viaEnv) {
+            const { cluster: settings } = loadConfig(process.env);
+            node ??= process.env.SANDPIT_NODE_ID;
+            if (!node) throw new Error('name the node, or set SANDPIT_NODE_ID');
+            if (!settings.key) throw new Error('SANDPIT_CLUSTER_KEY is not set');
+            drained = await new InternalApi(settings.key).actOnAny(settings.apiUrls, node, action);
+          } else {
+            if (!node) throw new Error('name the node');
+            drained = await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
+          }
           console.log(`${node}: ${action} done`);
           if (drained) {
             console.log(`moved ${drained.moved.length} paused sandbox(es); ${drained.left} left on the node (running ones are not moved: pause them and drain again, or let them end)`);

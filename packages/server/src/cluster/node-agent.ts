@@ -57,6 +57,11 @@ export class NodeAgent {
     this.#beating = this.beat().finally(() => (this.#beating = undefined));
   }
 
+  /** Whether an API replica accepted the last heartbeat. */
+  get registered(): boolean {
+    return this.#reported;
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#beating;

@@ -35,9 +35,9 @@ const TIMEOUT_MS = 5_000;
 export class InternalApi {
   readonly #key: Buffer;
 
-  /** The cluster key as `up` made it (hex). */
-  constructor(clusterKey: string) {
-    this.#key = Buffer.from(clusterKey, 'hex');
+  /** The cluster key: as `up` made it (hex), or as a process's settings read it. */
+  constructor(clusterKey: string | Buffer) {
+    this.#key = typeof clusterKey === 'string' ? Buffer.from(clusterKey, 'hex') : clusterKey;
   }
 
   async #call(url: string, method: 'GET' | 'POST', timeoutMs = TIMEOUT_MS): Promise<unknown> {
@@ -59,6 +59,19 @@ export class InternalApi {
   async act(apiUrl: string, nodeId: string, action: NodeAction): Promise<DrainResult | undefined> {
     const body = await this.#call(`${apiUrl}/internal/nodes/${encodeURIComponent(nodeId)}/${action}`, 'POST', action === 'drain' ? DRAIN_TIMEOUT_MS : TIMEOUT_MS);
     return action === 'drain' ? (body as DrainResult) : undefined;
+  }
+
+  /** `act` through the first of `apiUrls` that takes it (a replica may be down or restarting). */
+  async actOnAny(apiUrls: string[], nodeId: string, action: NodeAction): Promise<DrainResult | undefined> {
+    let last: unknown = new Error('no API replica URL given');
+    for (const url of apiUrls) {
+      try {
+        return await this.act(url, nodeId, action);
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw new Error(`no API replica took the ${action}: ${(last as Error).message}`);
   }
 }
 

@@ -248,15 +248,11 @@ export class LocalCluster {
     const node = this.member(nodeId);
     if (node.role !== 'node') throw new Error(`${nodeId} is not a node`);
     const region = this.state.regions.find((r) => r.name === node.region)!;
-    let last: unknown;
-    for (const api of region.apis) {
-      try {
-        return await this.#internal.act(api.url, nodeId, action);
-      } catch (err) {
-        last = err;
-      }
-    }
-    throw new Error(`no API of region ${region.name} took the ${action}: ${(last as Error).message}`);
+    return this.#internal.actOnAny(
+      region.apis.map((a) => a.url),
+      nodeId,
+      action,
+    );
   }
 
   /** Signals a member (SIGKILL: a crash, for tests of node or replica loss); `restart` starts it again. */

@@ -27,6 +27,7 @@ import type { TerminalService } from '../services/data-plane/terminals.ts';
 import type { VolumeFiles } from '../services/volumes/volume-files.ts';
 import type { VolumeService } from '../services/volumes/volumes.ts';
 import type { SshKeyService } from '../services/ssh/ssh-keys.ts';
+import type { Readiness } from '../services/fleet/readiness.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,6 +69,8 @@ export interface Services {
   rateLimits?: SharedRateLimits;
   volumes: VolumeService;
   volumeFiles: VolumeFiles;
+  /** What GET /readyz checks. */
+  readiness: Readiness;
 }
 
 /** onRequest hook: authentication comes before validation, so a bad key is 401 whatever the body. A console session cookie stands in for the key. */

@@ -66,6 +66,11 @@ export class DriverSet implements RuntimeDriver {
   state(id: string): Promise<EngineState> {
     return this.#for(id).state(id);
   }
+  async templatePaths(): Promise<string[]> {
+    const each = await Promise.all(this.#all.map((d) => (d.templatePaths ? d.templatePaths() : Promise.reject(new Error(`the ${d.name} engine cannot tell which template files it uses`)))));
+    return each.flat();
+  }
+
   async list(): Promise<string[]> {
     return (await Promise.all(this.#all.map((d) => d.list()))).flat();
   }

@@ -79,6 +79,11 @@ export interface RuntimeDriver {
    * with the agent's next connection. Absent: dial agentSocket(id).
    */
   connectAgent?(id: string, timeoutMs: number): Promise<Socket>;
+  /**
+   * Template roots and layers (host paths) that the sandboxes and snapshots this engine holds stack on,
+   * so unused template files can be told apart. Absent: the engine cannot tell, and nothing is collected.
+   */
+  templatePaths?(): Promise<string[]>;
   /** Present on a set of engines: whether it manages sandboxes recorded with that driver name. */
   serves?(name: string): boolean;
   /** Present when the engine can capture memory and disk (gvisor); absent: snapshots answer 503. */

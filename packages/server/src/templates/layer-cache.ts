@@ -27,6 +27,22 @@ export class LayerCache {
     );
   }
 
+  /** Keys of the complete layers. */
+  async keys(): Promise<string[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  }
+
+  /** Removes layer `key`: first renamed out of its place, so it is never seen half deleted. */
+  async remove(key: string): Promise<void> {
+    const doomed = join(this.dir, `.tmp-gone-${key}-${process.pid}`);
+    const moved = await rename(join(this.dir, key), doomed).then(
+      () => true,
+      () => false,
+    );
+    if (moved) await rm(doomed, { recursive: true, force: true });
+  }
+
   /** Copies `upper` (a stopped or idle sandbox's writes) in as layer `key`; returns its size in bytes. */
   async capture(upper: string, key: string): Promise<number> {
     await mkdir(this.dir, { recursive: true });

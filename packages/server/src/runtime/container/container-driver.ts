@@ -257,6 +257,15 @@ export class ContainerDriver implements RuntimeDriver {
     return pidHealth(pid > 0 ? pid : undefined, this.cg().dir('memory', id));
   }
 
+  async templatePaths(): Promise<string[]> {
+    const paths: string[] = [];
+    for (const id of await subdirNames(this.paths.sandboxesDir)) {
+      const meta = await readJson<LayeredSandboxMeta>(sandboxPaths(this.paths, id).meta);
+      if (meta) paths.push(meta.templateRoot, ...(meta.templateLayers ?? []));
+    }
+    return paths;
+  }
+
   async list(): Promise<string[]> {
     const [dirs, crunIds, layerIds] = await Promise.all([subdirNames(this.paths.sandboxesDir), this.crun.list(), this.layers.list()]);
     return [...new Set([...dirs, ...crunIds, ...layerIds])].sort();

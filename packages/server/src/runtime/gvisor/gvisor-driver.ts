@@ -20,7 +20,7 @@ import { probeRunsc } from './runsc.ts';
 import { gvisorSandboxMoves } from './sandbox-moves.ts';
 import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 import { gvisorSnapshots } from './snapshots.ts';
-import { health, list, runscState, state, stats } from './status.ts';
+import { health, list, runscState, state, stats, templatePaths } from './status.ts';
 
 export type { GvisorDriverOptions } from './driver-state.ts';
 
@@ -156,6 +156,10 @@ export class GvisorDriver implements RuntimeDriver {
 
   list(): Promise<string[]> {
     return list(this.st);
+  }
+
+  templatePaths(): Promise<string[]> {
+    return templatePaths(this.st);
   }
 
   health(id: string): Promise<EngineHealth> {

@@ -1,8 +1,9 @@
-import { exists, subdirNames } from '../../optional-files.ts';
+import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { EngineState, EngineStats } from '../driver.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { cg, type DriverState, runscOf } from './driver-state.ts';
-import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
+import { gvisorSandboxPaths, sandboxOf, snapshotPaths } from './paths.ts';
+import type { SnapshotMeta } from './snapshots.ts';
 import type { RunscState } from './runsc.ts';
 import { readMeta } from './sandbox-meta.ts';
 
@@ -29,6 +30,20 @@ export async function list(st: DriverState): Promise<string[]> {
     subdirNames(st.paths.checkpointsDir),
   ]);
   return [...new Set([...dirs, ...runscIds, ...layerIds, ...checkpoints])].sort();
+}
+
+/** Template roots and layers that this host's sandboxes and snapshots stack on. */
+export async function templatePaths(st: DriverState): Promise<string[]> {
+  const paths: string[] = [];
+  for (const id of await subdirNames(st.paths.sandboxesDir)) {
+    const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
+    if (meta) paths.push(meta.templateRoot, ...(meta.templateLayers ?? []));
+  }
+  for (const id of await subdirNames(st.paths.snapshotsDir)) {
+    const meta = await readJson<SnapshotMeta>(snapshotPaths(st.paths, id.replace(/\.partial$/, '')).meta);
+    if (meta) paths.push(meta.templateRoot, ...(meta.templateLayers ?? []));
+  }
+  return paths;
 }
 
 export async function health(st: DriverState, id: string): Promise<EngineHealth> {

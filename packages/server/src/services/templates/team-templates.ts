@@ -53,6 +53,11 @@ export class TeamTemplates {
     this.#cache = deps.cache;
   }
 
+  /** Whether a build runs in this process. */
+  get building(): boolean {
+    return [...this.#building.values()].some((n) => n > 0);
+  }
+
   /** Settles builds a previous server left unfinished. */
   async init(): Promise<void> {
     const now = this.deps.clock.now();

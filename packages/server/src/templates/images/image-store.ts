@@ -108,6 +108,55 @@ export class ImageStore {
     });
   }
 
+  /** Hex digests of the unpacked images. */
+  async unpacked(): Promise<string[]> {
+    return (await readdir(join(this.dir, 'rootfs')).catch(() => [] as string[])).filter((e) => /^[0-9a-f]{64}$/.test(e));
+  }
+
+  /**
+   * Removes the unpacked image `hex` and, from the layout, its tag and every blob no other image
+   * there refers to; under the same locks as a pull, so a pull of it waits and then unpacks it anew.
+   */
+  async remove(hex: string): Promise<void> {
+    await this.#mutex.run(hex, async () => {
+      const release = await this.#mutex.run('\0layout', () => acquireLock(join(this.dir, '.layout.lock')));
+      try {
+        const doomed = join(this.dir, 'rootfs', `.tmp-gone-${hex}-${process.pid}`);
+        await rename(join(this.dir, 'rootfs', hex), doomed).catch(() => undefined);
+        await rm(doomed, { recursive: true, force: true });
+        await this.#dropFromLayout(hex);
+      } finally {
+        await release();
+      }
+    });
+  }
+
+  async #dropFromLayout(tag: string): Promise<void> {
+    const indexPath = join(this.layout, 'index.json');
+    const index = await readFile(indexPath, 'utf8').then(
+      (t) => JSON.parse(t) as { manifests: { digest: string; annotations?: Record<string, string> }[] },
+      () => undefined,
+    );
+    if (!index) return;
+    index.manifests = index.manifests.filter((d) => d.annotations?.['org.opencontainers.image.ref.name'] !== tag);
+    const kept = new Set<string>();
+    for (const d of index.manifests) {
+      kept.add(d.digest);
+      const manifest = await readFile(this.#blob(d.digest), 'utf8').then(
+        (t) => JSON.parse(t) as { config?: { digest: string }; layers?: { digest: string }[] },
+        () => ({}) as { config?: { digest: string }; layers?: { digest: string }[] },
+      );
+      if (manifest.config) kept.add(manifest.config.digest);
+      for (const l of manifest.layers ?? []) kept.add(l.digest);
+    }
+    await writeFile(`${indexPath}.tmp`, JSON.stringify(index));
+    await rename(`${indexPath}.tmp`, indexPath);
+    const blobs = join(this.layout, 'blobs', 'sha256');
+    for (const b of await readdir(blobs).catch(() => [] as string[])) {
+      if (!kept.has(`sha256:${b}`)) await rm(join(blobs, b), { force: true });
+    }
+  }
+
   /** Removes what a pull of a process that died (a killed server) left half-unpacked. */
   async #sweep(): Promise<void> {
     const dir = join(this.dir, 'rootfs');
