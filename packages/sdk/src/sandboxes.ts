@@ -1,7 +1,18 @@
 import { NotFoundError } from './errors.ts';
 import { type CommandOptions, type ExecResult, type ExecTarget, runCommand, type StreamOptions, type StreamResult, streamCommand } from './exec.ts';
 import type { HttpClient, RequestOptions } from './http.ts';
-import type { CreateSandboxParams, SandboxEvent, SandboxInfo, SandboxMetrics, SandboxPage, SandboxStatus, SandboxWithToken, UpdateSandboxParams } from './types.ts';
+import type {
+  ApplyChangesResult,
+  CreateSandboxParams,
+  SandboxChangePage,
+  SandboxEvent,
+  SandboxInfo,
+  SandboxMetrics,
+  SandboxPage,
+  SandboxStatus,
+  SandboxWithToken,
+  UpdateSandboxParams,
+} from './types.ts';
 
 export interface ListSandboxesFilters {
   /** One status or several. */
@@ -95,6 +106,26 @@ export class Sandboxes {
     if (params.after !== undefined) query.set('after', String(params.after));
     if (params.limit !== undefined) query.set('limit', String(params.limit));
     return (await this.#http.json<{ events: SandboxEvent[] }>({ method: 'GET', path: `${at(id)}/events`, query, ...opts })).events;
+  }
+
+  /** Files added, modified and deleted against the sandbox's base, by path; `path` keeps one subtree. */
+  changes(id: string, params: { path?: string; limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): Promise<SandboxChangePage> {
+    const query = new URLSearchParams();
+    if (params.path !== undefined) query.set('path', params.path);
+    if (params.limit !== undefined) query.set('limit', String(params.limit));
+    if (params.cursor !== undefined) query.set('cursor', params.cursor);
+    return this.#http.json({ method: 'GET', path: `${at(id)}/changes`, query, ...opts });
+  }
+
+  /** A unified diff of one changed text file against its base version. */
+  async changeDiff(id: string, path: string, opts: RequestOptions = {}): Promise<string> {
+    const { body } = await this.#http.stream({ method: 'GET', path: `${at(id)}/changes`, query: new URLSearchParams({ diff: path }), ...opts });
+    return new Response(body).text();
+  }
+
+  /** Copies sandbox `from`'s changes (all, or those under `paths`) into sandbox `id`; both need the same base. */
+  applyChanges(id: string, from: string, paths?: string[], opts: RequestOptions = {}): Promise<ApplyChangesResult> {
+    return this.#http.json({ method: 'POST', path: `${at(id)}/changes/apply`, body: { from, ...(paths ? { paths } : {}) }, timeoutMs: LIFECYCLE_TIMEOUT_MS, ...opts });
   }
 
   /** Runs a command to completion over the control plane (auto-resumes a paused sandbox). */

@@ -20,6 +20,10 @@ export type SandboxPage = AnswerOf<paths['/sandboxes']['get'], 200>;
 export type SandboxMetrics = AnswerOf<paths['/sandboxes/{sandbox_id}/metrics']['get'], 200>;
 export type MetricPoint = SandboxMetrics['points'][number];
 export type SandboxEvent = AnswerOf<paths['/sandboxes/{sandbox_id}/events']['get'], 200>['events'][number];
+/** A page of what a sandbox changed against its template or snapshot. */
+export type SandboxChangePage = AnswerOf<paths['/sandboxes/{sandbox_id}/changes']['get'], 200>;
+export type SandboxChange = components['schemas']['Change'];
+export type ApplyChangesResult = AnswerOf<paths['/sandboxes/{sandbox_id}/changes/apply']['post'], 200>;
 
 export type ExecParams = BodyOf<paths['/exec']['post']>;
 export type ControlExecAnswer = AnswerOf<paths['/sandboxes/{sandbox_id}/exec']['post'], 200>;

@@ -30,6 +30,7 @@ import { ConsoleSessions } from './services/access/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/data-plane/exec.ts';
 import { FileService } from './services/data-plane/files.ts';
+import { SandboxChanges } from './services/data-plane/changes.ts';
 import { ProcessService } from './services/data-plane/processes.ts';
 import { SharedRateLimits } from './services/access/rate-limits.ts';
 import { SessionRegistry } from './services/data-plane/sessions.ts';
@@ -449,6 +450,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         sandboxes,
         exec,
         files,
+        changes: new SandboxChanges(sandboxes, files),
         processes,
         terminals,
         snapshots,

@@ -86,6 +86,25 @@ describe('files of a volume without a sandbox', () => {
     assert.match(raw, /^HTTP\/1\.1 507/);
     assert.match(raw, /"code":"insufficient_storage"/);
     assert.deepEqual((await api.get('/volumes/small/files/list?path=/')).body.entries, []);
+
+    // Streamed without a length: the quota stops the write part way, and the answer is still 507.
+    const chunk = Buffer.alloc(256 * 1024, 1);
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 16; i++) c.enqueue(chunk);
+        c.close();
+      },
+    });
+    const res = await fetch(`${srv.url}/volumes/small/files?path=/streamed.bin`, {
+      method: 'PUT',
+      headers: { 'x-api-key': srv.key, 'content-type': 'application/octet-stream' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const answer = await res.json();
+    assert.equal(res.status, 507, JSON.stringify(answer));
+    assert.equal(answer.error.code, 'insufficient_storage');
+    assert.deepEqual((await api.get('/volumes/small/files/list?path=/')).body.entries, [], 'nothing is kept, not even the temporary file');
   });
 
   test('paths that leave the volume never reach the host', async () => {

@@ -2740,6 +2740,253 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Files added, modified and deleted in the sandbox's writable layer against its template or the snapshot it was forked from, by path
+         * @description With `diff=<path>`: a unified diff (text/plain) of that one changed text file instead; 400 for a binary file, a directory or one over 4 MiB, 404 when the path is not changed. 409: the sandbox's layer is not on this host (failed). 503: the engine does not show layers.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Instead of the list: a unified diff of this one text file against the base (text/plain) */
+                    diff?: string;
+                    /** @description Page size, 1 to 1000 (default 100) */
+                    limit?: string;
+                    /** @description Only this path and what is beneath it (absolute) */
+                    path?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            base: {
+                                /** @description The template id, or the snapshot the sandbox was forked from */
+                                id: string;
+                                kind: "template" | "snapshot";
+                            };
+                            changes: components["schemas"]["Change"][];
+                            next_cursor?: string;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/changes/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy another sandbox's changes into this one, each file whole
+         * @description Both sandboxes must have the same base (template and version, or snapshot): 409 conflict otherwise. Paths this sandbox changed too since the base are reported in `conflicts` and left alone. A paused sandbox is resumed. 404: either sandbox is not in the team. 507: this sandbox's disk filled (files applied before stay).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The sandbox whose changes are copied (same base as this one) */
+                        from: string;
+                        /** @description Only these paths and what is beneath them; default all */
+                        paths?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            applied: {
+                                kind: "added" | "modified" | "deleted";
+                                path: string;
+                            }[];
+                            /** @description Not applied: this sandbox changed the same path (or one above or below it) differently since the common base */
+                            conflicts: {
+                                /** @description The change this sandbox made since the common base that collides */
+                                here: {
+                                    kind: "added" | "modified" | "deleted";
+                                    path: string;
+                                };
+                                kind: "added" | "modified" | "deleted";
+                                path: string;
+                            }[];
+                            /** @description Not applied: symlinks and special files, which the data plane does not write */
+                            skipped: {
+                                path: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                507: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/events": {
         parameters: {
             query?: never;
@@ -7476,6 +7723,17 @@ export interface components {
                 /** @description active (credit left), exhausted (used up) or none (no grant) */
                 state: string;
             };
+        };
+        /** @description A path whose content differs in the sandbox's writable layer from its base */
+        Change: {
+            kind: "added" | "modified" | "deleted";
+            path: string;
+            /**
+             * Format: int64
+             * @description Bytes of a file now (before, for a deletion); 0 for other types
+             */
+            size: number;
+            type: "file" | "dir" | "symlink" | "other";
         };
         /** @description Every error answers with this envelope */
         Error: {

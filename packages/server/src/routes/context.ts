@@ -7,6 +7,7 @@ import type { Principal } from '../services/access/principal.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/access/console-sessions.ts';
 import type { ExecService } from '../services/data-plane/exec.ts';
+import type { SandboxChanges } from '../services/data-plane/changes.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
@@ -44,6 +45,7 @@ export interface Services {
   sandboxes: SandboxService;
   exec: ExecService;
   files: FileService;
+  changes: SandboxChanges;
   processes: ProcessService;
   terminals: TerminalService;
   snapshots: SnapshotService;

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { dialUnix } from './agent-client.ts';
 import type { EngineHealth } from './engine-health.ts';
-import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine, SandboxMoves } from './driver.ts';
+import type { DriverName, EngineState, EngineStats, RuntimeDriver, SandboxSpec, SnapshotEngine, SandboxMoves, WritableLayer } from './driver.ts';
 
 /**
  * Several engines behind one driver: new sandboxes go to the primary, every other
@@ -80,6 +80,10 @@ export class DriverSet implements RuntimeDriver {
   async health(id: string): Promise<EngineHealth> {
     const d = this.#for(id);
     return d.health ? d.health(id) : 'unknown';
+  }
+  async writableLayer(id: string): Promise<WritableLayer | undefined> {
+    const d = this.#for(id);
+    return d.writableLayer ? d.writableLayer(id) : undefined;
   }
   agentSocket(id: string): string {
     return this.#for(id).agentSocket(id);

@@ -2,6 +2,7 @@
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { EngineHealth } from './engine-health.ts';
+import type { LayerBase } from './host/layer-changes.ts';
 import type { TreeFile } from './host/tree-transfer.ts';
 
 export type DriverName = 'container' | 'gvisor';
@@ -45,6 +46,9 @@ export interface SandboxSpec {
   mounts?: BindMount[];
 }
 
+/** A sandbox's layer and base; `snapshotId` names the snapshot it was forked from (its upper is absent once that is deleted). */
+export type WritableLayer = LayerBase & { snapshotId?: string };
+
 /** What the engine reports about a sandbox it holds. */
 export type EngineState = 'running' | 'paused' | 'stopped' | 'missing';
 
@@ -74,6 +78,8 @@ export interface RuntimeDriver {
   agentSocket(id: string): string;
   /** Host directory holding the sandbox's own writes (its overlay upper dir); template builds copy it into a layer. */
   upperDir(id: string): string;
+  /** Present when the engine can show a sandbox's layer with its base (to list its changes); undefined when it holds none. */
+  writableLayer?(id: string): Promise<WritableLayer | undefined>;
   /**
    * Present when the agent dials the host instead of listening (gvisor): resolves
    * with the agent's next connection. Absent: dial agentSocket(id).

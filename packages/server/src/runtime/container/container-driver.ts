@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec } from '../driver.ts';
+import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec, type WritableLayer } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
 import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/host-checks.ts';
@@ -127,6 +127,12 @@ export class ContainerDriver implements RuntimeDriver {
 
   upperDir(id: string): string {
     return this.layers.upper(id);
+  }
+
+  async writableLayer(id: string): Promise<WritableLayer | undefined> {
+    checkId(id);
+    const meta = await readJson<LayeredSandboxMeta>(sandboxPaths(this.paths, id).meta);
+    return meta ? { upper: this.layers.upper(id), lowers: lowerDirs(meta) } : undefined;
   }
 
   create(spec: SandboxSpec): Promise<void> {

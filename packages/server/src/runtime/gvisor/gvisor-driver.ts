@@ -2,19 +2,22 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxMoves, type SandboxSpec, type SnapshotEngine } from '../driver.ts';
+import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxMoves, type SandboxSpec, type SnapshotEngine, type WritableLayer } from '../driver.ts';
 import type { EngineHealth } from '../engine-health.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { hardNofileLimit } from '../host/host-checks.ts';
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
+import { lowerDirs } from '../host/overlay.ts';
+import { exists } from '../../optional-files.ts';
+import { readMeta } from './sandbox-meta.ts';
 import { checkpointLocked, restoreLocked } from './checkpoint.ts';
 import { type DriverState, forget, type GvisorDriverOptions } from './driver-state.ts';
 import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc, platformFor, runscVersion } from './engines.ts';
 import { channel, prepareShim } from './launch.ts';
 import { create, destroyLocked } from './lifecycle.ts';
-import { gvisorPaths, gvisorSandboxPaths } from './paths.ts';
+import { gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
 import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
 import { probeRunsc } from './runsc.ts';
 import { gvisorSandboxMoves } from './sandbox-moves.ts';
@@ -110,6 +113,16 @@ export class GvisorDriver implements RuntimeDriver {
 
   upperDir(id: string): string {
     return this.st.layers.upper(id);
+  }
+
+  async writableLayer(id: string): Promise<WritableLayer | undefined> {
+    checkId(id);
+    const meta = await readMeta(gvisorSandboxPaths(this.st.paths, id).meta);
+    if (!meta) return undefined;
+    const layer: WritableLayer = { upper: this.st.layers.upper(id), lowers: lowerDirs(meta) };
+    if (!meta.baseSnapshot) return layer;
+    const snapshotUpper = join(snapshotPaths(this.st.paths, meta.baseSnapshot).layer, 'upper');
+    return { ...layer, snapshotId: meta.baseSnapshot, ...((await exists(snapshotUpper)) ? { snapshotUpper } : {}) };
   }
 
   async connectAgent(id: string, timeoutMs: number): Promise<Socket> {

@@ -13,6 +13,8 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   statxShim?: boolean;
   /** Runs with the agent standing in for sudo (launch.ts); restores must mount exactly what the checkpoint had. */
   sudo?: boolean;
+  /** The snapshot it was forked from: its layer started as a copy of that snapshot's. */
+  baseSnapshot?: string;
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */
   engine?: RunscEngine;
   /**

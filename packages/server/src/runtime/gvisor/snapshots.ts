@@ -143,7 +143,7 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), st.layers.upper(id), st.layers.work(id), sp.rootfs)),
         dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim, !!sm.sudo)),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(forked, id), subvolId, net, statxShim: sm.statxShim, sudo: sm.sudo, ...(sm.engine ? { engine: sm.engine } : {}) });
+      await writeMeta(sp.meta, { ...metaOf(forked, id), baseSnapshot: snapshotId, subvolId, net, statxShim: sm.statxShim, sudo: sm.sudo, ...(sm.engine ? { engine: sm.engine } : {}) });
       const runsc = runscOf(st, sm);
       await start(st, id, runsc, id, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
     } catch (err) {

@@ -2,13 +2,14 @@ import { closeSync, constants, createReadStream, createWriteStream, fstatSync, t
 import { lstat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable, Writable } from 'node:stream';
 import { ApiError, badRequest, conflict, notFound } from '../../errors.ts';
 import { Beneath } from '../../runtime/host/beneath.ts';
 import type { Principal } from '../access/principal.ts';
 import type { VolumeService } from './volumes.ts';
 
+/** Body bytes read and dropped after a refused upload so the client sees the answer; beyond it the connection closes. */
+const DISCARD_MAX = 256 * 1024 * 1024;
 /** Owner of what the API writes into a volume: the sandbox's `user`, as its root is. */
 const USER_ID = 1000;
 
@@ -45,7 +46,7 @@ export class VolumeFiles {
         const fd = b.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644, dir);
         try {
           Beneath.chownIn(dir, tmp, USER_ID, USER_ID);
-          await pipeline(body, createWriteStream('', { fd, autoClose: false, flush: true }));
+          await writeAll(body, createWriteStream('', { fd, autoClose: false, flush: true }));
           Beneath.renameIn(dir, tmp, name);
           return entry(posix.basename(rel), `/${rel}`, fstatSync(fd));
         } finally {
@@ -53,8 +54,10 @@ export class VolumeFiles {
         }
       } catch (err) {
         Beneath.unlinkIn(dir, tmp);
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EDQUOT' || code === 'ENOSPC') throw full(rec.name);
+        if (diskFull(err as NodeJS.ErrnoException)) {
+          await discardRest(body, DISCARD_MAX);
+          throw full(rec.name);
+        }
         throw err;
       } finally {
         closeSync(dir);
@@ -112,6 +115,53 @@ export class VolumeFiles {
       b.remove(rel, isDir);
     });
   }
+}
+
+/**
+ * Pipes the body into the file. Unlike `pipeline`, a failed write leaves the body (the request)
+ * open, so the answer can still be sent on its connection.
+ */
+function writeAll(body: Readable, out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.once('error', (err) => {
+      body.unpipe(out);
+      reject(err);
+    });
+    out.once('finish', () => resolve());
+    body.once('error', (err) => {
+      out.destroy();
+      reject(err);
+    });
+    body.pipe(out);
+  });
+}
+
+/** Reads and drops the rest of a refused upload so the client, still sending, reads the answer; past `max` bytes the route closes the connection instead. */
+function discardRest(body: Readable, max: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (body.readableEnded || body.destroyed) return resolve();
+    let seen = 0;
+    const done = () => {
+      body.off('data', onData);
+      body.off('end', done);
+      body.off('error', done);
+      body.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > max) done();
+    };
+    body.on('data', onData);
+    body.once('end', done);
+    body.once('error', done);
+    body.resume();
+  });
+}
+
+/** ENOSPC, or EDQUOT (the qgroup limit), which Node's error table lacks: its code reads "Unknown system error -122". */
+function diskFull(err: NodeJS.ErrnoException): boolean {
+  return err.code === 'ENOSPC' || err.code === 'EDQUOT' || err.errno === -122;
 }
 
 function full(name: string): ApiError {

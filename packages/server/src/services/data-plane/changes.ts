@@ -1,0 +1,224 @@
+import { closeSync, constants, createReadStream, fstatSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { ApiError, badRequest, conflict, notFound, unavailable } from '../../errors.ts';
+import type { WritableLayer } from '../../runtime/driver.ts';
+import { Beneath } from '../../runtime/host/beneath.ts';
+import { baseLayerOf, type LayerChange, layerChanges } from '../../runtime/host/layer-changes.ts';
+import type { ApplyResult, Change } from '../../schemas/changes.ts';
+import type { SandboxRecord } from '../../store/sandboxes.ts';
+import { SANDBOX_USER } from '../../templates/sandbox-user.ts';
+import type { SandboxService } from '../sandboxes/sandboxes.ts';
+import type { FileService } from './files.ts';
+
+/** Files the platform writes into every sandbox's layer (its names, resolver, the egress CA's mount point): not the sandbox's changes. */
+const PLATFORM_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf', '/usr/local/share/ca-certificates/sandpit-egress-ca.crt']);
+/** Mount points the engines make in the layer for what they bind in. */
+const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit'];
+/** Files larger than this are not diffed (the diff is built in memory). */
+const DIFF_MAX = 4 * 1024 * 1024;
+
+export interface ChangesPage {
+  base: { kind: 'template' | 'snapshot'; id: string };
+  items: Change[];
+  nextCursor?: string;
+}
+
+/**
+ * What a sandbox changed in its writable layer against its base (template, or the snapshot it was
+ * forked from), read on the host from the engine's overlay layers; and copying one sandbox's
+ * changes into another of the same base through the target's agent, so a running sandbox sees
+ * them at once on either engine and each file lands whole (the agent names it only when written).
+ */
+export class SandboxChanges {
+  readonly #sandboxes: SandboxService;
+  readonly #files: FileService;
+
+  constructor(sandboxes: SandboxService, files: FileService) {
+    this.#sandboxes = sandboxes;
+    this.#files = files;
+  }
+
+  async list(rec: SandboxRecord, q: { path?: string; limit?: string; cursor?: string }): Promise<ChangesPage> {
+    const limit = q.limit === undefined ? 100 : Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const layer = await this.#layer(rec);
+    const all = changesOf(layer, q.path === undefined ? '/' : absolute(q.path));
+    let from = 0;
+    if (after !== undefined) {
+      // Sorted by path: binary search for the first path after the cursor.
+      let hi = all.length;
+      while (from < hi) {
+        const mid = (from + hi) >> 1;
+        if (all[mid]!.path <= after) from = mid + 1;
+        else hi = mid;
+      }
+    }
+    const items = all.slice(from, from + limit);
+    const more = from + limit < all.length;
+    return { base: baseOf(rec, layer), items, ...(more ? { nextCursor: Buffer.from(items.at(-1)!.path).toString('base64url') } : {}) };
+  }
+
+  /** A unified diff of one changed text file against its base version. */
+  async diff(rec: SandboxRecord, raw: string): Promise<string> {
+    const path = absolute(raw);
+    const layer = await this.#layer(rec);
+    const c = changesOf(layer, path).find((x) => x.path === path);
+    if (!c) throw notFound(`${path} is not changed in this sandbox`);
+    if (c.type !== 'file') throw badRequest(`${path} is a ${c.type}, not a file`);
+    const before = c.kind === 'added' ? '' : readText(baseLayerOf(layer, path), path);
+    const after = c.kind === 'deleted' ? '' : readText(layer.upper, path);
+    return createTwoFilesPatch(c.kind === 'added' ? '/dev/null' : `a${path}`, c.kind === 'deleted' ? '/dev/null' : `b${path}`, before, after);
+  }
+
+  /**
+   * Copies `source`'s changes (those under `paths`, default all) into `target`. A path the target
+   * changed too since the common base (the same path, a deleted directory above it, or changes
+   * below a directory the source deleted) is a conflict and left alone, unless both made it the same.
+   */
+  async apply(target: SandboxRecord, source: SandboxRecord, paths: string[] | undefined): Promise<ApplyResult> {
+    if (target.id === source.id) throw badRequest('from names this same sandbox');
+    const [there, here] = await Promise.all([this.#layer(source), this.#layer(target)]);
+    if (!sameBase(there, here)) throw conflict('the sandboxes have different bases (template, template version or snapshot); changes apply only between sandboxes of the same base');
+    const wanted = paths?.map(absolute);
+    const theirs = changesOf(there, '/').filter((c) => !wanted || wanted.some((p) => within(c.path, p)));
+    const ours = changesOf(here, '/');
+    const ourPaths = new Map(ours.map((c) => [c.path, c]));
+    const result: ApplyResult = { applied: [], conflicts: [], skipped: [] };
+    for (const c of theirs) {
+      const mine = collision(c, ourPaths, ours);
+      if (mine) {
+        if (mine.path === c.path && sameChange(c, mine, there, here)) continue;
+        result.conflicts.push({ path: c.path, kind: c.kind, here: { path: mine.path, kind: mine.kind } });
+        continue;
+      }
+      if (c.kind !== 'deleted' && c.type !== 'file' && c.type !== 'dir') {
+        result.skipped.push({ path: c.path, reason: `a ${c.type}` });
+        continue;
+      }
+      await this.#copy(target, there, c);
+      result.applied.push({ path: c.path, kind: c.kind });
+    }
+    return result;
+  }
+
+  async #copy(target: SandboxRecord, there: WritableLayer, c: LayerChange): Promise<void> {
+    try {
+      if (c.kind === 'deleted') {
+        await this.#files.remove(target, c.path, true, 'root').catch((err: ApiError) => {
+          if (err.status !== 404) throw err;
+        });
+      } else if (c.type === 'dir') {
+        const fd = openIn(there.upper, c.path);
+        const owner = ownerOf(fd);
+        closeSync(fd);
+        await this.#files.mkdir(target, c.path, true, owner);
+      } else {
+        const fd = openIn(there.upper, c.path);
+        const owner = ownerOf(fd);
+        const body = createReadStream('', { fd });
+        try {
+          await this.#files.upload(target, c.path, body, owner);
+        } finally {
+          body.destroy();
+        }
+      }
+    } catch (err) {
+      if (err instanceof ApiError) throw new ApiError(err.status, err.code, `applying ${c.path}: ${err.message}`);
+      throw err;
+    }
+  }
+
+  async #layer(rec: SandboxRecord): Promise<WritableLayer> {
+    const driver = this.#sandboxes.deps.driver;
+    if (!driver.writableLayer) throw unavailable("this host's engine does not show sandbox layers");
+    const layer = await driver.writableLayer(rec.id);
+    if (!layer) throw conflict(`the sandbox is ${rec.status} and its writable layer is not on this host`);
+    return layer;
+  }
+}
+
+function changesOf(layer: WritableLayer, under: string): LayerChange[] {
+  return layerChanges(layer, under).filter((c) => !PLATFORM_FILES.has(c.path) && !PLATFORM_DIRS.some((d) => within(c.path, d)));
+}
+
+function baseOf(rec: SandboxRecord, layer: WritableLayer): ChangesPage['base'] {
+  return layer.snapshotId ? { kind: 'snapshot', id: layer.snapshotId } : { kind: 'template', id: rec.templateId };
+}
+
+function sameBase(a: WritableLayer, b: WritableLayer): boolean {
+  return a.snapshotId === b.snapshotId && a.lowers.length === b.lowers.length && a.lowers.every((l, i) => l === b.lowers[i]);
+}
+
+/** The target's own change that `c` would overwrite or be overwritten by, if any. */
+function collision(c: LayerChange, byPath: Map<string, LayerChange>, ours: LayerChange[]): LayerChange | undefined {
+  const same = byPath.get(c.path);
+  if (same) return same;
+  for (let p = posix.dirname(c.path); p !== '/'; p = posix.dirname(p)) {
+    const above = byPath.get(p);
+    if (above && (above.kind === 'deleted' || above.type !== 'dir')) return above;
+  }
+  if (c.kind === 'deleted' || c.type !== 'dir') return ours.find((o) => o.path.startsWith(`${c.path}/`));
+  return undefined;
+}
+
+/** Both sandboxes made the same change: nothing to apply, and no conflict. */
+function sameChange(a: LayerChange, b: LayerChange, there: WritableLayer, here: WritableLayer): boolean {
+  if (a.kind === 'deleted' || b.kind === 'deleted') return a.kind === b.kind;
+  if (a.type !== b.type) return false;
+  if (a.type === 'dir') return true;
+  if (a.type !== 'file' || a.size !== b.size) return false;
+  return readBytes(there.upper, a.path).equals(readBytes(here.upper, b.path));
+}
+
+/** Opens `path` (absolute in the sandbox) in a layer, never leaving it. */
+function openIn(root: string, path: string): number {
+  const b = new Beneath(root);
+  try {
+    return b.open(path.slice(1), constants.O_RDONLY);
+  } finally {
+    b.close();
+  }
+}
+
+/** Who writes the copy: sandbox root for root's files, else the sandbox's user (the data plane runs as one of the two). */
+function ownerOf(fd: number): string {
+  return fstatSync(fd).uid === 0 ? 'root' : SANDBOX_USER;
+}
+
+function readBytes(root: string, path: string): Buffer {
+  const fd = openIn(root, path);
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readText(root: string | undefined, path: string): string {
+  if (!root) return '';
+  const bytes = readBytes(root, path);
+  if (bytes.length > DIFF_MAX) throw badRequest(`${path} is larger than ${DIFF_MAX} bytes; download it instead`);
+  if (bytes.subarray(0, 8192).includes(0)) throw badRequest(`${path} is not a text file`);
+  return bytes.toString('utf8');
+}
+
+function within(path: string, dir: string): boolean {
+  return dir === '/' || path === dir || path.startsWith(`${dir}/`);
+}
+
+/** A checked, normalized absolute path. */
+function absolute(raw: string): string {
+  if (!raw.startsWith('/')) throw badRequest(`path must be absolute: '${raw}'`);
+  if (raw.includes('\0')) throw badRequest('path must not contain NUL bytes');
+  if (raw.length > 4096) throw badRequest('path is longer than 4096 characters');
+  const p = posix.normalize(raw);
+  return p.length > 1 ? p.replace(/\/+$/, '') : p;
+}
+
+function decodeCursor(c: string): string {
+  const p = Buffer.from(c, 'base64url').toString();
+  if (!p.startsWith('/')) throw badRequest('invalid cursor');
+  return p;
+}
