@@ -72,6 +72,8 @@ function run(cmd: string, args: string[], input = '', env: Record<string, string
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
+    // A client that exits before reading its input (a refused login) closes the pipe: not an error here.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
@@ -164,8 +166,7 @@ describe('sessions', () => {
     assert.equal(bad.stdout, '');
   });
 
-  // Hangs on the first scp upload (not yet found why): skipped until fixed, see the branch report.
-  test.skip('scp and sftp move files both ways, byte for byte', async () => {
+  test('scp and sftp move files both ways, byte for byte', async () => {
     const local = join(dir, 'blob.bin');
     const data = randomBytes(5 * 1024 * 1024 + 123);
     await writeFile(local, data);
@@ -259,8 +260,7 @@ describe('refusals and bad clients', () => {
     await api.del(`/sandboxes/${mine.id}`);
   });
 
-  // Does not finish within 120 s (which step waits is not yet found; a garbage client half-closing is the suspect): skipped until fixed.
-  test.skip('garbage, silent and abruptly closed clients leave the gateway serving, and a dropped session hangs up its process', async () => {
+  test('garbage, silent and abruptly closed clients leave the gateway serving, and a dropped session hangs up its process', async () => {
     const sb = await create();
     // Garbage instead of a version line, then gone.
     await new Promise<void>((resolve) => {
