@@ -199,6 +199,31 @@ describe('sessions', () => {
     assert.notEqual(missing.status, 0);
   });
 
+  test('sandpit ssh runs a command with the access token and passes its exit status; sandpit ssh-key add/list/delete', async () => {
+    const cli = (args: string[]) => run(process.execPath, [CLI, ...args, '--api-url', server.url, '--api-key', server.key]);
+    const strict = ['-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'PubkeyAuthentication=no', '-o', 'LogLevel=ERROR'];
+    const r = await run(process.execPath, [CLI, 'ssh', sb.id, ...strict, '--api-url', server.url, '--api-key', server.key, '--', 'echo via-cli; exit 5']);
+    assert.deepEqual([r.status, r.stdout], [5, 'via-cli\n'], r.stderr);
+    const refused = await run(process.execPath, [CLI, 'ssh', sb.id, ...strict, '--keys-only', '--api-url', server.url, '--api-key', server.key, '--', 'true']);
+    assert.equal(refused.status, 255);
+
+    const extra = join(dir, 'id_cli');
+    assert.equal(spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cli-key', '-f', extra]).status, 0);
+    const added = await cli(['ssh-key', 'add', `${extra}.pub`, '--name', 'from-cli', '--json']);
+    assert.equal(added.status, 0, added.stderr);
+    const key = JSON.parse(added.stdout);
+    assert.equal(key.name, 'from-cli');
+    const listed = await cli(['ssh-key', 'list', '--json']);
+    assert.ok(JSON.parse(listed.stdout).some((k: { id: string }) => k.id === key.id));
+    const withKey = await ssh(sb.id, ['echo by-key'], '', sshOpts(['-i', extra, '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no']));
+    assert.deepEqual([withKey.status, withKey.stdout], [0, 'by-key\n'], withKey.stderr);
+    assert.equal((await cli(['ssh-key', 'delete', key.id])).status, 0);
+    const listedAfter = await cli(['ssh-key', 'list', '--json']);
+    assert.ok(!JSON.parse(listedAfter.stdout).some((k: { id: string }) => k.id === key.id));
+    const afterDelete = await ssh(sb.id, ['echo by-key'], '', sshOpts(['-i', extra, '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no']));
+    assert.equal(afterDelete.status, 255);
+  });
+
   test('ssh -L forwards a local port to a port inside the sandbox', async () => {
     await exec(sb.id, 'mkdir -p /tmp/www && echo from-sandbox > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7');
     const local = await freePort();
@@ -265,6 +290,8 @@ describe('refusals and bad clients', () => {
     // Garbage instead of a version line, then gone.
     await new Promise<void>((resolve) => {
       const s = connect(sshPort, '127.0.0.1', () => s.end(randomBytes(4096)));
+      // Read what the gateway answers: a socket never read never sees the gateway's end, and so never closes.
+      s.resume();
       s.on('error', () => resolve());
       s.on('close', () => resolve());
     });
@@ -304,7 +331,8 @@ describe('refusals and bad clients', () => {
           resolve();
         }),
       );
-      c.on('error', () => undefined);
+      // A refused login fails the test here instead of leaving it waiting; errors after the drop are moot.
+      c.on('error', reject);
       c.connect({ host: '127.0.0.1', port: sshPort, username: sb.id, password: sb.access_token, hostVerifier: () => true });
     });
     const r = await ssh(sb.id, ['echo alive']);
