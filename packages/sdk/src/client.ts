@@ -5,6 +5,7 @@ import { type ClientOptions, HttpClient, type RequestOptions } from './http.ts';
 import { Sandboxes } from './sandboxes.ts';
 import { Secrets } from './secrets.ts';
 import { Snapshots } from './snapshots.ts';
+import { SshKeys } from './ssh-keys.ts';
 import { Team } from './team.ts';
 import { Templates } from './templates.ts';
 import type { Info, Me } from './types.ts';
@@ -18,6 +19,7 @@ export class SandpitClient {
   readonly apiKeys: ApiKeys;
   readonly snapshots: Snapshots;
   readonly secrets: Secrets;
+  readonly sshKeys: SshKeys;
   readonly templates: Templates;
   readonly team: Team;
   readonly billing: Billing;
@@ -33,6 +35,7 @@ export class SandpitClient {
     this.apiKeys = new ApiKeys(this.http);
     this.snapshots = new Snapshots(this.http);
     this.secrets = new Secrets(this.http);
+    this.sshKeys = new SshKeys(this.http);
     this.templates = new Templates(this.http);
     this.team = new Team(this.http, (o) => this.teamId(o));
     this.billing = new Billing(this.http, (o) => this.teamId(o));

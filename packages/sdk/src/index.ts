@@ -27,6 +27,7 @@ export { Processes, type FollowOptions, type StartProcessOptions } from './proce
 export { Sandbox, type ConnectionOptions, type CreateSandboxOptions, type ListSandboxesOptions } from './sandbox.ts';
 export { Sandboxes, type ListSandboxesFilters } from './sandboxes.ts';
 export { Secrets } from './secrets.ts';
+export { SshKeys } from './ssh-keys.ts';
 export { Snapshots, type CreateSnapshotOptions, type ListSnapshotsFilters } from './snapshots.ts';
 export { Team } from './team.ts';
 export { Templates, type BuildLogOptions, type BuildResult } from './templates.ts';

@@ -49,6 +49,8 @@ export type SnapshotPage = AnswerOf<paths['/snapshots']['get'], 200>;
 
 export type Secret = AnswerOf<paths['/secrets']['post'], 201>;
 export type CreateSecretParams = BodyOf<paths['/secrets']['post']>;
+export type SshKey = AnswerOf<paths['/ssh-keys']['post'], 201>;
+export type AddSshKeyParams = BodyOf<paths['/ssh-keys']['post']>;
 
 export type PreviewPort = AnswerOf<paths['/sandboxes/{sandbox_id}/preview-ports']['post'], 201>;
 export type PublishPreviewPortParams = BodyOf<paths['/sandboxes/{sandbox_id}/preview-ports']['post']>;

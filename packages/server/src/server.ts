@@ -116,6 +116,8 @@ export interface Platform {
   /** Set when OpenTelemetry is configured. */
   telemetry?: Telemetry;
   url: string;
+  /** The SSH gateway, when this process runs one: its port and the installation's host key. */
+  ssh?: { port: number; fingerprint: string; publicKey: string };
   close(): Promise<void>;
 }
 
@@ -502,7 +504,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     if (e2b) opened.push(() => e2b.app.close());
     if (e2b) await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
     // Like the E2B API, the SSH gateway serves this process's own sandboxes: not on an API replica.
-    const ssh = config.sshPort > 0 && role !== 'api' ? new SshGateway({ access: sshAccess, files, hostKey: (await loadHostKey(config.dataDir)).private, log }) : undefined;
+    const hostKey = config.sshPort > 0 && role !== 'api' ? await loadHostKey(config.dataDir) : undefined;
+    const ssh = hostKey ? new SshGateway({ access: sshAccess, files, hostKey: hostKey.private, log }) : undefined;
     if (ssh) {
       sshPort = await ssh.listen(config.sshPort, config.host);
       opened.push(() => ssh.close());
@@ -597,6 +600,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       createdKey,
       telemetry,
       url: `http://${config.publicHost}:${port}`,
+      ...(hostKey ? { ssh: { port: sshPort, fingerprint: hostKey.fingerprint, publicKey: hostKey.publicLine } } : {}),
       async close() {
         clearInterval(timer);
         clearInterval(nodeSweep);

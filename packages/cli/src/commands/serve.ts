@@ -60,6 +60,10 @@ export function serveCommand(): Command {
         console.log(keyLine);
         console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
         console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);
+        if (platform.ssh) {
+          console.log(`SSH: ssh -p ${platform.ssh.port} <sandbox-id>@${config.publicHost}  (or ./sandpit ssh <sandbox-id>; keys: ./sandpit ssh-key add)`);
+          console.log(`SSH host key: ${platform.ssh.fingerprint}  (${platform.ssh.publicKey})`);
+        }
       }
       // Templates are built on nodes; an API replica has none to prepare.
       if (config.cluster.role === 'api') return;

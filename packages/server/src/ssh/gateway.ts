@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
-import ssh2, { type AuthContext, type Connection, type Server as SshServer, type ServerChannel, type Session } from 'ssh2';
+import ssh2, { type AuthContext, type Connection, type Server as SshServer, type ServerChannel, type Session, type SFTPWrapper } from 'ssh2';
 import type { Logger } from 'pino';
 import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { FileService } from '../services/data-plane/files.ts';
@@ -21,6 +21,12 @@ const METHODS: AuthContext['method'][] = ['publickey', 'password'];
 const ACCEPTED_ENV = /^(LANG|LC_[A-Z_]+)$/;
 
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name.replace(/^SIG/, '')]));
+
+/** ssh2's SFTP stream, unlike its other channels, has no exit(): the status is sent on its channel the way Channel.exit sends it. */
+function sftpExit(sftp: SFTPWrapper, status: number): void {
+  const ch = sftp as unknown as { outgoing: { id: number; state: string }; _protocol: { exitStatus(id: number, status: number): void } };
+  if (ch.outgoing.state === 'open') ch._protocol.exitStatus(ch.outgoing.id, status);
+}
 
 export interface SshGatewayDeps {
   access: SshAccess;
@@ -171,7 +177,13 @@ export class SshGateway {
     session.on('exec', (accept, _reject, info) => run(['/bin/bash', '-lc', info.command], accept()));
     session.on('sftp', (accept) => {
       const sftp = accept();
-      void live.then((r) => serveSftp(sftp, files, r));
+      // A client ends the subsystem with EOF and waits for the channel to close (scp's sftp mode hung here);
+      // scp also takes a session without an exit status as failed.
+      sftp.once('end', () => {
+        sftpExit(sftp, 0);
+        sftp.end();
+      });
+      serveSftp(sftp, files, live);
     });
     session.on('subsystem', (_accept, reject) => reject());
   }

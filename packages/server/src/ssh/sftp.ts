@@ -167,7 +167,9 @@ class WriteHandle {
 type Handle = { kind: 'read'; h: ReadHandle } | { kind: 'write'; h: WriteHandle } | { kind: 'dir'; entries: FileEntry[] | undefined; path: string };
 
 /** The SFTP subsystem of one session, mapped onto the data plane's file operations as `user`. */
-export function serveSftp(sftp: SFTPWrapper, files: FileService, rec: SandboxRecord): void {
+export function serveSftp(sftp: SFTPWrapper, files: FileService, live: Promise<SandboxRecord>): void {
+  // Handlers are in place before the sandbox is (a resumed one takes a moment): requests wait for it, none go unanswered.
+  const at = <T>(op: (rec: SandboxRecord) => Promise<T>): Promise<T> => live.then(op);
   const handles = new Map<number, Handle>();
   let nextHandle = 1;
   const abs = (p: string) => posix.resolve(SSH_HOME, p || '.');
@@ -187,7 +189,7 @@ export function serveSftp(sftp: SFTPWrapper, files: FileService, rec: SandboxRec
     const p = abs(path);
     sftp.name(reqid, [{ filename: p, longname: p, attrs: {} as Attributes }]);
   });
-  const stat = (reqid: number, path: string) => files.stat(rec, abs(path)).then((e) => sftp.attrs(reqid, attrs(e)), fail(reqid));
+  const stat = (reqid: number, path: string) => at((rec) => files.stat(rec, abs(path))).then((e) => sftp.attrs(reqid, attrs(e)), fail(reqid));
   sftp.on('STAT', stat);
   sftp.on('LSTAT', stat);
   sftp.on('FSTAT', (reqid, handle) => {
@@ -204,10 +206,10 @@ export function serveSftp(sftp: SFTPWrapper, files: FileService, rec: SandboxRec
     if (flags & OPEN_MODE.WRITE) {
       // Whole-file writes only: the agent writes a new file that takes the name once complete.
       if (flags & (OPEN_MODE.READ | OPEN_MODE.APPEND) || !(flags & OPEN_MODE.CREAT)) return sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED, 'only whole-file writes (create or truncate) are supported');
-      const h = new WriteHandle((body) => files.upload(rec, path, body));
+      const h = new WriteHandle((body) => at((rec) => files.upload(rec, path, body)));
       return sftp.handle(reqid, newHandle({ kind: 'write', h }));
     }
-    files.download(rec, path).then(({ stream }) => sftp.handle(reqid, newHandle({ kind: 'read', h: new ReadHandle(stream) })), fail(reqid));
+    at((rec) => files.download(rec, path)).then(({ stream }) => sftp.handle(reqid, newHandle({ kind: 'read', h: new ReadHandle(stream) })), fail(reqid));
   });
   sftp.on('READ', (reqid, handle, offset, length) => {
     const h = handleOf(handle);
@@ -230,7 +232,7 @@ export function serveSftp(sftp: SFTPWrapper, files: FileService, rec: SandboxRec
 
   sftp.on('OPENDIR', (reqid, path) => {
     const p = abs(path);
-    files.list(rec, p).then((entries) => sftp.handle(reqid, newHandle({ kind: 'dir', entries, path: p })), fail(reqid));
+    at((rec) => files.list(rec, p)).then((entries) => sftp.handle(reqid, newHandle({ kind: 'dir', entries, path: p })), fail(reqid));
   });
   sftp.on('READDIR', (reqid, handle) => {
     const h = handleOf(handle);
@@ -241,14 +243,14 @@ export function serveSftp(sftp: SFTPWrapper, files: FileService, rec: SandboxRec
     sftp.name(reqid, names);
   });
 
-  sftp.on('MKDIR', (reqid, path) => void files.mkdir(rec, abs(path), false).then(ok(reqid), fail(reqid)));
-  sftp.on('RMDIR', (reqid, path) => void files.remove(rec, abs(path), false).then(ok(reqid), fail(reqid)));
-  sftp.on('REMOVE', (reqid, path) => void files.remove(rec, abs(path), false).then(ok(reqid), fail(reqid)));
-  sftp.on('RENAME', (reqid, from, to) => void files.rename(rec, abs(from), abs(to), false).then(ok(reqid), fail(reqid)));
+  sftp.on('MKDIR', (reqid, path) => void at((rec) => files.mkdir(rec, abs(path), false)).then(ok(reqid), fail(reqid)));
+  sftp.on('RMDIR', (reqid, path) => void at((rec) => files.remove(rec, abs(path), false)).then(ok(reqid), fail(reqid)));
+  sftp.on('REMOVE', (reqid, path) => void at((rec) => files.remove(rec, abs(path), false)).then(ok(reqid), fail(reqid)));
+  sftp.on('RENAME', (reqid, from, to) => void at((rec) => files.rename(rec, abs(from), abs(to), false)).then(ok(reqid), fail(reqid)));
   sftp.on(
     'READLINK',
     (reqid, path) =>
-      void files.stat(rec, abs(path)).then((e) => {
+      void at((rec) => files.stat(rec, abs(path))).then((e) => {
         if (e.symlink_target === undefined) return sftp.status(reqid, STATUS_CODE.FAILURE, 'not a symbolic link');
         sftp.name(reqid, [{ filename: e.symlink_target, longname: e.symlink_target, attrs: {} as Attributes }]);
       }, fail(reqid)),
