@@ -18,6 +18,7 @@ import { fileRoutes, fileSchemas } from './routes/files.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
 import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
+import { desktopRoutes } from './routes/desktop.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
@@ -207,6 +208,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await secretRoutes(app, s);
   await sshKeyRoutes(app, s);
   await previewPortRoutes(app, s);
+  await desktopRoutes(app, s);
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);
