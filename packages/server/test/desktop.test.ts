@@ -167,12 +167,19 @@ describe('live view', () => {
     const page = await get(live.port, `/vnc.html?preview_token=${live.view_token}`);
     assert.equal(page.status, 200);
     assert.match(page.body, /noVNC/);
-    assert.ok(page.cookie.some((c) => c.startsWith(`sandpit_preview_token=${live.view_token}`)), 'the page keeps the token for its scripts');
+    assert.ok(
+      page.cookie.some((c) => c.startsWith(`sandpit_preview_token=${live.view_token}`)),
+      'the page keeps the token for its scripts',
+    );
     assert.equal((await get(live.port, `/vnc.html?preview_token=${view.view_token}`)).status, 401, 'a view-only token does not open the interactive port');
     assert.equal((await get(view.port, `/vnc.html?preview_token=${view.view_token}`)).status, 200);
     assert.equal((await get(live.port, `/vnc.html?preview_token=${live.view_token.slice(0, -2)}xx`)).status, 401, 'a forged token');
     const ports = await sbx.previewPorts.list();
-    assert.deepEqual(ports.map((p) => p.access), ['private', 'private'], 'never public');
+    assert.deepEqual(
+      ports.map((p) => p.access),
+      ['private', 'private'],
+      'never public',
+    );
   });
 
   test('a view-only connection cannot move the pointer; an interactive one can', async () => {
@@ -182,10 +189,14 @@ describe('live view', () => {
     await rfbPointer(view.port, view.view_token, 600, 500);
     assert.deepEqual(await sbx.desktop.cursor(), { x: 100, y: 100 });
     await rfbPointer(live.port, live.view_token, 600, 500);
-    await until(async () => {
-      const c = await sbx.desktop.cursor();
-      return c.x === 600 && c.y === 500 ? true : undefined;
-    }, 'the pointer moved by VNC', 10_000);
+    await until(
+      async () => {
+        const c = await sbx.desktop.cursor();
+        return c.x === 600 && c.y === 500 ? true : undefined;
+      },
+      'the pointer moved by VNC',
+      10_000,
+    );
   });
 });
 

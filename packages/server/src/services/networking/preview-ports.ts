@@ -119,9 +119,7 @@ export class PreviewPortService {
 
   #authorized(rec: SandboxRecord, port: number, c: PreviewCredentials): boolean {
     const same = (a: string, b: string | undefined) => b !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-    return (
-      same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken) || this.#viewTokens.opens(c.previewToken, rec.id, port, this.#now())
-    );
+    return same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken) || this.#viewTokens.opens(c.previewToken, rec.id, port, this.#now());
   }
 }
 
