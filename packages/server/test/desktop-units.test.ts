@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { actionArgv, hasPartialRegion, parseGeometry, parseMouseLocation, screenshotArgv } from '../src/services/desktop/desktop-commands.ts';
+import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv } from '../src/services/desktop/desktop-commands.ts';
 import { ViewTokens } from '../src/services/networking/view-tokens.ts';
 
 const SB = '0b9ad3c2-7f60-4a53-9d43-6c1e2f1f2a10';
@@ -28,8 +28,10 @@ test('actions become one xdotool argv, with text passed as one argument', () => 
 
 test('screenshot regions and parsers', () => {
   assert.deepEqual(screenshotArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-2), ['-a', '1,2,3,4']);
-  assert.equal(hasPartialRegion({ x: 1 }), true);
-  assert.equal(hasPartialRegion({}), false);
+  assert.deepEqual(queryRegion({ x: '1', y: '2', width: '3', height: '4' }), { x: 1, y: 2, width: 3, height: 4 });
+  assert.equal(queryRegion({ x: '1' }), null);
+  assert.equal(queryRegion({ x: '1', y: '2', width: '0', height: '4' }), null);
+  assert.equal(queryRegion({}), undefined);
   assert.deepEqual(parseMouseLocation('x:640 y:400 screen:0 window:4194311\n'), { x: 640, y: 400 });
   assert.equal(parseMouseLocation('garbage'), undefined);
   assert.deepEqual(parseGeometry('1280 800\n'), { width: 1280, height: 800 });

@@ -42,7 +42,7 @@ function pngSize(png: Uint8Array): { width: number; height: number } {
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
-const sh = async (cmd: string) => (await sbx.exec(cmd)).stdout.trim();
+const sh = async (cmd: string) => (await sbx.exec(cmd, { env: { DISPLAY: ':0' } })).stdout.trim();
 
 /** Starts an xterm titled `title` running `inner`, and returns its window id once it is shown. */
 async function xterm(title: string, inner: string): Promise<string> {

@@ -3096,10 +3096,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    height?: number;
-                    width?: number;
-                    x?: number;
-                    y?: number;
+                    height?: string;
+                    width?: string;
+                    x?: string;
+                    y?: string;
                 };
                 header?: never;
                 path: {

@@ -3,16 +3,22 @@ import { DateTime } from './common.ts';
 
 const Coord = Type.Integer({ minimum: 0, maximum: 16384 });
 
+/** Query strings are not coerced: pixels arrive as digits. */
+const Pixels = Type.String({ pattern: '^[0-9]{1,5}$' });
+
 export const ScreenshotQuery = Type.Object(
-  {
-    x: Type.Optional(Coord),
-    y: Type.Optional(Coord),
-    width: Type.Optional(Type.Integer({ minimum: 1, maximum: 16384 })),
-    height: Type.Optional(Type.Integer({ minimum: 1, maximum: 16384 })),
-  },
+  { x: Type.Optional(Pixels), y: Type.Optional(Pixels), width: Type.Optional(Pixels), height: Type.Optional(Pixels) },
   { additionalProperties: false, description: 'A region: all four of x, y, width and height, or none for the whole screen' },
 );
 export type ScreenshotQuery = Static<typeof ScreenshotQuery>;
+
+/** A region of the screen in pixels. */
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 const Button = Type.Union([Type.Literal('left'), Type.Literal('middle'), Type.Literal('right')]);
 

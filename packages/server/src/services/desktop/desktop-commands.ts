@@ -1,4 +1,4 @@
-import type { DesktopAction, ScreenshotQuery } from '../../schemas/desktop.ts';
+import type { DesktopAction, Region, ScreenshotQuery } from '../../schemas/desktop.ts';
 
 /** xdotool's button numbers. */
 const BUTTONS = { left: '1', middle: '2', right: '3' } as const;
@@ -35,14 +35,18 @@ export function actionArgv(a: DesktopAction): string[] {
 }
 
 /** Writes a PNG of the screen (or a region) to stdout: scrot writes a file, which is removed after. */
-export function screenshotArgv(q: ScreenshotQuery): string[] {
-  const region = q.x !== undefined ? ['-a', `${q.x},${q.y},${q.width},${q.height}`] : [];
+export function screenshotArgv(r: Region | undefined): string[] {
+  const region = r ? ['-a', `${r.x},${r.y},${r.width},${r.height}`] : [];
   return ['/bin/sh', '-c', 'f=$(mktemp --suffix=.png) || exit 1; scrot -o -z -q 10 "$@" "$f" && cat "$f"; rc=$?; rm -f "$f"; exit $rc', 'sh', ...region];
 }
 
-export function hasPartialRegion(q: ScreenshotQuery): boolean {
+/** The region a screenshot query names: undefined for the whole screen, null when only some of its four values are given. */
+export function queryRegion(q: ScreenshotQuery): Region | undefined | null {
   const set = [q.x, q.y, q.width, q.height].filter((v) => v !== undefined).length;
-  return set !== 0 && set !== 4;
+  if (set === 0) return undefined;
+  if (set !== 4) return null;
+  const r = { x: Number(q.x), y: Number(q.y), width: Number(q.width), height: Number(q.height) };
+  return r.width > 0 && r.height > 0 ? r : null;
 }
 
 /** `x:640 y:400 screen:0 window:123` -> the point. */

@@ -5,7 +5,7 @@ import type { Principal } from '../access/principal.ts';
 import type { ExecService } from '../data-plane/exec.ts';
 import type { PreviewPortService } from '../networking/preview-ports.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
-import { actionArgv, hasPartialRegion, parseGeometry, parseMouseLocation, screenshotArgv } from './desktop-commands.ts';
+import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv } from './desktop-commands.ts';
 
 /** Where platform/desktop's start command serves noVNC: interactive, and a view-only VNC endpoint. */
 export const LIVE_VIEW_PORT = 6090;
@@ -54,8 +54,9 @@ export class DesktopService {
   }
 
   async screenshot(p: Principal, id: string, q: ScreenshotQuery): Promise<Buffer> {
-    if (hasPartialRegion(q)) throw badRequest('a region needs all of x, y, width and height');
-    const png = await this.#run(await this.#sandboxes.get(p, id), screenshotArgv(q));
+    const region = queryRegion(q);
+    if (region === null) throw badRequest('a region needs all of x, y, width and height, with width and height above 0');
+    const png = await this.#run(await this.#sandboxes.get(p, id), screenshotArgv(region));
     if (png.length === 0) throw conflict(NO_DESKTOP);
     return png;
   }
