@@ -44,9 +44,13 @@ function pngSize(png: Uint8Array): { width: number; height: number } {
 
 const sh = async (cmd: string) => (await sbx.exec(cmd, { env: { DISPLAY: ':0' } })).stdout.trim();
 
-/** Starts an xterm titled `title` running `inner`, and returns its window id once it is shown. */
-async function xterm(title: string, inner: string): Promise<string> {
-  await sh(`setsid -f xterm -T ${title} -geometry 60x10 -e sh -c '${inner}' >/dev/null 2>&1`);
+/**
+ * Starts a Tk window titled `title` with a text entry (xterm cannot open a pty under gVisor); Return
+ * writes the entry to /tmp/<title>. Returns the window id once it is shown.
+ */
+async function window(title: string): Promise<string> {
+  const script = `wm title . ${title}; wm geometry . 300x80; entry .e; pack .e; focus .e; bind .e <Return> {set f [open /tmp/${title} w]; puts -nonewline $f [.e get]; close $f}`;
+  await sh(`printf '%s\\n' '${script}' > /tmp/${title}.tcl && setsid -f wish /tmp/${title}.tcl >/dev/null 2>&1`);
   return until(async () => (await sh(`xdotool search --onlyvisible --name '^${title}$' 2>/dev/null | head -1`)) || undefined, `window ${title}`);
 }
 
@@ -68,8 +72,8 @@ test('screenshots: a PNG of the whole 1280x800 screen, or of a region', async ()
 test('the mouse moves where it is told and a click focuses the window under it', async () => {
   await sbx.desktop.moveMouse(321, 234);
   assert.deepEqual(await sbx.desktop.cursor(), { x: 321, y: 234 });
-  const a = await xterm('clicka', 'sleep 600');
-  const b = await xterm('clickb', 'sleep 600');
+  const a = await window('clicka');
+  const b = await window('clickb');
   await sh(`xdotool windowmove --sync ${a} 40 80; xdotool windowmove --sync ${b} 700 80; xdotool windowactivate --sync ${b}`);
   assert.equal(await sh('xdotool getwindowfocus'), b);
   const geo = await sh(`xdotool getwindowgeometry --shell ${a}`);
@@ -79,11 +83,11 @@ test('the mouse moves where it is told and a click focuses the window under it',
 });
 
 test('typed text and keys reach the focused application', async () => {
-  const w = await xterm('typing', 'read line; printf %s "$line" > /tmp/typed');
+  const w = await window('typing');
   await sh(`xdotool windowactivate --sync ${w}`);
   await sbx.desktop.type('hello, desktop 42');
   await sbx.desktop.key('Return');
-  const typed = await until(async () => (await sh('cat /tmp/typed 2>/dev/null')) || undefined, 'the typed line', 10_000);
+  const typed = await until(async () => (await sh('cat /tmp/typing 2>/dev/null')) || undefined, 'the typed line', 10_000);
   assert.equal(typed, 'hello, desktop 42');
 });
 
@@ -201,7 +205,7 @@ describe('live view', () => {
 });
 
 test('pause and resume keep the windows and what they show', async () => {
-  const w = await xterm('survivor', 'echo kept; sleep 600');
+  const w = await window('survivor');
   const before = await sh('wmctrl -l | sort');
   assert.match(before, /survivor/);
   await sbx.pause();

@@ -17,7 +17,7 @@ before(async () => {
   process.env.E2B_API_URL = url;
   process.env.E2B_SANDBOX_URL = url;
   process.env.E2B_API_KEY = server.key;
-  sbx = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 1_800_000 });
+  sbx = await Sandbox.create({ timeoutMs: 1_800_000, requestTimeoutMs: 1_800_000 });
 });
 after(async () => {
   await sbx?.kill().catch(() => undefined);
@@ -37,9 +37,12 @@ test('its default template is the desktop, with the screen it asked for running 
 test('mouse and keyboard: moves, clicks and typing reach an application', async () => {
   await sbx.moveMouse(200, 150);
   assert.deepEqual(await sbx.getCursorPosition(), { x: 200, y: 150 });
-  await (await sbx.commands.run(`xterm -T e2btyping -e sh -c 'read l; printf %s "$l" > /tmp/e2b-typed'`, { background: true })).disconnect();
+  // A Tk entry (xterm cannot open a pty under gVisor): Return writes what was typed to /tmp/e2b-typed.
+  const script = 'wm title . e2btyping; wm geometry . 300x80; entry .e; pack .e; focus .e; bind .e <Return> {set f [open /tmp/e2b-typed w]; puts -nonewline $f [.e get]; close $f}';
+  await sbx.files.write('/tmp/e2btyping.tcl', script);
+  await (await sbx.commands.run('wish /tmp/e2btyping.tcl', { background: true })).disconnect();
   let id = '';
-  for (let i = 0; i < 300 && !id; i++) {
+  for (let i = 0; i < 600 && !id; i++) {
     id = (await sbx.commands.run("xdotool search --onlyvisible --name '^e2btyping$' | head -1")).stdout.trim();
     if (!id) await new Promise((r) => setTimeout(r, 200));
   }
