@@ -22,6 +22,7 @@ export {
 export type { CommandOptions, CommandResult, ExecResult, StreamOptions, StreamResult } from './exec.ts';
 export { Files, type FileData, type FileWatch, type ReadOptions, type WatchOptions } from './files.ts';
 export { DEFAULT_API_URL, type ClientOptions, type RequestOptions } from './http.ts';
+export { Desktop, type MouseButton, type Region } from './desktop.ts';
 export { PreviewPorts } from './preview-ports.ts';
 export { Processes, type FollowOptions, type StartProcessOptions } from './processes.ts';
 export { Sandbox, type ConnectionOptions, type CreateSandboxOptions, type ListSandboxesOptions } from './sandbox.ts';

@@ -1,6 +1,7 @@
 import { SandpitClient } from './client.ts';
 import { Commands } from './commands.ts';
 import { DataPlane } from './data-plane.ts';
+import { Desktop } from './desktop.ts';
 import type { CommandOptions, ExecResult, StreamOptions, StreamResult } from './exec.ts';
 import { Files } from './files.ts';
 import type { ClientOptions, RequestOptions } from './http.ts';
@@ -47,6 +48,8 @@ export class Sandbox {
   readonly processes: Processes;
   /** Published ports (control plane). */
   readonly previewPorts: PreviewPorts;
+  /** The desktop of a platform/desktop sandbox (control plane). */
+  readonly desktop: Desktop;
   #info: SandboxInfo;
   #accessToken: string;
 
@@ -62,6 +65,7 @@ export class Sandbox {
     this.terminals = new Terminals(plane);
     this.processes = new Processes(plane);
     this.previewPorts = new PreviewPorts(client, this.id);
+    this.desktop = new Desktop(client, this.id);
   }
 
   /**

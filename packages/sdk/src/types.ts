@@ -103,3 +103,8 @@ export type WebhookEventType =
 
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditLogPage = AnswerOf<paths['/audit-log']['get'], 200>;
+
+export type DesktopAction = BodyOf<paths['/sandboxes/{sandbox_id}/desktop/actions']['post']>;
+export type CursorPosition = AnswerOf<paths['/sandboxes/{sandbox_id}/desktop/cursor']['get'], 200>;
+export type ScreenSize = AnswerOf<paths['/sandboxes/{sandbox_id}/desktop/screen']['get'], 200>;
+export type LiveView = AnswerOf<paths['/sandboxes/{sandbox_id}/desktop/live-view']['post'], 201>;

@@ -19,6 +19,7 @@ import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
 import { previewGateway } from './routes/preview-gateway.ts';
 import { previewPortRoutes } from './routes/preview-ports.ts';
+import { desktopRoutes } from './routes/desktop.ts';
 import { processRoutes, processSchemas } from './routes/processes.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { sandboxObservabilityRoutes } from './routes/sandbox-observability.ts';
@@ -213,6 +214,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await secretRoutes(app, s);
   await sshKeyRoutes(app, s);
   await previewPortRoutes(app, s);
+  await desktopRoutes(app, s);
   await templateRoutes(app, s);
   await teamRoutes(app, s);
   await billingRoutes(app, s);

@@ -39,6 +39,7 @@ import type { SandboxNetworkHooks } from './network/hooks.ts';
 import { networkConfig } from './network/network-config.ts';
 import { NetworkService } from './services/networking/network.ts';
 import { PreviewPortService } from './services/networking/preview-ports.ts';
+import { DesktopService } from './services/desktop/desktop.ts';
 import { GateService } from './services/access/gates.ts';
 import { MeteringService } from './services/billing/metering.ts';
 import { instrumentDriver, PlatformMetrics } from './services/metering-metrics.ts';
@@ -335,6 +336,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       sandboxes,
       addressOf: (id) => network?.sandboxAddress(id),
       key: secretsKey,
+      now: () => clock.now(),
       // Asked only while serving, so the port is the one bound.
       urlFor: (p, id) => {
         const base = new URL(publicUrl());
@@ -458,6 +460,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         snapshots,
         secrets,
         previews,
+        desktop: new DesktopService({ sandboxes, exec, previews, now: () => clock.now() }),
         connections,
         teamManagement,
         billing,

@@ -2,6 +2,7 @@ import type { SandboxInfo, SandboxWithToken, Snapshot } from '../sdk-types.ts';
 import { lazy, Suspense } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { del, get, post, rememberToken, when } from '../api.ts';
+import { DesktopPanel } from '../parts/desktop.tsx';
 import { EventsPanel } from '../parts/events.tsx';
 import { ExecPanel } from '../parts/exec.tsx';
 import { FilesPanel } from '../parts/files.tsx';
@@ -123,6 +124,7 @@ export function SandboxPage({ id }: { id: string }) {
           <ExecPanel id={id} />
         </Section>
       </div>
+      {s.template_id === 'platform/desktop' && <Section title="Desktop">{active ? <DesktopPanel id={id} /> : <p class="hint">Resume the sandbox to see its desktop.</p>}</Section>}
       <Section title="Preview ports">
         <PreviewsPanel id={id} />
       </Section>

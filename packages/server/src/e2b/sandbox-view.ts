@@ -2,14 +2,19 @@ import { iso } from '../clock.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { ENVD_VERSION, envdAccessToken } from './envd/target.ts';
 
-/** E2B's name for Sandpit's base template, both ways. */
+/** E2B's names for Sandpit's curated templates (`desktop`: the Desktop SDK's default), both ways. */
 export const E2B_BASE = 'base';
 const PLATFORM_BASE = 'platform/base';
+const CURATED = new Map([
+  [E2B_BASE, PLATFORM_BASE],
+  ['desktop', 'platform/desktop'],
+]);
+const E2B_NAMES = new Map([...CURATED].map(([e2b, ours]) => [ours, e2b]));
 /** What `endAt` says of a sandbox without a deadline (one made through Sandpit's own API). */
 const NO_END = '9999-12-31T23:59:59.000Z';
 
-export const templateRef = (templateID: string) => (templateID === E2B_BASE ? PLATFORM_BASE : templateID);
-const templateName = (id: string | null) => (id === null || id === PLATFORM_BASE ? E2B_BASE : id);
+export const templateRef = (templateID: string) => CURATED.get(templateID) ?? templateID;
+const templateName = (id: string | null) => (id === null ? E2B_BASE : (E2B_NAMES.get(id) ?? id));
 
 export type E2bState = 'running' | 'paused';
 /** Transitions in progress are shown as where they come from, as E2B has only these two. */

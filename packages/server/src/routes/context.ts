@@ -11,6 +11,7 @@ import type { SandboxChanges } from '../services/data-plane/changes.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
+import type { DesktopService } from '../services/desktop/desktop.ts';
 import type { RegionService } from '../services/fleet/regions.ts';
 import type { PlatformMetrics } from '../services/metering-metrics.ts';
 import type { ProcessService } from '../services/data-plane/processes.ts';
@@ -51,6 +52,7 @@ export interface Services {
   snapshots: SnapshotService;
   secrets: SecretsService;
   previews: PreviewPortService;
+  desktop: DesktopService;
   /** Where the gateway registers the connections it holds to sandboxes, closed before a capture. */
   connections: PlatformConnections;
   teamManagement: TeamManagementService;

@@ -7,11 +7,23 @@ import { PREVIEW_HOST, type PreviewCredentials } from '../services/networking/pr
 import type { Services } from './context.ts';
 import { PreviewUpstreams } from './preview-upstreams.ts';
 
+/** The cookie a `?preview_token=` page load sets, so the page's own requests (scripts, its WebSocket) carry the token too. */
+const TOKEN_COOKIE = 'sandpit_preview_token';
+
+const queryToken = (url: string | undefined) => new URLSearchParams((url ?? '').split('?')[1] ?? '').get('preview_token') ?? undefined;
+
+function cookieToken(cookie: string | undefined): string | undefined {
+  for (const part of (cookie ?? '').split(';')) {
+    const [name, value] = part.trim().split('=');
+    if (name === TOKEN_COOKIE && value) return value;
+  }
+  return undefined;
+}
+
 function credentials(headers: IncomingMessage['headers'], url: string | undefined): PreviewCredentials {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  const query = new URLSearchParams((url ?? '').split('?')[1] ?? '');
   return {
-    previewToken: one(headers['x-preview-token']) ?? query.get('preview_token') ?? undefined,
+    previewToken: one(headers['x-preview-token']) ?? queryToken(url) ?? cookieToken(headers.cookie),
     accessToken: one(headers['x-access-token']),
   };
 }
@@ -40,6 +52,12 @@ export async function previewGateway(app: FastifyInstance, s: Services) {
   // HTTP requests are told with their socket; an upgrade before it has one.
   proxy.on('proxyReq', (_proxyReq, req, _res, _options, socket) => track(req, socket));
   proxy.on('proxyReqWs', (proxyReq, req) => proxyReq.once('socket', (socket: Socket) => track(req, socket)));
+  proxy.on('proxyRes', (proxyRes, req) => {
+    const token = queryToken(req.url);
+    if (!token || !/^[A-Za-z0-9_-]+$/.test(token)) return;
+    const set = proxyRes.headers['set-cookie'] ?? [];
+    proxyRes.headers['set-cookie'] = [...set, `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax`];
+  });
   proxy.on('error', (err, _req, res) => {
     const body = JSON.stringify({ error: { code: 'bad_gateway', message: `the sandbox did not answer on this port: ${(err as NodeJS.ErrnoException).code ?? err.message}` } });
     if ('writeHead' in res) {

@@ -7,6 +7,7 @@ from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, Sandbo
 from .client import AsyncSandpitClient
 from .commands import AsyncCommands
 from .data_plane import AsyncDataPlane
+from .desktop import AsyncDesktop
 from .exec import OnOutput
 from .files import AsyncFiles
 from .preview_ports import AsyncPreviewPorts
@@ -43,6 +44,7 @@ class AsyncSandbox:
         self.terminals = AsyncTerminals(plane)
         #: Published ports (control plane).
         self.preview_ports = AsyncPreviewPorts(client, self.id)
+        self.desktop = AsyncDesktop(client, self.id)
 
     @classmethod
     async def create(

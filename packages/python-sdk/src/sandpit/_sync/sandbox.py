@@ -8,6 +8,7 @@ from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, Sandbo
 from .client import SandpitClient
 from .commands import Commands
 from .data_plane import DataPlane
+from .desktop import Desktop
 from .exec import OnOutput
 from .files import Files
 from .preview_ports import PreviewPorts
@@ -44,6 +45,7 @@ class Sandbox:
         self.terminals = Terminals(plane)
         #: Published ports (control plane).
         self.preview_ports = PreviewPorts(client, self.id)
+        self.desktop = Desktop(client, self.id)
 
     @classmethod
     def create(

@@ -24,6 +24,8 @@ const ACTIONS: Record<string, AuditAction> = {
   'POST /sandboxes/:sandbox_id/exec/stream': act('sandbox.exec', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/preview-ports': act('sandbox.preview_port.publish', param('sandbox_id')),
   'DELETE /sandboxes/:sandbox_id/preview-ports/:port': act('sandbox.preview_port.unpublish', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/desktop/actions': act('sandbox.desktop.action', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/desktop/live-view': act('sandbox.desktop.live_view', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/snapshot': act('snapshot.create', 'response'),
   'POST /sandboxes/:sandbox_id/changes/apply': act('sandbox.changes.apply', param('sandbox_id')),
   'PATCH /snapshots/:snapshot_id': act('snapshot.update', param('snapshot_id')),

@@ -7,6 +7,7 @@ import type { PreviewAccess, PreviewPortRecord, PreviewPortStore } from '../../s
 import type { SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
 import type { Principal } from '../access/principal.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
+import { ViewTokens } from './view-tokens.ts';
 
 /** `{port}-{sandbox_id}.preview.<host>`, as /info's preview_url promises. */
 export const PREVIEW_HOST = /^(\d{1,5})-((?:sb-[a-z0-9]+-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.preview\./i;
@@ -35,6 +36,8 @@ export class PreviewPortService {
   readonly #addressOf: (sandboxId: string) => string | undefined;
   readonly #key: Buffer;
   readonly #urlFor: (port: number, taggedId: string) => string;
+  readonly #viewTokens: ViewTokens;
+  readonly #now: () => number;
 
   constructor(deps: {
     store: PreviewPortStore;
@@ -44,6 +47,7 @@ export class PreviewPortService {
     /** Derives preview tokens; the secrets key, so tokens survive restarts. */
     key: Buffer;
     urlFor: (port: number, taggedId: string) => string;
+    now?: () => number;
   }) {
     this.#store = deps.store;
     this.#sandboxStore = deps.sandboxStore;
@@ -51,10 +55,17 @@ export class PreviewPortService {
     this.#addressOf = deps.addressOf;
     this.#key = deps.key;
     this.#urlFor = deps.urlFor;
+    this.#viewTokens = new ViewTokens(deps.key);
+    this.#now = deps.now ?? Date.now;
   }
 
   previewToken(sandboxId: string): string {
     return `spv_${createHmac('sha256', this.#key).update(`preview:${sandboxId}`).digest('base64url')}`;
+  }
+
+  /** A token that opens only this port of the sandbox, until `expiresAt`. */
+  viewToken(sandboxId: string, port: number, expiresAt: number): string {
+    return this.#viewTokens.issue(sandboxId, port, expiresAt);
   }
 
   view(rec: SandboxRecord, p: PreviewPortRecord) {
@@ -94,7 +105,7 @@ export class PreviewPortService {
     if (!rec) throw notFound(`sandbox '${rawId}' not found`);
     const published = await this.#store.get(rec.id, port);
     if (!published && rec.previewAccess !== 'legacy_public') throw notFound(`port ${port} of this sandbox is not published`);
-    if (published?.access === 'private' && !this.#authorized(rec, creds)) {
+    if (published?.access === 'private' && !this.#authorized(rec, port, creds)) {
       throw unauthorized('this preview port is private: send X-Preview-Token (or ?preview_token=) or the sandbox X-Access-Token');
     }
     const wasPaused = rec.status === 'paused';
@@ -106,9 +117,9 @@ export class PreviewPortService {
     return { host, port, sandboxId: rec.id };
   }
 
-  #authorized(rec: SandboxRecord, c: PreviewCredentials): boolean {
+  #authorized(rec: SandboxRecord, port: number, c: PreviewCredentials): boolean {
     const same = (a: string, b: string | undefined) => b !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-    return same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken);
+    return same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken) || this.#viewTokens.opens(c.previewToken, rec.id, port, this.#now());
   }
 }
 

@@ -22,6 +22,8 @@ interface CuratedRecipe {
   steps: TemplateStep[];
   start_cmd?: string;
   ready_cmd?: string;
+  /** A desktop session needs longer than the default to come up on a loaded host. */
+  ready_timeout_s?: number;
 }
 
 export interface CuratedTemplatesDeps {
@@ -121,7 +123,7 @@ export class CuratedTemplates {
         steps: recipe.steps,
         startCmd: recipe.start_cmd,
         readyCmd: recipe.ready_cmd,
-        readyTimeoutS: DEFAULT_READY_TIMEOUT_S,
+        readyTimeoutS: recipe.ready_timeout_s ?? DEFAULT_READY_TIMEOUT_S,
         cache: this.#cache,
         log,
       });

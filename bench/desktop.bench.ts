@@ -1,0 +1,75 @@
+/**
+ * A computer-use agent's loop on platform/desktop through a real server on gVisor: a 1280x800
+ * screenshot, a click until a screenshot shows its change, and create -> first screenshot. Next to
+ * them, in the same run: the raw engine (`runsc run /bin/true`) and scrot alone inside the sandbox
+ * (what a screenshot costs before Sandpit carries it). Prints medians; asserts nothing.
+ * Run: ./sandpit bench bench/desktop.bench.ts (BENCH_RUNS, default 10).
+ */
+import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
+import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
+import { IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { Sandbox, SandpitClient } from '../packages/sdk/src/index.ts';
+import { rawRunscTrue } from './raw-engines.ts';
+import { median, ratio, report, timeIt } from './stats.ts';
+
+const N = Number(process.env.BENCH_RUNS ?? 10);
+
+const rootfs = await ensureBaseTemplate(IMAGE_DIR);
+const raw = await rawRunscTrue(await defaultRunsc(), 'systrap', rootfs, N);
+const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+try {
+  const client = new SandpitClient({ apiUrl: srv.url, apiKey: srv.key, timeoutMs: 1_800_000 });
+  // The first create builds (or finds) the template; it is not measured.
+  await (await Sandbox.create({ client, from_template: 'platform/desktop' })).kill();
+
+  const firstShot: number[] = [];
+  for (let i = 0; i < N; i++) {
+    let sb: Sandbox | undefined;
+    firstShot.push(
+      await timeIt(async () => {
+        sb = await Sandbox.create({ client, from_template: 'platform/desktop' });
+        await sb.desktop.screenshot();
+      }),
+    );
+    await sb?.kill();
+  }
+
+  const sb = await Sandbox.create({ client, from_template: 'platform/desktop' });
+  try {
+    const shots: number[] = [];
+    for (let i = 0; i < N; i++) shots.push(await timeIt(() => sb.desktop.screenshot()));
+    const inside: number[] = [];
+    for (let i = 0; i < N; i++) {
+      const out = await sb.exec('a=$(date +%s%N); scrot -o -z -q 10 /tmp/b.png; b=$(date +%s%N); echo $(( (b - a) / 1000 ))');
+      inside.push(Number(out.stdout.trim()) / 1000);
+    }
+    // A right click on the desktop opens its menu; the figure ends when a screenshot differs from before.
+    const clicks: number[] = [];
+    for (let i = 0; i < N; i++) {
+      await sb.desktop.key('Escape');
+      const before = Buffer.from(await sb.desktop.screenshot({ region: { x: 600, y: 380, width: 200, height: 200 } }));
+      clicks.push(
+        await timeIt(async () => {
+          await sb.desktop.rightClick({ x: 600, y: 380 });
+          for (;;) {
+            const now = Buffer.from(await sb.desktop.screenshot({ region: { x: 600, y: 380, width: 200, height: 200 } }));
+            if (!now.equals(before)) return;
+          }
+        }),
+      );
+    }
+    await sb.desktop.key('Escape');
+    console.log(`desktop on gVisor, n=${N}, load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
+    report('raw: runsc run /bin/true', raw);
+    report('scrot alone, inside the sandbox', inside);
+    report('screenshot 1280x800 (API, PNG)', shots, '150 ms');
+    ratio('screenshot / raw runsc run', shots, raw);
+    report('click -> changed screenshot', clicks, '250 ms');
+    report('create -> first screenshot', firstShot, '2000 ms warm');
+    console.log(`screenshot overhead over scrot: ${(median(shots) - median(inside)).toFixed(1)} ms`);
+  } finally {
+    await sb.kill();
+  }
+} finally {
+  await srv.stop();
+}
