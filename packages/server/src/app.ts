@@ -14,6 +14,7 @@ import { consoleAssetRoutes } from './routes/console-assets.ts';
 import { consoleSessionRoutes } from './routes/console-session.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
+import { codeRoutes } from './routes/code.ts';
 import { fileRoutes, fileSchemas } from './routes/files.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
 import { previewGateway } from './routes/preview-gateway.ts';
@@ -200,6 +201,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await sandboxObservabilityRoutes(app, s);
   await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
+  await codeRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
   await fileRoutes(app, s);
   await processRoutes(app, s);

@@ -7,6 +7,7 @@ import type { Principal } from '../services/access/principal.ts';
 import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/access/console-sessions.ts';
 import type { ExecService } from '../services/data-plane/exec.ts';
+import type { CodeInterpreterService } from '../services/code/code-interpreter.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
@@ -42,6 +43,7 @@ export interface Services {
   webhooks: WebhookService;
   sandboxes: SandboxService;
   exec: ExecService;
+  code: CodeInterpreterService;
   files: FileService;
   processes: ProcessService;
   terminals: TerminalService;

@@ -15,6 +15,10 @@ import { readJson } from '../../optional-files.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
 const CURATED_DIR = new URL('../../templates/curated/', import.meta.url).pathname;
+const TEMPLATES_DIR = new URL('../../templates/', import.meta.url).pathname;
+
+/** A copy step of a recipe file may name its content as a file under src/templates instead of inlining it. */
+type RecipeStep = TemplateStep | (Omit<Extract<TemplateStep, { type: 'copy' }>, 'content_base64'> & { source: string });
 
 interface CuratedRecipe {
   name: string;
@@ -55,8 +59,10 @@ export class CuratedTemplates {
   /** Loads the curated recipes. */
   async init(): Promise<void> {
     for (const f of (await readdir(CURATED_DIR)).filter((n) => n.endsWith('.json')).sort()) {
-      const r = JSON.parse(await readFile(join(CURATED_DIR, f), 'utf8')) as CuratedRecipe;
-      this.#recipes.set(r.name, r);
+      const r = JSON.parse(await readFile(join(CURATED_DIR, f), 'utf8')) as Omit<CuratedRecipe, 'steps'> & { steps: RecipeStep[] };
+      // Inlined here, so the recipe hash (the cache key) changes with the files' content.
+      const steps = await Promise.all(r.steps.map(inlineSource));
+      this.#recipes.set(r.name, { ...r, steps });
     }
   }
 
@@ -160,4 +166,10 @@ export class CuratedTemplates {
     }
     return out;
   }
+}
+
+async function inlineSource(step: RecipeStep): Promise<TemplateStep> {
+  if (!('source' in step)) return step;
+  const { source, ...rest } = step;
+  return { ...rest, content_base64: (await readFile(join(TEMPLATES_DIR, source))).toString('base64') };
 }
