@@ -1,4 +1,5 @@
 import { SandpitClient } from './client.ts';
+import { Code } from './code.ts';
 import { Commands } from './commands.ts';
 import { DataPlane } from './data-plane.ts';
 import type { CommandOptions, ExecResult, StreamOptions, StreamResult } from './exec.ts';
@@ -47,6 +48,8 @@ export class Sandbox {
   readonly processes: Processes;
   /** Published ports (control plane). */
   readonly previewPorts: PreviewPorts;
+  /** Code runs (Python, JavaScript, bash) in a sandbox of platform/code-interpreter (control plane). */
+  readonly code: Code;
   #info: SandboxInfo;
   #accessToken: string;
 
@@ -62,6 +65,7 @@ export class Sandbox {
     this.terminals = new Terminals(plane);
     this.processes = new Processes(plane);
     this.previewPorts = new PreviewPorts(client, this.id);
+    this.code = new Code(client, this.id);
   }
 
   /**

@@ -97,3 +97,9 @@ export type WebhookEventType =
 
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditLogPage = AnswerOf<paths['/audit-log']['get'], 200>;
+
+export type RunCodeParams = BodyOf<paths['/sandboxes/{sandbox_id}/code/run']['post']>;
+export type CodeEvent = paths['/sandboxes/{sandbox_id}/code/run']['post']['responses'][200]['content']['application/x-ndjson'];
+export type CodeRunResult = Extract<CodeEvent, { type: 'end' }>;
+export type CodeResult = CodeRunResult['results'][number];
+export type CodeContext = AnswerOf<paths['/sandboxes/{sandbox_id}/code/contexts']['post'], 201>;

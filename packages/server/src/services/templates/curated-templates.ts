@@ -26,6 +26,8 @@ interface CuratedRecipe {
   steps: TemplateStep[];
   start_cmd?: string;
   ready_cmd?: string;
+  /** Default DEFAULT_READY_TIMEOUT_S; a service that warms up kernels before it answers needs longer on a loaded host. */
+  ready_timeout_s?: number;
 }
 
 export interface CuratedTemplatesDeps {
@@ -127,7 +129,7 @@ export class CuratedTemplates {
         steps: recipe.steps,
         startCmd: recipe.start_cmd,
         readyCmd: recipe.ready_cmd,
-        readyTimeoutS: DEFAULT_READY_TIMEOUT_S,
+        readyTimeoutS: recipe.ready_timeout_s ?? DEFAULT_READY_TIMEOUT_S,
         cache: this.#cache,
         log,
       });
@@ -153,7 +155,7 @@ export class CuratedTemplates {
         id: name,
         teamId: '',
         name,
-        definition: { base: BASE_TEMPLATE, steps: r.steps, readyTimeoutS: DEFAULT_READY_TIMEOUT_S, warmPool: 0 },
+        definition: { base: BASE_TEMPLATE, steps: r.steps, readyTimeoutS: r.ready_timeout_s ?? DEFAULT_READY_TIMEOUT_S, warmPool: 0 },
         status: version ? 'ready' : this.#builds.has(name) ? 'building' : 'pending',
         error: null,
         version,

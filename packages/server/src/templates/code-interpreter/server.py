@@ -164,6 +164,8 @@ class Contexts:
         self.by_id = {}
         self.defaults = {}
         self.lock = threading.Lock()
+        # A default context is started once, outside the registry's lock, so languages start side by side.
+        self.starting = {language: threading.Lock() for language in KERNELS}
 
     def create(self, language, cwd):
         ctx = Context(language, cwd)
@@ -172,12 +174,14 @@ class Contexts:
         return ctx
 
     def default(self, language):
-        with self.lock:
-            ctx = self.defaults.get(language)
+        with self.starting[language]:
+            with self.lock:
+                ctx = self.defaults.get(language)
             if ctx is None:
                 ctx = Context(language, HOME)
-                self.by_id[ctx.id] = ctx
-                self.defaults[language] = ctx
+                with self.lock:
+                    self.by_id[ctx.id] = ctx
+                    self.defaults[language] = ctx
             return ctx
 
     def get(self, context_id):
@@ -307,8 +311,11 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     # The default contexts are warm before the service reports ready (and before a template capture).
-    for language in ("python", "javascript", "bash"):
-        CONTEXTS.default(language)
+    warming = [threading.Thread(target=CONTEXTS.default, args=(language,)) for language in KERNELS]
+    for t in warming:
+        t.start()
+    for t in warming:
+        t.join()
     server = ThreadingHTTPServer(("0.0.0.0", PORT), Handler)
     server.daemon_threads = True
     print(f"code interpreter listening on {PORT}", file=sys.stderr, flush=True)
