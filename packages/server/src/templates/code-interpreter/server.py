@@ -131,14 +131,13 @@ class Context:
                 msg = self.client.get_iopub_msg(timeout=POLL_S)
             except queue.Empty:
                 if not self.km.is_alive():
-                    code = self.km.provisioner.exit_code if self.km.provisioner else None
+                    # The next run starts a fresh kernel (execute); this one only reports what happened.
                     yield {
                         "type": "error",
                         "name": "KernelDied",
-                        "value": f"the {self.language} kernel died (exit status {code}); it is restarted for the next run",
+                        "value": f"the {self.language} kernel died; its state is lost and the next run starts a new one",
                         "traceback": "",
                     }
-                    self._restart()
                     return
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:
@@ -297,8 +296,13 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         run = ctx.execute(code, {str(k): str(v) for k, v in env.items()})
         try:
-            for event in run:
-                self._chunk(event)
+            try:
+                for event in run:
+                    self._chunk(event)
+            except (BrokenPipeError, ConnectionResetError):
+                raise
+            except Exception as err:  # noqa: BLE001 - the stream has begun: the failure is reported in it
+                self._chunk({"type": "error", "name": type(err).__name__, "value": str(err), "traceback": ""})
             self._chunk({"type": "end_of_execution"})
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
