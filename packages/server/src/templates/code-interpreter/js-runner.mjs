@@ -40,14 +40,22 @@ const context = vm.createContext({
 });
 context.globalThis = context;
 
+/** A cell with a top-level await runs as an async function: as one expression if it is one (its value kept), else as a body. */
+function asyncScript(code) {
+  try {
+    return new vm.Script(`(async () => (\n${code}\n))()`, { filename: 'cell.js' });
+  } catch {
+    return new vm.Script(`(async () => {\n${code}\n})()`, { filename: 'cell.js' });
+  }
+}
+
 async function evaluate(code) {
   let script;
   try {
     script = new vm.Script(code, { filename: 'cell.js' });
   } catch (err) {
-    // Top-level await: run the cell as an async function body (its declarations then stay local).
     if (!(err instanceof SyntaxError && /await/.test(err.message))) throw err;
-    script = new vm.Script(`(async () => {\n${code}\n})()`, { filename: 'cell.js' });
+    script = asyncScript(code);
   }
   let value = script.runInContext(context);
   if (value instanceof Promise || (value && typeof value.then === 'function')) value = await value;
