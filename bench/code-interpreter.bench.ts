@@ -69,7 +69,7 @@ try {
   report('runCode(matplotlib chart) -> PNG, new context', cold, '1.5 s');
   report('createCodeContext + chart', coldWithCreate);
   const fresh = await sample(Math.min(COLD, 3), async () => {
-    const s = await Sandbox.create({ timeoutMs: 600_000 });
+    const s = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 });
     try {
       if (!(await s.runCode(CHART)).results.some((r) => r.png)) throw new Error('no PNG');
     } finally {

@@ -29,13 +29,16 @@ describe('@e2b/code-interpreter', () => {
   before(async () => {
     // The first use builds the template (minutes, then cached): a create that outlasts the client's
     // header timeout is retried, joining the build in progress.
-    for (let attempt = 1; !sbx; attempt++) {
+    let created: Sandbox | undefined;
+    for (let attempt = 1; !created; attempt++) {
       try {
-        sbx = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 });
+        created = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 });
       } catch (err) {
         if (attempt === 6) throw err;
       }
     }
+    // With the SDK's default request timeout: a refused runCode leaves its request timer running.
+    sbx = await Sandbox.connect(created.sandboxId, { timeoutMs: 600_000 });
   });
   after(async () => {
     await sbx?.kill();
@@ -93,7 +96,7 @@ describe('@e2b/code-interpreter', () => {
     assert.equal((await sbx.runCode('y', { context: ctx })).error?.name, 'NameError');
     await sbx.removeCodeContext(ctx.id);
     assert.ok(!(await sbx.listCodeContexts()).some((c) => c.id === ctx.id));
-    await assert.rejects(sbx.runCode('1', { context: ctx }));
+    await assert.rejects(sbx.runCode('1', { context: ctx, requestTimeoutMs: 10_000 }));
     assert.equal((await sbx.runCode('x')).text, '1');
   });
 
