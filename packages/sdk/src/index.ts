@@ -24,6 +24,7 @@ export { Files, type FileData, type FileWatch, type ReadOptions, type WatchOptio
 export { DEFAULT_API_URL, type ClientOptions, type RequestOptions } from './http.ts';
 export { Desktop, type MouseButton, type Region } from './desktop.ts';
 export { PreviewPorts } from './preview-ports.ts';
+export { Code, type RunCodeOptions } from './code.ts';
 export { Processes, type FollowOptions, type StartProcessOptions } from './processes.ts';
 export { Sandbox, type ConnectionOptions, type CreateSandboxOptions, type ListSandboxesOptions } from './sandbox.ts';
 export { Sandboxes, type ListSandboxesFilters } from './sandboxes.ts';

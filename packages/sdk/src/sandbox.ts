@@ -1,4 +1,5 @@
 import { SandpitClient } from './client.ts';
+import { Code } from './code.ts';
 import { Commands } from './commands.ts';
 import { DataPlane } from './data-plane.ts';
 import { Desktop } from './desktop.ts';
@@ -50,6 +51,8 @@ export class Sandbox {
   readonly previewPorts: PreviewPorts;
   /** The desktop of a platform/desktop sandbox (control plane). */
   readonly desktop: Desktop;
+  /** Code runs (Python, JavaScript, bash) in a sandbox of platform/code-interpreter (control plane). */
+  readonly code: Code;
   #info: SandboxInfo;
   #accessToken: string;
 
@@ -66,6 +69,7 @@ export class Sandbox {
     this.processes = new Processes(plane);
     this.previewPorts = new PreviewPorts(client, this.id);
     this.desktop = new Desktop(client, this.id);
+    this.code = new Code(client, this.id);
   }
 
   /**

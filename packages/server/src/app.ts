@@ -14,6 +14,7 @@ import { consoleAssetRoutes } from './routes/console-assets.ts';
 import { consoleSessionRoutes } from './routes/console-session.ts';
 import type { Services } from './routes/context.ts';
 import { controlExecRoutes, dataPlaneExecRoutes } from './routes/exec.ts';
+import { codeRoutes } from './routes/code.ts';
 import { fileRoutes, fileSchemas } from './routes/files.ts';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.ts';
 import { infoRoutes, VERSION } from './routes/info.ts';
@@ -207,6 +208,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await sandboxChangeRoutes(app, s);
   await snapshotRoutes(app, s);
   await controlExecRoutes(app, s);
+  await codeRoutes(app, s);
   await dataPlaneExecRoutes(app, s);
   await fileRoutes(app, s);
   await processRoutes(app, s);

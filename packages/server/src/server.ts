@@ -29,6 +29,7 @@ import { sandboxView } from './services/sandboxes/sandbox-view.ts';
 import { ConsoleSessions } from './services/access/console-sessions.ts';
 import { BillingService } from './services/billing/billing-service.ts';
 import { ExecService } from './services/data-plane/exec.ts';
+import { CodeInterpreterService } from './services/code/code-interpreter.ts';
 import { FileService } from './services/data-plane/files.ts';
 import { SandboxChanges } from './services/data-plane/changes.ts';
 import { ProcessService } from './services/data-plane/processes.ts';
@@ -453,6 +454,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         webhooks,
         sandboxes,
         exec,
+        code: new CodeInterpreterService({ sandboxes, previews }),
         files,
         changes: new SandboxChanges(sandboxes, files),
         processes,
@@ -500,6 +502,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               snapshots,
               audit,
               region: config.region,
+              previews,
+              connections,
             },
             log,
           )

@@ -289,3 +289,43 @@ class _AuditEntryRequired(TypedDict):
 
 class AuditEntry(_AuditEntryRequired, total=False):
     trace_id: str
+
+
+class CodeResult(TypedDict, total=False):
+    """One output of a code run in its formats (Jupyter MIME bundles): ``png`` is base64; other MIME types keep their names."""
+
+    is_main_result: bool
+    text: str
+    html: str
+    markdown: str
+    svg: str
+    png: str
+    jpeg: str
+    pdf: str
+    latex: str
+    json: Any
+    javascript: str
+
+
+class CodeError(TypedDict):
+    name: str
+    value: str
+    traceback: str
+
+
+class _CodeRunResultRequired(TypedDict):
+    type: Literal["end"]
+    results: List[CodeResult]
+    stdout: List[str]
+    stderr: List[str]
+
+
+class CodeRunResult(_CodeRunResultRequired, total=False):
+    error: CodeError
+    execution_count: int
+
+
+class CodeContext(TypedDict):
+    id: str
+    language: Literal["python", "javascript", "bash"]
+    cwd: str

@@ -2987,6 +2987,644 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/code/contexts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List code contexts (the default ones too) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cwd: string;
+                            id: string;
+                            /** @description Default python */
+                            language: "python" | "javascript" | "bash";
+                        }[];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a code context: a kernel of its own, whose state runs share */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Default /home/user */
+                        cwd?: string;
+                        /** @description Default python */
+                        language?: "python" | "javascript" | "bash";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cwd: string;
+                            id: string;
+                            /** @description Default python */
+                            language: "python" | "javascript" | "bash";
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/code/contexts/{context_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a code context and stop its kernel */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    context_id: string;
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/code/contexts/{context_id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restart a code context: its state is cleared */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    context_id: string;
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandbox_id}/code/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run code and stream its output and results (auto-resumes a paused sandbox)
+         * @description application/x-ndjson (default): one JSON event a line; text/event-stream when the Accept header asks for it. Events: stdout, stderr, result (a value or a display such as a PNG chart), error (name, value, traceback), execution_count; the last is end with everything the run produced.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                        /** @description A context from POST /code/contexts; not combinable with language */
+                        context_id?: string;
+                        /** @description Set for this run only */
+                        env?: {
+                            [key: string]: string;
+                        };
+                        /** @description Default python */
+                        language?: "python" | "javascript" | "bash";
+                    };
+                };
+            };
+            responses: {
+                /** @description application/x-ndjson (default): one JSON event a line; text/event-stream when the Accept header asks for it. Events: stdout, stderr, result (a value or a display such as a PNG chart), error (name, value, traceback), execution_count; the last is end with everything the run produced. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": {
+                            text: string;
+                            /** @enum {string} */
+                            type: "stdout";
+                        } | {
+                            text: string;
+                            /** @enum {string} */
+                            type: "stderr";
+                        } | ({
+                            /** @enum {string} */
+                            type: "result";
+                        } & ({
+                            html?: string;
+                            /** @description The value of the last expression (else a display call such as a chart) */
+                            is_main_result: boolean;
+                            javascript?: string;
+                            /** @description base64 */
+                            jpeg?: string;
+                            json?: unknown;
+                            latex?: string;
+                            markdown?: string;
+                            /** @description base64 */
+                            pdf?: string;
+                            /** @description base64 */
+                            png?: string;
+                            svg?: string;
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })) | {
+                            name: string;
+                            traceback: string;
+                            /** @enum {string} */
+                            type: "error";
+                            value: string;
+                        } | {
+                            execution_count: number;
+                            /** @enum {string} */
+                            type: "execution_count";
+                        } | {
+                            error?: {
+                                name: string;
+                                traceback: string;
+                                value: string;
+                            };
+                            execution_count?: number;
+                            results: ({
+                                html?: string;
+                                /** @description The value of the last expression (else a display call such as a chart) */
+                                is_main_result: boolean;
+                                javascript?: string;
+                                /** @description base64 */
+                                jpeg?: string;
+                                json?: unknown;
+                                latex?: string;
+                                markdown?: string;
+                                /** @description base64 */
+                                pdf?: string;
+                                /** @description base64 */
+                                png?: string;
+                                svg?: string;
+                                text?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            stderr: string[];
+                            stdout: string[];
+                            /** @enum {string} */
+                            type: "end";
+                        };
+                        "text/event-stream": {
+                            text: string;
+                            /** @enum {string} */
+                            type: "stdout";
+                        } | {
+                            text: string;
+                            /** @enum {string} */
+                            type: "stderr";
+                        } | ({
+                            /** @enum {string} */
+                            type: "result";
+                        } & ({
+                            html?: string;
+                            /** @description The value of the last expression (else a display call such as a chart) */
+                            is_main_result: boolean;
+                            javascript?: string;
+                            /** @description base64 */
+                            jpeg?: string;
+                            json?: unknown;
+                            latex?: string;
+                            markdown?: string;
+                            /** @description base64 */
+                            pdf?: string;
+                            /** @description base64 */
+                            png?: string;
+                            svg?: string;
+                            text?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })) | {
+                            name: string;
+                            traceback: string;
+                            /** @enum {string} */
+                            type: "error";
+                            value: string;
+                        } | {
+                            execution_count: number;
+                            /** @enum {string} */
+                            type: "execution_count";
+                        } | {
+                            error?: {
+                                name: string;
+                                traceback: string;
+                                value: string;
+                            };
+                            execution_count?: number;
+                            results: ({
+                                html?: string;
+                                /** @description The value of the last expression (else a display call such as a chart) */
+                                is_main_result: boolean;
+                                javascript?: string;
+                                /** @description base64 */
+                                jpeg?: string;
+                                json?: unknown;
+                                latex?: string;
+                                markdown?: string;
+                                /** @description base64 */
+                                pdf?: string;
+                                /** @description base64 */
+                                png?: string;
+                                svg?: string;
+                                text?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            stderr: string[];
+                            stdout: string[];
+                            /** @enum {string} */
+                            type: "end";
+                        };
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/desktop/actions": {
         parameters: {
             query?: never;

@@ -10,6 +10,8 @@ import type { SessionRegistry } from '../services/data-plane/sessions.ts';
 import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
+import type { PreviewPortService } from '../services/networking/preview-ports.ts';
+import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import { serverStream, unary } from './connect.ts';
 import { controlPlaneRoutes } from './control-plane.ts';
 import { toE2bError } from './errors.ts';
@@ -19,7 +21,8 @@ import { snapshotRoutes } from './snapshot-routes.ts';
 import { FilesystemRpc } from './envd/filesystem-rpc.ts';
 import { envdHttpRoutes } from './envd/http-routes.ts';
 import { ProcessRpc } from './envd/process-rpc.ts';
-import { envdTarget } from './envd/target.ts';
+import { ENVD_PORT, envdTarget } from './envd/target.ts';
+import { portProxy } from './port-proxy.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
@@ -35,12 +38,16 @@ export interface E2bDeps {
   /** Control-plane calls that change something are recorded as on the main API. */
   audit: AuditLog;
   region: string;
+  /** Routes traffic for sandbox ports other than envd's (the code interpreter's 49999) and publishes E2B templates' public ports. */
+  previews: PreviewPortService;
+  connections: PlatformConnections;
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
 const ENVD_PREFIX = '/__envd';
 /** A signed file URL (envd's `/files?...&signature=`) names no sandbox when the SDK has one E2B_SANDBOX_URL. */
 const SIGNED_FILES = /^\/files\?(.*&)?signature=/;
+const isEnvd = (headers: Record<string, string | string[] | undefined>) => envdTarget(headers)?.port === ENVD_PORT;
 /** Keep-alive messages: a oneof is a field of the response itself in proto3 JSON, nested in `event` for processes. */
 const PROCESS_KEEPALIVE = { event: { keepalive: {} } };
 const WATCH_KEEPALIVE = { keepalive: {} };
@@ -56,7 +63,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     bodyLimit: 16 * 1024 * 1024,
     // Command and watch streams can be open for hours: closing the server ends them.
     forceCloseConnections: true,
-    rewriteUrl: (req) => (envdTarget(req.headers) || SIGNED_FILES.test(req.url ?? '') ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
+    rewriteUrl: (req) => (isEnvd(req.headers) || SIGNED_FILES.test(req.url ?? '') ? ENVD_PREFIX + (req.url ?? '/') : (req.url ?? '/')),
   });
   // Uploads and Connect envelopes are read by their routes as streams.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -77,6 +84,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
     });
   }
   auditE2bCalls(app, deps);
+  await portProxy(app, deps);
   await app.register((a) => controlPlaneRoutes(a, deps));
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));

@@ -3,12 +3,13 @@ import { ApiError, conflict, notFound } from '../errors.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { PreviewPortService } from '../services/networking/preview-ports.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { type ListFilters, applyListFilters } from './list-filters.ts';
 import { snapshotOf } from './snapshot-routes.ts';
 import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';
-import { detailView, listedView, sandboxView, templateRef } from './sandbox-view.ts';
+import { detailView, E2B_PUBLIC_PORTS, listedView, sandboxView, templateRef } from './sandbox-view.ts';
 
 interface NewSandbox {
   templateID?: string;
@@ -36,7 +37,7 @@ function metadataFilter(raw: string | undefined): [string, string][] {
 }
 
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
-export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService }) {
+export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService }) {
   const { auth, sandboxes } = deps;
   const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
     const raw = req.headers['x-api-key'];
@@ -59,6 +60,7 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
       metadata: body.metadata,
       ...createTimers(timeout, body.autoPause === true),
     });
+    for (const port of E2B_PUBLIC_PORTS[rec.templateId] ?? []) await deps.previews.publish(p, rec.id, { port, access: 'public' }, Date.now());
     reply.code(201);
     return sandboxView(rec);
   };

@@ -2,19 +2,22 @@ import { iso } from '../clock.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { ENVD_VERSION, envdAccessToken } from './envd/target.ts';
 
-/** E2B's names for Sandpit's curated templates (`desktop`: the Desktop SDK's default), both ways. */
 export const E2B_BASE = 'base';
 const PLATFORM_BASE = 'platform/base';
-const CURATED = new Map([
-  [E2B_BASE, PLATFORM_BASE],
-  ['desktop', 'platform/desktop'],
-]);
-const E2B_NAMES = new Map([...CURATED].map(([e2b, ours]) => [ours, e2b]));
 /** What `endAt` says of a sandbox without a deadline (one made through Sandpit's own API). */
 const NO_END = '9999-12-31T23:59:59.000Z';
 
-export const templateRef = (templateID: string) => CURATED.get(templateID) ?? templateID;
-const templateName = (id: string | null) => (id === null ? E2B_BASE : (E2B_NAMES.get(id) ?? id));
+/** E2B's names of its public templates (`desktop`: the Desktop SDK's default) and the curated templates that serve them. */
+const E2B_TEMPLATES: Record<string, string> = { [E2B_BASE]: PLATFORM_BASE, 'code-interpreter-v1': 'platform/code-interpreter', desktop: 'platform/desktop' };
+const E2B_NAME = new Map(Object.entries(E2B_TEMPLATES).map(([e2b, sandpit]) => [sandpit, e2b]));
+/**
+ * Ports that E2B's SDK for a template calls without any token (E2B's sandbox ports are public by default):
+ * published as public previews of sandboxes created from it through the E2B API.
+ */
+export const E2B_PUBLIC_PORTS: Record<string, number[]> = { 'platform/code-interpreter': [49999] };
+
+export const templateRef = (templateID: string) => E2B_TEMPLATES[templateID] ?? templateID;
+const templateName = (id: string | null) => (id === null ? E2B_BASE : (E2B_NAME.get(id) ?? id));
 
 export type E2bState = 'running' | 'paused';
 /** Transitions in progress are shown as where they come from, as E2B has only these two. */

@@ -8,6 +8,7 @@ import type { BillingService } from '../services/billing/billing-service.ts';
 import type { ConsoleSessions } from '../services/access/console-sessions.ts';
 import type { ExecService } from '../services/data-plane/exec.ts';
 import type { SandboxChanges } from '../services/data-plane/changes.ts';
+import type { CodeInterpreterService } from '../services/code/code-interpreter.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
@@ -45,6 +46,7 @@ export interface Services {
   webhooks: WebhookService;
   sandboxes: SandboxService;
   exec: ExecService;
+  code: CodeInterpreterService;
   files: FileService;
   changes: SandboxChanges;
   processes: ProcessService;

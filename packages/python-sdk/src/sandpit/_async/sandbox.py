@@ -5,6 +5,7 @@ from typing import AsyncIterator, Dict, List, Literal, Optional, Sequence, Type,
 
 from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult
 from .client import AsyncSandpitClient
+from .code import AsyncCode
 from .commands import AsyncCommands
 from .data_plane import AsyncDataPlane
 from .desktop import AsyncDesktop
@@ -45,6 +46,8 @@ class AsyncSandbox:
         #: Published ports (control plane).
         self.preview_ports = AsyncPreviewPorts(client, self.id)
         self.desktop = AsyncDesktop(client, self.id)
+        #: Code runs in a sandbox of platform/code-interpreter (control plane).
+        self.code = AsyncCode(client, self.id)
 
     @classmethod
     async def create(

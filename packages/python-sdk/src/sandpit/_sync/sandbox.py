@@ -6,6 +6,7 @@ from typing import Iterator, Dict, List, Literal, Optional, Sequence, Type, Unio
 
 from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult
 from .client import SandpitClient
+from .code import Code
 from .commands import Commands
 from .data_plane import DataPlane
 from .desktop import Desktop
@@ -46,6 +47,8 @@ class Sandbox:
         #: Published ports (control plane).
         self.preview_ports = PreviewPorts(client, self.id)
         self.desktop = Desktop(client, self.id)
+        #: Code runs in a sandbox of platform/code-interpreter (control plane).
+        self.code = Code(client, self.id)
 
     @classmethod
     def create(

@@ -98,16 +98,26 @@ export class PreviewPortService {
     if (!(await this.#store.delete(rec.id, port))) throw notFound(`port ${port} is not published`);
   }
 
-  /** Where preview traffic for `{port}-{id}` goes; resumes a paused sandbox. Errors are API errors. */
-  async route(port: number, rawId: string, creds: PreviewCredentials): Promise<PreviewTarget> {
+  /**
+   * Where preview traffic for `{port}-{id}` goes; resumes a paused sandbox. Errors are API errors.
+   * `tokenOpensAnyPort`: the sandbox's access token reaches unpublished ports too (E2B's port, whose SDKs send it).
+   */
+  async route(port: number, rawId: string, creds: PreviewCredentials, opts: { tokenOpensAnyPort?: boolean } = {}): Promise<PreviewTarget> {
     if (!(port >= 1 && port <= 65535)) throw notFound('no such preview port');
     const rec = await this.#sandboxStore.get(parseSandboxId(rawId));
     if (!rec) throw notFound(`sandbox '${rawId}' not found`);
-    const published = await this.#store.get(rec.id, port);
-    if (!published && rec.previewAccess !== 'legacy_public') throw notFound(`port ${port} of this sandbox is not published`);
-    if (published?.access === 'private' && !this.#authorized(rec, port, creds)) {
-      throw unauthorized('this preview port is private: send X-Preview-Token (or ?preview_token=) or the sandbox X-Access-Token');
+    if (!(opts.tokenOpensAnyPort && this.#authorized(rec, port, { accessToken: creds.accessToken }))) {
+      const published = await this.#store.get(rec.id, port);
+      if (!published && rec.previewAccess !== 'legacy_public') throw notFound(`port ${port} of this sandbox is not published`);
+      if (published?.access === 'private' && !this.#authorized(rec, port, creds)) {
+        throw unauthorized('this preview port is private: send X-Preview-Token (or ?preview_token=) or the sandbox X-Access-Token');
+      }
     }
+    return this.reach(rec, port);
+  }
+
+  /** The address of a port of an already authorised sandbox, resuming it if paused. */
+  async reach(rec: SandboxRecord, port: number): Promise<PreviewTarget> {
     const wasPaused = rec.status === 'paused';
     await this.#sandboxes.ensureActive(rec);
     const host = this.#addressOf(rec.id);

@@ -15,6 +15,10 @@ import { readJson } from '../../optional-files.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
 const CURATED_DIR = new URL('../../templates/curated/', import.meta.url).pathname;
+const TEMPLATES_DIR = new URL('../../templates/', import.meta.url).pathname;
+
+/** A copy step of a recipe file may name its content as a file under src/templates instead of inlining it. */
+type RecipeStep = TemplateStep | (Omit<Extract<TemplateStep, { type: 'copy' }>, 'content_base64'> & { source: string });
 
 interface CuratedRecipe {
   name: string;
@@ -22,7 +26,7 @@ interface CuratedRecipe {
   steps: TemplateStep[];
   start_cmd?: string;
   ready_cmd?: string;
-  /** A desktop session needs longer than the default to come up on a loaded host. */
+  /** Default DEFAULT_READY_TIMEOUT_S; a service that warms up kernels before it answers needs longer on a loaded host. */
   ready_timeout_s?: number;
 }
 
@@ -57,8 +61,10 @@ export class CuratedTemplates {
   /** Loads the curated recipes. */
   async init(): Promise<void> {
     for (const f of (await readdir(CURATED_DIR)).filter((n) => n.endsWith('.json')).sort()) {
-      const r = JSON.parse(await readFile(join(CURATED_DIR, f), 'utf8')) as CuratedRecipe;
-      this.#recipes.set(r.name, r);
+      const r = JSON.parse(await readFile(join(CURATED_DIR, f), 'utf8')) as Omit<CuratedRecipe, 'steps'> & { steps: RecipeStep[] };
+      // Inlined here, so the recipe hash (the cache key) changes with the files' content.
+      const steps = await Promise.all(r.steps.map(inlineSource));
+      this.#recipes.set(r.name, { ...r, steps });
     }
   }
 
@@ -149,7 +155,7 @@ export class CuratedTemplates {
         id: name,
         teamId: '',
         name,
-        definition: { base: BASE_TEMPLATE, steps: r.steps, readyTimeoutS: DEFAULT_READY_TIMEOUT_S, warmPool: 0 },
+        definition: { base: BASE_TEMPLATE, steps: r.steps, readyTimeoutS: r.ready_timeout_s ?? DEFAULT_READY_TIMEOUT_S, warmPool: 0 },
         status: version ? 'ready' : this.#builds.has(name) ? 'building' : 'pending',
         error: null,
         version,
@@ -162,4 +168,10 @@ export class CuratedTemplates {
     }
     return out;
   }
+}
+
+async function inlineSource(step: RecipeStep): Promise<TemplateStep> {
+  if (!('source' in step)) return step;
+  const { source, ...rest } = step;
+  return { ...rest, content_base64: (await readFile(join(TEMPLATES_DIR, source))).toString('base64') };
 }

@@ -1,10 +1,10 @@
 import type { Socket } from 'node:net';
 
 /**
- * The preview gateway's sockets to each sandbox (kept-alive HTTP and upgraded WebSockets), so they
+ * The port proxy's sockets to each sandbox (kept-alive HTTP and upgraded WebSockets), so they
  * can be closed from the host side before the sandbox is captured or once it is deleted.
  */
-export class PreviewUpstreams {
+export class PortUpstreams {
   readonly #bySandbox = new Map<string, Set<Socket>>();
 
   track(sandboxId: string, socket: Socket): void {

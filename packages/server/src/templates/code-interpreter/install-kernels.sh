@@ -1,0 +1,27 @@
+#!/bin/sh
+# Kernel specs for the code interpreter. Each kernel runs under an address-space limit of three quarters
+# of the sandbox's memory, so a runaway allocation fails inside the kernel (MemoryError) instead of
+# taking the whole sandbox down.
+set -eu
+DIR=/opt/sandpit/code-interpreter
+KERNELS=/usr/local/share/jupyter/kernels
+cat > "$DIR/limited" <<'SH'
+#!/bin/sh
+kib=$(awk '/^MemTotal:/ { print int($2 * 3 / 4) }' /proc/meminfo)
+ulimit -v "$kib"
+exec "$@"
+SH
+chmod 0755 "$DIR/limited"
+spec() {
+  mkdir -p "$KERNELS/$1"
+  printf '{"argv": %s, "display_name": "%s", "language": "%s"}\n' "$2" "$3" "$4" > "$KERNELS/$1/kernel.json"
+}
+spec python3 "[\"$DIR/limited\", \"python3\", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"]" "Python 3" python
+spec sandpit-javascript "[\"python3\", \"$DIR/kernels.py\", \"javascript\", \"-f\", \"{connection_file}\"]" "JavaScript (Node.js)" javascript
+spec sandpit-bash "[\"python3\", \"$DIR/kernels.py\", \"bash\", \"-f\", \"{connection_file}\"]" "Bash" bash
+# IPython shows figures inline as PNG and has pandas, numpy and pyplot loaded, as E2B's template does.
+mkdir -p /etc/ipython
+cat > /etc/ipython/ipython_kernel_config.py <<'PY'
+c.InlineBackend.figure_formats = {"png"}
+c.InteractiveShellApp.exec_lines = ["import matplotlib.pyplot", "import numpy", "import pandas"]
+PY

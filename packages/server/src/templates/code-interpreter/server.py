@@ -1,0 +1,330 @@
+"""Sandpit's code interpreter: E2B's /execute and /contexts API on port 49999 over Jupyter kernels."""
+import json
+import os
+import queue
+import sys
+import threading
+import uuid
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from jupyter_client import KernelManager
+
+PORT = int(os.environ.get("CODE_INTERPRETER_PORT", "49999"))
+HOME = "/home/user"
+KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "bash": "sandpit-bash"}
+ALIASES = {"py": "python", "python3": "python", "js": "javascript", "node": "javascript", "sh": "bash"}
+# Jupyter MIME types to E2B's result fields; the rest is passed through under its own name.
+MIME = {
+    "text/plain": "text",
+    "text/html": "html",
+    "text/markdown": "markdown",
+    "image/svg+xml": "svg",
+    "image/png": "png",
+    "image/jpeg": "jpeg",
+    "application/pdf": "pdf",
+    "text/latex": "latex",
+    "application/json": "json",
+    "application/javascript": "javascript",
+    "e2b/data": "data",
+    "e2b/chart": "chart",
+}
+POLL_S = 0.5
+START_TIMEOUT_S = 60
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat()
+
+
+def normalize(language):
+    lang = (language or "python").strip().lower()
+    return ALIASES.get(lang, lang)
+
+
+def result_event(data, main):
+    out = {"type": "result", "is_main_result": main}
+    for mime, value in data.items():
+        out[MIME.get(mime, mime)] = value
+    text = out.get("text")
+    # IPython quotes a string's repr; E2B reports the string itself.
+    if isinstance(text, str) and len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        out["text"] = text[1:-1]
+    return out
+
+
+def env_code(language, env, unset=False):
+    if language == "python":
+        if unset:
+            return "import os as _o\n" + "".join(f"_o.environ.pop({k!r}, None)\n" for k in env)
+        return "import os as _o\n_o.environ.update(" + repr(dict(env)) + ")\n"
+    if language == "javascript":
+        if unset:
+            return "".join(f"delete process.env[{json.dumps(k)}];\n" for k in env)
+        return f"Object.assign(process.env, {json.dumps(env)});\n"
+    if unset:
+        return "".join(f"unset {k}\n" for k in env if k.isidentifier())
+    return "".join(f"export {k}={shell_quote(v)}\n" for k, v in env.items() if k.isidentifier())
+
+
+def shell_quote(value):
+    return "'" + str(value).replace("'", "'\\''") + "'"
+
+
+class Context:
+    """One kernel. Runs are serialised; a kernel found dead is reported, then restarted."""
+
+    def __init__(self, language, cwd):
+        self.id = str(uuid.uuid4())
+        self.language = language
+        self.cwd = cwd
+        self.lock = threading.Lock()
+        self.km = KernelManager(kernel_name=KERNELS[language])
+        self.km.start_kernel(cwd=cwd)
+        self.client = self._connect()
+
+    def view(self):
+        return {"id": self.id, "language": self.language, "cwd": self.cwd}
+
+    def _connect(self):
+        client = self.km.blocking_client()
+        client.start_channels()
+        client.wait_for_ready(timeout=START_TIMEOUT_S)
+        return client
+
+    def restart(self):
+        with self.lock:
+            self._restart()
+
+    def _restart(self):
+        self.client.stop_channels()
+        self.km.restart_kernel(now=True)
+        self.client = self._connect()
+
+    def shutdown(self):
+        with self.lock:
+            self.client.stop_channels()
+            self.km.shutdown_kernel(now=True)
+
+    def _quiet(self, code):
+        """Runs code for its effect (env vars), dropping its output."""
+        for _ in self._run(code, silent=True):
+            pass
+
+    def execute(self, code, env):
+        with self.lock:
+            if not self.km.is_alive():
+                self._restart()
+            if env:
+                self._quiet(env_code(self.language, env))
+            try:
+                yield from self._run(code, silent=False)
+            finally:
+                if env and self.km.is_alive():
+                    self._quiet(env_code(self.language, env, unset=True))
+
+    def _run(self, code, silent):
+        msg_id = self.client.execute(code, silent=silent, store_history=not silent, allow_stdin=False)
+        errored = False
+        while True:
+            try:
+                msg = self.client.get_iopub_msg(timeout=POLL_S)
+            except queue.Empty:
+                if not self.km.is_alive():
+                    # The next run starts a fresh kernel (execute); this one only reports what happened.
+                    yield {
+                        "type": "error",
+                        "name": "KernelDied",
+                        "value": f"the {self.language} kernel died; its state is lost and the next run starts a new one",
+                        "traceback": "",
+                    }
+                    return
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                yield {"type": content["name"], "text": content["text"], "timestamp": now()}
+            elif kind == "execute_result":
+                yield result_event(content["data"], True)
+            elif kind == "display_data":
+                yield result_event(content["data"], False)
+            elif kind == "error" and not errored:
+                errored = True
+                yield {"type": "error", "name": content["ename"], "value": content["evalue"], "traceback": "\n".join(content["traceback"])}
+            elif kind == "execute_input":
+                yield {"type": "number_of_executions", "execution_count": content["execution_count"]}
+            elif kind == "status" and content["execution_state"] == "idle":
+                return
+
+
+class Contexts:
+    def __init__(self):
+        self.by_id = {}
+        self.defaults = {}
+        self.lock = threading.Lock()
+        # A default context is started once, outside the registry's lock, so languages start side by side.
+        self.starting = {language: threading.Lock() for language in KERNELS}
+
+    def create(self, language, cwd):
+        ctx = Context(language, cwd)
+        with self.lock:
+            self.by_id[ctx.id] = ctx
+        return ctx
+
+    def default(self, language):
+        with self.starting[language]:
+            with self.lock:
+                ctx = self.defaults.get(language)
+            if ctx is None:
+                ctx = Context(language, HOME)
+                with self.lock:
+                    self.by_id[ctx.id] = ctx
+                    self.defaults[language] = ctx
+            return ctx
+
+    def get(self, context_id):
+        with self.lock:
+            return self.by_id.get(context_id)
+
+    def remove(self, context_id):
+        with self.lock:
+            ctx = self.by_id.pop(context_id, None)
+            for lang, d in list(self.defaults.items()):
+                if d is ctx:
+                    del self.defaults[lang]
+        if ctx:
+            ctx.shutdown()
+        return ctx
+
+    def list(self):
+        with self.lock:
+            return [c.view() for c in self.by_id.values()]
+
+
+CONTEXTS = Contexts()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_args):
+        pass
+
+    def _body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not raw:
+            return {}
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ValueError("the body must be a JSON object")
+        return body
+
+    def _send(self, status, body=None, text=None):
+        data = (text if text is not None else json.dumps(body)).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8" if text is not None else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _chunk(self, event):
+        data = (json.dumps(event) + "\n").encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if path == "/health":
+            return self._send(200, "OK")
+        if path == "/contexts":
+            return self._send(200, CONTEXTS.list())
+        self._send(404, text=f"no route GET {path}")
+
+    def do_DELETE(self):
+        parts = self.path.split("?")[0].strip("/").split("/")
+        if len(parts) == 2 and parts[0] == "contexts":
+            if CONTEXTS.remove(parts[1]) is None:
+                return self._send(404, text=f"Context {parts[1]} not found")
+            return self._send(200, None)
+        self._send(404, text="no such route")
+
+    def do_POST(self):
+        parts = self.path.split("?")[0].strip("/").split("/")
+        try:
+            body = self._body()
+        except ValueError as err:
+            return self._send(400, text=f"invalid JSON body: {err}")
+        try:
+            if parts == ["execute"]:
+                return self._execute(body)
+            if parts == ["contexts"]:
+                language = normalize(body.get("language"))
+                if language not in KERNELS:
+                    return self._send(400, text=f"unsupported language '{language}'; one of {', '.join(KERNELS)}")
+                return self._send(200, CONTEXTS.create(language, body.get("cwd") or HOME).view())
+            if len(parts) == 3 and parts[0] == "contexts" and parts[2] == "restart":
+                ctx = CONTEXTS.get(parts[1])
+                if ctx is None:
+                    return self._send(404, text=f"Context {parts[1]} not found")
+                ctx.restart()
+                return self._send(200, None)
+        except Exception as err:  # noqa: BLE001 - a kernel that cannot start is the caller's 500
+            return self._send(500, text=f"{type(err).__name__}: {err}")
+        self._send(404, text="no such route")
+
+    def _execute(self, body):
+        code = body.get("code")
+        if not isinstance(code, str):
+            return self._send(400, text="code must be a string")
+        if body.get("context_id") and body.get("language"):
+            return self._send(400, text="Only one of context_id or language can be provided")
+        env = body.get("env_vars") or {}
+        if body.get("context_id"):
+            ctx = CONTEXTS.get(body["context_id"])
+            if ctx is None:
+                return self._send(404, text=f"Context {body['context_id']} not found")
+        else:
+            language = normalize(body.get("language"))
+            if language not in KERNELS:
+                return self._send(400, text=f"unsupported language '{language}'; one of {', '.join(KERNELS)}")
+            ctx = CONTEXTS.default(language)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        run = ctx.execute(code, {str(k): str(v) for k, v in env.items()})
+        try:
+            try:
+                for event in run:
+                    self._chunk(event)
+            except (BrokenPipeError, ConnectionResetError):
+                raise
+            except Exception as err:  # noqa: BLE001 - the stream has begun: the failure is reported in it
+                self._chunk({"type": "error", "name": type(err).__name__, "value": str(err), "traceback": ""})
+            self._chunk({"type": "end_of_execution"})
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            # The caller went away: stop the run so the context is free for the next one.
+            ctx.km.interrupt_kernel()
+            self.close_connection = True
+        finally:
+            run.close()
+
+
+def main():
+    # The default contexts are warm before the service reports ready (and before a template capture).
+    warming = [threading.Thread(target=CONTEXTS.default, args=(language,)) for language in KERNELS]
+    for t in warming:
+        t.start()
+    for t in warming:
+        t.join()
+    server = ThreadingHTTPServer(("0.0.0.0", PORT), Handler)
+    server.daemon_threads = True
+    print(f"code interpreter listening on {PORT}", file=sys.stderr, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { stripVTControlCharacters } from 'node:util';
+import { Sandbox } from '@e2b/code-interpreter';
+import { Sandbox as SandpitSandbox } from '../../sdk/src/index.ts';
+import { freePort, ServerProcess } from './helpers/server-process.ts';
+
+/**
+ * The unmodified `@e2b/code-interpreter` SDK against Sandpit's E2B port on gVisor (template
+ * code-interpreter-v1 = platform/code-interpreter, built once and cached), and Sandpit's own
+ * POST /sandboxes/{id}/code/run through its TS SDK.
+ */
+let server: ServerProcess;
+const PNG = 'iVBORw0KGgo';
+
+before(async () => {
+  const port = await freePort();
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_E2B_PORT: String(port), SANDPIT_SSH_PORT: '0', SANDPIT_WARM_POOL: '0' });
+  process.env.E2B_API_URL = `http://127.0.0.1:${port}`;
+  process.env.E2B_SANDBOX_URL = `http://127.0.0.1:${port}`;
+  process.env.E2B_API_KEY = server.key;
+});
+after(async () => {
+  await server?.stop();
+});
+
+describe('@e2b/code-interpreter', () => {
+  let sbx: Sandbox;
+  before(async () => {
+    // The first use builds the template (minutes, then cached): a create that outlasts the client's
+    // header timeout is retried, joining the build in progress.
+    let created: Sandbox | undefined;
+    for (let attempt = 1; !created; attempt++) {
+      try {
+        created = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 });
+      } catch (err) {
+        if (attempt === 6) throw err;
+      }
+    }
+    // With the SDK's default request timeout: a refused runCode leaves its request timer running.
+    sbx = await Sandbox.connect(created.sandboxId, { timeoutMs: 600_000 });
+  });
+  after(async () => {
+    await sbx?.kill();
+  });
+
+  test('python: streamed stdout, the value of the last expression, execution count', async () => {
+    const seen: string[] = [];
+    const ex = await sbx.runCode('import sys\nprint("hello")\nprint("to err", file=sys.stderr)\n1 + 1', { onStdout: (m) => void seen.push(m.line) });
+    assert.equal(ex.text, '2');
+    assert.deepEqual(ex.logs.stdout, ['hello\n']);
+    assert.deepEqual(ex.logs.stderr, ['to err\n']);
+    assert.deepEqual(seen, ['hello\n']);
+    assert.equal(ex.error, undefined);
+    assert.ok((ex.executionCount ?? 0) >= 1);
+  });
+
+  test('python: a matplotlib chart is a PNG result, a DataFrame a table, a string its text', async () => {
+    const chart = await sbx.runCode('import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\nplt.title("t")\nplt.show()');
+    assert.equal(chart.error, undefined);
+    const png = chart.results.find((r) => r.png);
+    assert.ok(png, JSON.stringify(chart.results.map((r) => r.formats())));
+    assert.ok(png.png!.startsWith(PNG));
+    assert.equal(png.isMainResult, false);
+
+    const df = await sbx.runCode('import pandas as pd\npd.DataFrame({"a": [1, 2], "b": ["x", "y"]})');
+    assert.ok(df.results[0]?.html?.includes('<table'), JSON.stringify(df.results));
+    assert.match(df.text ?? '', /a\s+b/);
+    assert.equal((await sbx.runCode('"quoted"')).text, 'quoted');
+  });
+
+  test('python: an exception is an error with name, value and traceback', async () => {
+    const ex = await sbx.runCode('def f():\n    return 1 / 0\nf()');
+    assert.equal(ex.error?.name, 'ZeroDivisionError');
+    assert.equal(ex.error?.value, 'division by zero');
+    // IPython colours its tracebacks (as on E2B).
+    const plain = stripVTControlCharacters(ex.error?.traceback ?? '');
+    assert.match(plain, /----> 3 f\(\)/);
+    assert.match(plain, /ZeroDivisionError: division by zero/);
+    let reported = '';
+    await sbx.runCode('raise ValueError("bad")', { onError: (e) => void (reported = e.name) });
+    assert.equal(reported, 'ValueError');
+  });
+
+  test('contexts: create, keep state apart, list, restart, remove', async () => {
+    await sbx.runCode('x = 1');
+    const ctx = await sbx.createCodeContext({ cwd: '/tmp' });
+    assert.equal(ctx.language, 'python');
+    const missing = await sbx.runCode('x', { context: ctx });
+    assert.equal(missing.error?.value, "name 'x' is not defined");
+    await sbx.runCode('y = 5', { context: ctx });
+    assert.equal((await sbx.runCode('import os; os.getcwd()', { context: ctx })).text, '/tmp');
+    assert.equal((await sbx.runCode('y', { context: ctx })).text, '5');
+    assert.ok((await sbx.listCodeContexts()).some((c) => c.id === ctx.id && c.cwd === '/tmp'));
+    await sbx.restartCodeContext(ctx);
+    assert.equal((await sbx.runCode('y', { context: ctx })).error?.name, 'NameError');
+    await sbx.removeCodeContext(ctx.id);
+    assert.ok(!(await sbx.listCodeContexts()).some((c) => c.id === ctx.id));
+    await assert.rejects(sbx.runCode('1', { context: ctx, requestTimeoutMs: 10_000 }));
+    assert.equal((await sbx.runCode('x')).text, '1');
+  });
+
+  test('javascript and bash', async () => {
+    const js = await sbx.runCode('const a = [1, 2, 3];\nconsole.log("sum", a.reduce((s, n) => s + n, 0));\na.length * 2', { language: 'javascript' });
+    assert.deepEqual(js.logs.stdout, ['sum 6\n']);
+    assert.equal(js.text, '6');
+    assert.equal((await sbx.runCode('a.length', { language: 'js' })).text, '3');
+    const thrown = await sbx.runCode('throw new TypeError("nope")', { language: 'javascript' });
+    assert.deepEqual([thrown.error?.name, thrown.error?.value], ['TypeError', 'nope']);
+    assert.equal((await sbx.runCode('await new Promise((r) => setTimeout(() => r(7), 10))', { language: 'javascript' })).text, '7');
+
+    const sh = await sbx.runCode('V=kept; echo "$V from $(pwd)"; echo warn >&2', { language: 'bash' });
+    assert.deepEqual([sh.logs.stdout.join(''), sh.logs.stderr.join('')], ['kept from /home/user\n', 'warn\n']);
+    assert.equal((await sbx.runCode('echo $V', { language: 'bash' })).logs.stdout.join(''), 'kept\n');
+    assert.equal((await sbx.runCode('false', { language: 'bash' })).error?.value, 'exit status 1');
+    assert.equal((await sbx.runCode('!pwd')).logs.stdout.join('').trim(), '/home/user');
+  });
+
+  test('env vars apply to one run only', async () => {
+    const ex = await sbx.runCode('import os; os.environ.get("ONLY_NOW")', { envs: { ONLY_NOW: 'yes' } });
+    assert.equal(ex.text, 'yes');
+    assert.equal((await sbx.runCode('import os; os.environ.get("ONLY_NOW", "unset")')).text, 'unset');
+  });
+
+  test('a kernel that dies is reported and restarted; a runaway allocation fails in the kernel; the sandbox lives', async () => {
+    const ctx = await sbx.createCodeContext();
+    await sbx.runCode('z = 3', { context: ctx });
+    const died = await sbx.runCode('import os; os._exit(1)', { context: ctx });
+    assert.equal(died.error?.name, 'KernelDied');
+    const after = await sbx.runCode('z', { context: ctx });
+    assert.equal(after.error?.name, 'NameError');
+    assert.equal((await sbx.runCode('2 * 21', { context: ctx })).text, '42');
+
+    const hog = await sbx.runCode('hog = []\nwhile True:\n    hog.append(bytearray(50 * 1024 * 1024))', { context: ctx });
+    assert.ok(hog.error, 'the allocation must fail');
+    assert.ok(['MemoryError', 'KernelDied'].includes(hog.error.name), hog.error.name);
+    assert.equal((await sbx.runCode('7', { context: ctx })).text, '7');
+    assert.equal(await sbx.isRunning(), true);
+    const js = await sbx.runCode('process.exit(3)', { language: 'javascript' });
+    assert.equal(js.error?.name, 'ProcessExited');
+    // A string result is reported without its quotes, as E2B does.
+    assert.equal((await sbx.runCode('typeof a', { language: 'javascript' })).text, 'undefined');
+  });
+
+  test('state is kept across pause and resume', async () => {
+    await sbx.runCode('kept = [1, 2, 3]');
+    await sbx.runCode('let keptJs = 9', { language: 'javascript' });
+    await sbx.pause();
+    const again = await Sandbox.connect(sbx.sandboxId);
+    assert.equal((await again.runCode('sum(kept)')).text, '6');
+    assert.equal((await again.runCode('keptJs', { language: 'javascript' })).text, '9');
+  });
+});
+
+describe("Sandpit's own endpoint (TS SDK)", () => {
+  let sbx: SandpitSandbox;
+  before(async () => {
+    sbx = await SandpitSandbox.create({ apiUrl: server.url, apiKey: server.key, from_template: 'platform/code-interpreter', timeoutMs: 900_000 });
+  });
+  after(async () => {
+    await sbx?.kill();
+  });
+
+  test('sandbox.code.run streams output and ends with the results', async () => {
+    const out: string[] = [];
+    const res = await sbx.code.run('print("a")\n40 + 2', { onStdout: (t) => void out.push(t) });
+    assert.deepEqual(out, ['a\n']);
+    assert.equal(res.results[0]?.text, '42');
+    assert.equal(res.error, undefined);
+    const chart = await sbx.code.run('import matplotlib.pyplot as plt\nplt.bar(["a", "b"], [1, 2])\nplt.show()');
+    assert.ok(chart.results.some((r) => r.png?.startsWith(PNG)));
+    const err = await sbx.code.run('undefined_name');
+    assert.equal(err.error?.name, 'NameError');
+    assert.equal((await sbx.code.run('echo $((6 * 7))', { language: 'bash' })).stdout.join(''), '42\n');
+  });
+
+  test('contexts, and bad input answered in the envelope', async () => {
+    const ctx = await sbx.code.createContext({ language: 'javascript' });
+    await sbx.code.run('var n = 4', { contextId: ctx.id });
+    assert.equal((await sbx.code.run('n * 2', { contextId: ctx.id })).results[0]?.text, '8');
+    assert.ok((await sbx.code.listContexts()).some((c) => c.id === ctx.id && c.language === 'javascript'));
+    await sbx.code.restartContext(ctx.id);
+    assert.equal((await sbx.code.run('typeof n', { contextId: ctx.id })).results[0]?.text, 'undefined');
+    await sbx.code.removeContext(ctx.id);
+    await assert.rejects(sbx.code.run('1', { contextId: ctx.id }), (e: { status?: number; code?: string }) => e.status === 404);
+    await assert.rejects(sbx.code.run('1', { contextId: 'x', language: 'python' }), (e: { status?: number }) => e.status === 400);
+
+    const sse = await fetch(`${server.url}/sandboxes/${sbx.id}/code/run`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.key, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ code: '1 + 1' }),
+    });
+    assert.match(sse.headers.get('content-type') ?? '', /text\/event-stream/);
+    const events = (await sse.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    assert.equal(events.at(-1).type, 'end');
+    assert.equal(events.at(-1).results[0].text, '2');
+  });
+
+  test('a sandbox without the interpreter answers 409', async () => {
+    const plain = await SandpitSandbox.create({ apiUrl: server.url, apiKey: server.key });
+    try {
+      await assert.rejects(plain.code.run('1'), (e: { status?: number }) => e.status === 409);
+    } finally {
+      await plain.kill();
+    }
+  });
+});
