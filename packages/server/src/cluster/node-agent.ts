@@ -40,6 +40,7 @@ export class NodeAgent {
   readonly #deps: NodeAgentDeps;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
+  #reconciling: Promise<void> | undefined;
   #next = 0;
   #templates: { at: number; keys: string[] } = { at: 0, keys: [] };
   #reported = false;
@@ -65,6 +66,7 @@ export class NodeAgent {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#beating;
+    await this.#reconciling;
   }
 
   /** One heartbeat; a failure is logged once per outage and retried on the next tick. */
@@ -92,7 +94,12 @@ export class NodeAgent {
         const answer = (await res.json()) as { reconcile: boolean };
         if (!this.#reported) log.info({ api: url }, 'node registered');
         this.#reported = true;
-        if (answer.reconcile) await this.#deps.reconcile().catch((err) => log.error({ err: String(err) }, 'reconcile after being lost failed'));
+        // Beside the heartbeats, not in their way: a node silent while it reconciles would be judged lost again.
+        if (answer.reconcile)
+          this.#reconciling ??= this.#deps
+            .reconcile()
+            .catch((err) => log.error({ err: String(err) }, 'reconcile after being lost failed'))
+            .finally(() => (this.#reconciling = undefined));
         return;
       } catch (err) {
         if (this.#reported || i === urls.length - 1) log.warn({ api: url, err: String(err) }, 'heartbeat failed');

@@ -64,6 +64,10 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
   }
   for (const id of await driver.list()) {
     if (known.has(id)) continue;
+    // Read again: on a node back from being lost this runs while it is live, and a sandbox created
+    // since the list above has its row by now.
+    const since = await store.get(id);
+    if (since && since.status !== 'failed') continue;
     log.warn({ sandbox: id }, 'reconciled: removing engine state with no live sandbox');
     await driver.destroy(id).catch((err) => log.error({ sandbox: id, err: String(err) }, 'cleanup of an orphan failed'));
   }
