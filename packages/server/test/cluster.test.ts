@@ -225,11 +225,10 @@ test('a node refuses requests without a valid internal token, and the API refuse
   );
 });
 
-// Skipped: it passes alone but failed in the full run after the killed-node test (an acknowledged sandbox's exec
-// did not answer). The suspected cause, a returning node's reconcile taking sandboxes created meanwhile for orphans,
-// is fixed in reconcile.ts, but that fix has not yet been through a full run.
+// Skipped: it passes alone, but in the full run, after the tests that kill a node and stop PostgreSQL, a node
+// is judged lost during the storm (409 node_lost) even with an 8 s deadline; the cause is not found yet.
 test('an API replica killed mid-storm: nothing it acknowledged is lost, and the other replica serves on', {
-  skip: 'failed in the full run after the killed-node test; fix pending a full run',
+  skip: 'in the full run a node is judged lost during the storm (409 node_lost); cause not found yet',
 }, async () => {
   const acked: string[] = [];
   const storm = Array.from({ length: 12 }, async (_, i) => {
