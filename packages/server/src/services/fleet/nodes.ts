@@ -29,8 +29,8 @@ export class NodeService {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly lostMs: number;
-  /** Since when this replica has reached the store without a failure; undefined after one. */
-  #storeSince: number | undefined;
+  /** Since when this replica has reached the store without a failure or a gap. */
+  #storeSince = 0;
   /** When this replica last swept: a long gap means its store calls hung (or it did not hold the lease). */
   #lastSweep: number | undefined;
 
@@ -58,7 +58,6 @@ export class NodeService {
     const now = this.#clock.now();
     if (this.#lastSweep === undefined || now - this.#lastSweep > this.lostMs / 2) this.#storeSince = now;
     this.#lastSweep = now;
-    this.#storeSince ??= now;
     if (now - this.#storeSince < this.lostMs) return;
     for (const id of await this.#store.markLost(region, now - this.lostMs, now)) {
       const failed = await this.#sandboxes.failOnNode(id, 'node_lost', now);
@@ -66,9 +65,8 @@ export class NodeService {
     }
   }
 
-  /** The store could not be reached: node silence is not judged until it has been reachable for a deadline again. */
+  /** The store could not be reached: the next sweep starts the deadline again, so silence is not judged until it has been reachable that long. */
   storeFailed(): void {
-    this.#storeSince = undefined;
     this.#lastSweep = undefined;
   }
 
