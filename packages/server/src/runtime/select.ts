@@ -42,7 +42,7 @@ async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver
       return driver;
     }
     if (config.driver === 'gvisor') throw new Error(`the gvisor driver cannot run here: ${ok}`);
-    log.info(`gvisor is not usable here (${ok}); using the container driver`);
+    log.warn(`gvisor is not usable here (${ok}); using the container driver`);
   }
   const ok = await ContainerDriver.available();
   if (ok !== true) throw new Error(`the container driver cannot run here: ${ok === false ? 'crun or cgroups missing' : ok}`);

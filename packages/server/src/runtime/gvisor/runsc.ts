@@ -152,7 +152,8 @@ function lastError(text: string): string {
 export async function probeRunsc(binary: string, platform: string, stateRoot: string): Promise<true | string> {
   if (process.getuid?.() !== 0) return 'runsc needs root';
   try {
-    await runCommand(binary, ['--root', stateRoot, `--platform=${platform}`, '--network=none', 'do', '/bin/true']);
+    // `runsc do` enters the caller's working directory inside the sandbox: '/' is one every host has.
+    await runCommand(binary, ['--root', stateRoot, `--platform=${platform}`, '--network=none', 'do', '/bin/true'], { cwd: '/' });
     return true;
   } catch (err) {
     return `runsc cannot run a sandbox here: ${(err as Error).message.split('\n')[0]}`;

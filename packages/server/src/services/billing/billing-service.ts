@@ -8,6 +8,7 @@ import type { Principal } from '../access/principal.ts';
 import type { GateService } from '../access/gates.ts';
 import { type MeteringService, type Usage, usageOf } from './metering.ts';
 import type { TeamManagementService } from '../access/team-management.ts';
+import { KeyedLock } from '../../runtime/host/keyed-lock.ts';
 import { monthStart, nextMonthStart } from './periods.ts';
 import { byKey, chargeBreakdown, pricedLines, resourceLines, roundUsd } from './pricing.ts';
 
@@ -24,7 +25,7 @@ const TRIAL_SOURCE = 'local_trial';
 /** Billing accounts, monthly periods and what the team owes for them, in shadow mode (nothing is collected). */
 export class BillingService {
   readonly deps: BillingDeps;
-  #settling = new Map<string, Promise<void>>();
+  readonly #settling = new KeyedLock();
 
   constructor(deps: BillingDeps) {
     this.deps = deps;
@@ -207,13 +208,12 @@ export class BillingService {
     return roundUsd((await this.deps.store.periods(teamId)).reduce((a, r) => a + (r.totals?.creditsAppliedUsd ?? 0), 0));
   }
 
-  /** One settle per team at a time; callers arriving meanwhile share it. */
+  /**
+   * One settle per team at a time. A caller waits for the one running and then settles itself:
+   * the running one read the clock earlier and may leave a period open that has ended since.
+   */
   #settle(teamId: string): Promise<void> {
-    const running = this.#settling.get(teamId);
-    if (running) return running;
-    const run = this.#doSettle(teamId).finally(() => this.#settling.delete(teamId));
-    this.#settling.set(teamId, run);
-    return run;
+    return this.#settling.run(teamId, () => this.#doSettle(teamId));
   }
 
   /** Opens the account when missing and finalizes each ended period, opening the next. */
@@ -226,9 +226,14 @@ export class BillingService {
       plan = await store.planOf(teamId);
       if (!plan) throw new Error(`could not open the billing account of team ${teamId}`);
     }
+    let metered = false;
     for (;;) {
       const open = await store.openPeriod(teamId);
       if (!open || open.end > now) return;
+      // Every event committed before `now` (a create just before midnight, say) is in the ledger before
+      // a period that ended by then is frozen: a sync that ran before this settle may have missed it.
+      if (!metered) await this.deps.metering.sync();
+      metered = true;
       const u = usageOf(await store.segments(teamId, open.start, open.end), open.start, open.end).total;
       const charges = chargeBreakdown(pricedLines(u, plan)).total;
       const granted = (await store.credits(teamId)).reduce((a, c) => a + c.amountUsd, 0);
