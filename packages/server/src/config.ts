@@ -45,6 +45,10 @@ export const SETTINGS = {
   },
   SANDPIT_BOOTSTRAP_API_KEY: { meaning: 'first start with an empty store: team `default` with this admin key' },
   SANDPIT_LOG_LEVEL: { default: 'info', meaning: 'pino log level' },
+  SANDPIT_SHUTDOWN_TIMEOUT_S: {
+    default: '25',
+    meaning: 'seconds a stop (SIGTERM, SIGINT) may take; past it the process exits anyway, naming the step it waited on (sandboxes live on and are reconciled at the next start)',
+  },
   SANDPIT_AGENT_BINARY: { meaning: 'in-sandbox agent (default `packages/agent/build/sandpit-agent`)' },
   SANDPIT_RATE_LIMIT: { default: '2000', meaning: 'requests per key (or client address) per window; 0 disables' },
   SANDPIT_RATE_LIMIT_WINDOW_MS: { default: '10000', meaning: 'rate limit window' },
@@ -121,6 +125,8 @@ export interface Config {
   containerIdBase?: number;
   bootstrapApiKey?: string;
   logLevel: string;
+  /** How long a stop may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
   /** Requests per key (or client address) in each rate window; 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
@@ -271,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,
+    shutdownTimeoutMs: int(env, 'SANDPIT_SHUTDOWN_TIMEOUT_S') * 1000,
     rateLimitMax: int(env, 'SANDPIT_RATE_LIMIT'),
     rateLimitWindowMs: int(env, 'SANDPIT_RATE_LIMIT_WINDOW_MS'),
     maxActiveSandboxesPerTeam: int(env, 'SANDPIT_MAX_ACTIVE_SANDBOXES'),

@@ -121,6 +121,8 @@ export interface Platform {
   /** The SSH gateway, when this process runs one: its port and the installation's host key. */
   ssh?: { port: number; fingerprint: string; publicKey: string };
   close(): Promise<void>;
+  /** The step `close()` is waiting on, while it runs: what a shutdown that overran its deadline names. */
+  readonly closingStep: string | undefined;
 }
 
 export interface StartOptions {
@@ -596,6 +598,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
     authSync.unref();
 
+    let closingStep: string | undefined;
     return {
       app,
       db,
@@ -608,36 +611,61 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       telemetry,
       url: `http://${config.publicHost}:${port}`,
       ...(hostKey ? { ssh: { port: sshPort, fingerprint: hostKey.fingerprint, publicKey: hostKey.publicLine } } : {}),
+      get closingStep() {
+        return closingStep;
+      },
       async close() {
-        clearInterval(timer);
-        clearInterval(nodeSweep);
-        await sweeping;
-        if (role === 'api') await regions.withdraw().catch(() => undefined);
-        await nodeAgent?.stop();
-        await shipping?.stop();
-        await engineWatch.stop();
-        await sandboxes.teardownsSettled();
-        clearInterval(billingTimer);
-        clearInterval(revocationSync);
-        clearInterval(authSync);
-        clearInterval(auditPrune);
-        await billingRun;
-        await dispatcher.close();
-        await Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release(), webhookLease.release()]).catch(() => undefined);
-        e2b?.close();
-        await e2b?.app.close();
-        await ssh?.close();
-        await sandboxMetrics.close();
-        await app.close();
-        await audit.flush();
-        await rateLimits?.close();
-        await warmPool.close();
-        await captures.close();
-        agents.closeAll();
-        await network?.close();
-        await driver.close();
-        await telemetry?.shutdown();
-        await db.destroy();
+        const steps: [string, () => unknown][] = [
+          [
+            'timers',
+            () => {
+              clearInterval(timer);
+              clearInterval(nodeSweep);
+            },
+          ],
+          ['node sweep', () => sweeping],
+          ['region withdrawal', () => (role === 'api' ? regions.withdraw().catch(() => undefined) : undefined)],
+          ['node agent', () => nodeAgent?.stop()],
+          ['snapshot shipping', () => shipping?.stop()],
+          ['engine watch', () => engineWatch.stop()],
+          ['sandbox teardowns', () => sandboxes.teardownsSettled()],
+          [
+            'billing job',
+            () => {
+              clearInterval(billingTimer);
+              clearInterval(revocationSync);
+              clearInterval(authSync);
+              clearInterval(auditPrune);
+              return billingRun;
+            },
+          ],
+          ['webhook dispatcher', () => dispatcher.close()],
+          ['leases', () => Promise.all([timerLease.release(), billingLease.release(), nodeLease.release(), auditLease.release(), webhookLease.release()]).catch(() => undefined)],
+          [
+            'E2B port',
+            () => {
+              e2b?.close();
+              return e2b?.app.close();
+            },
+          ],
+          ['SSH gateway', () => ssh?.close()],
+          ['sandbox metrics', () => sandboxMetrics.close()],
+          ['HTTP server', () => app.close()],
+          ['audit log', () => audit.flush()],
+          ['rate limits', () => rateLimits?.close()],
+          ['warm pool', () => warmPool.close()],
+          ['template captures', () => captures.close()],
+          ['agent connections', () => agents.closeAll()],
+          ['network', () => network?.close()],
+          ['engine', () => driver.close()],
+          ['telemetry', () => telemetry?.shutdown()],
+          ['store', () => db.destroy()],
+        ];
+        for (const [name, run] of steps) {
+          closingStep = name;
+          await run();
+        }
+        closingStep = undefined;
       },
     };
   } catch (err) {

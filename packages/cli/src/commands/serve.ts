@@ -35,7 +35,13 @@ export function serveCommand(): Command {
       const isNode = config.cluster.role === 'node';
       await writeServerPid(config.dataDir);
       const stop = async () => {
+        // A stop that hangs would hold the port and the data dir forever; what it left is reconciled at the next start.
+        const overran = setTimeout(() => {
+          console.error(`sandpit: the stop did not finish in ${config.shutdownTimeoutMs / 1000} s (waiting on: ${platform.closingStep ?? 'unknown'}); exiting`);
+          void removeServerPid(config.dataDir).finally(() => process.exit(1));
+        }, config.shutdownTimeoutMs);
         await platform.close();
+        clearTimeout(overran);
         await removeServerPid(config.dataDir);
         process.exit(0);
       };

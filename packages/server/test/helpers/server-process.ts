@@ -105,6 +105,9 @@ export class ServerProcess {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill(sig);
     await exited;
+    // A stop that overran its deadline exits anyway; the step it hung on is worth seeing in the test output.
+    const overran = /sandpit: the stop did not finish.*/.exec(this.output);
+    if (overran) console.error(`${this.dataDir}: ${overran[0]}`);
   }
 
   /** Deletes every sandbox through the API, stops the server, and removes the data directory. */
