@@ -192,6 +192,7 @@ test('a sandbox created through the SDK mounts the volume; destroy is refused wh
   const sbx = await Sandbox.create({ volumeMounts: { '/mnt/data': vol }, timeoutMs: 120_000 });
   try {
     assert.equal((await sbx.commands.run('cat /mnt/data/greeting.txt')).stdout, 'hello from Volume');
+    assert.deepEqual((await sbx.getInfo()).volumeMounts, [{ name: 'e2b-mounted', path: '/mnt/data' }]);
     await sbx.commands.run('echo written inside > /mnt/data/inside.txt && ln -s /etc /mnt/data/etc-link');
     assert.equal(await vol.readFile('/inside.txt'), 'written inside\n');
 
@@ -230,7 +231,13 @@ test('volume calls are recorded in the audit log', async () => {
   await vol.updateMetadata('/f.txt', { mode: 0o600 });
   await vol.remove('/d');
   await Volume.destroy(vol.volumeId);
-  const entries = (await api.get('/audit-log?limit=100')).body.entries.filter((e: any) => e.resource.type === 'volume' && e.resource.id === vol.volumeId);
+  // Entries are recorded once each answer is sent: wait until the last one is in.
+  const volumeEntries = async () => (await api.get('/audit-log?limit=100')).body.entries.filter((e: any) => e.resource.type === 'volume' && e.resource.id === vol.volumeId);
+  let entries = await volumeEntries();
+  for (let i = 0; i < 100 && !entries.some((e: any) => e.action === 'volume.delete'); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    entries = await volumeEntries();
+  }
   assert.deepEqual(entries.map((e: any) => [e.action, e.request.route, e.status]).reverse(), [
     ['volume.create', 'e2b /volumes', 201],
     ['volume.file.write', 'e2b /volumecontent/:volumeID/file', 201],

@@ -93,7 +93,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   }
   auditE2bCalls(app, deps);
   await portProxy(app, deps);
-  await app.register((a) => controlPlaneRoutes(a, deps));
+  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes }));
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
   const { snapshots } = deps;

@@ -3,7 +3,9 @@ import { Value } from 'typebox/value';
 import { ApiError, badRequest, conflict, notFound } from '../errors.ts';
 import { VolumeMount } from '../schemas/volume.ts';
 import type { AuthService } from '../services/access/auth.ts';
+import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { VolumeService } from '../services/volumes/volumes.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
@@ -50,8 +52,21 @@ function volumeMountsOf(raw: unknown): VolumeMount[] {
   });
 }
 
+/** A sandbox's mounts as E2B's SandboxVolumeMount list (by name; a volume deleted since is left out). */
+async function volumeMountsView(volumes: VolumeService, p: Principal, sandboxId: string): Promise<{ name: string; path: string }[]> {
+  const out: { name: string; path: string }[] = [];
+  for (const m of await volumes.mountsOf(sandboxId)) {
+    const rec = await volumes.get(p, m.volumeId).catch(() => undefined);
+    if (rec) out.push({ name: rec.name, path: m.path });
+  }
+  return out;
+}
+
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
-export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService }) {
+export async function controlPlaneRoutes(
+  app: FastifyInstance,
+  deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService; volumes?: VolumeService },
+) {
   const { auth, sandboxes } = deps;
   const caller = e2bCaller(auth);
 
@@ -92,7 +107,8 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
 
   app.get('/sandboxes/:sandboxID', async (req: IdRequest) => {
     const p = await caller(req, 'sandboxes:read');
-    return detailView(await sandboxes.get(p, req.params.sandboxID));
+    const rec = await sandboxes.get(p, req.params.sandboxID);
+    return { ...detailView(rec), volumeMounts: deps.volumes ? await volumeMountsView(deps.volumes, p, rec.id) : [] };
   });
 
   app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {
