@@ -81,7 +81,7 @@ export class VolumeTree {
       } finally {
         closeSync(dir);
       }
-      fchownAt(b, rel, opts);
+      fchownAt(b, rel, { uid: opts.uid, gid: opts.gid, mode: opts.mode });
       return statOf(b, rel);
     });
   }
