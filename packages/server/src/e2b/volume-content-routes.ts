@@ -78,7 +78,7 @@ export async function volumeContentRoutes(app: FastifyInstance, deps: E2bVolumeC
   const caller = async (req: ContentRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<{ p: Principal; volumeId: string }> => {
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7) : undefined;
-    const claimed = /^spvol_([0-9a-f-]{36})\./.exec(token ?? '')?.[1];
+    const claimed = volumeTokens.claimedTeam(token);
     const param = req.params.volumeID;
     const volumeId = !claimed ? undefined : isUuid(param) ? param.toLowerCase() : (await volumes.get({ teamId: claimed } as Principal, param).catch(() => undefined))?.id;
     const issued = volumeId === undefined ? undefined : volumeTokens.check(token, volumeId);

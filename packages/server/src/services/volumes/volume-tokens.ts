@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-const TOKEN = /^spvol_([0-9a-f-]{36})\.([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/;
+const TOKEN = /^spvol_([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{43})$/;
 
 /**
  * Tokens that open the files of one volume with the rights of the API key that asked for them (E2B's
@@ -20,6 +20,11 @@ export class VolumeTokens {
 
   issue(volumeId: string, teamId: string, keyId: string): string {
     return `spvol_${teamId}.${keyId}.${this.#sign(volumeId, teamId, keyId)}`;
+  }
+
+  /** The team a token says it was issued to (not yet checked): where a volume named in its request is looked up. */
+  claimedTeam(token: string | undefined): string | undefined {
+    return TOKEN.exec(token ?? '')?.[1];
   }
 
   /** The team and key a token was issued to for this volume; undefined for any other token. */
