@@ -186,6 +186,23 @@ test('another team: its volumes are not found and tokens open only their own vol
   assert.equal(await Volume.destroy(vol.volumeId), true);
 });
 
+test("a token has its key's rights and ends with the key", async () => {
+  const vol = await Volume.create('e2b-keyed');
+  await vol.writeFile('/f.txt', 'kept');
+  const made = await api.post('/api-keys', { name: 'volume-reader', permissions: ['sandboxes:read'] });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const reader = await Volume.connect(vol.volumeId, { apiKey: made.body.key });
+  assert.equal(await reader.readFile('/f.txt'), 'kept');
+  await assert.rejects(reader.writeFile('/f.txt', 'changed'), (e: unknown) => e instanceof VolumeError && /403/.test(e.message));
+  await assert.rejects(reader.remove('/f.txt'), (e: unknown) => e instanceof VolumeError && /403/.test(e.message));
+  await assert.rejects(Volume.destroy(vol.volumeId, { apiKey: made.body.key }), (e: unknown) => e instanceof VolumeError && /403/.test(e.message));
+  assert.equal(await vol.readFile('/f.txt'), 'kept', 'refused calls change nothing');
+
+  assert.equal((await api.del(`/api-keys/${made.body.id}`)).status, 204);
+  await assert.rejects(reader.readFile('/f.txt'), AuthenticationError);
+  assert.equal(await Volume.destroy(vol.volumeId), true);
+});
+
 test('a sandbox created through the SDK mounts the volume; destroy is refused while it does', async () => {
   const vol = await Volume.create('e2b-mounted');
   await vol.writeFile('/greeting.txt', 'hello from Volume');
