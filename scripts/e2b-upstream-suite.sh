@@ -38,6 +38,8 @@ declare -A skip=(
 	[tests/sandbox/lifecycleRequest.test.ts]="mocks the HTTP layer (msw)"
 	[tests/sandbox/networkTransform.test.ts]="mocks the HTTP layer (msw)"
 	[tests/sandbox/rpcHeaders.test.ts]="mocks the HTTP layer (msw)"
+	[tests/volume/volume.test.ts]="mocks the HTTP layer (msw): the volume API is served by an in-process mock"
+	[tests/volume/file.test.ts]="mocks the HTTP layer (msw): the volume content API is served by an in-process mock"
 )
 
 src="$work/upstream"

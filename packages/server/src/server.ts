@@ -51,6 +51,8 @@ import { SandboxMetrics } from './services/sandboxes/sandbox-metrics.ts';
 import { SandboxService } from './services/sandboxes/sandboxes.ts';
 import { SnapshotService } from './services/snapshots/snapshots.ts';
 import { VolumeService } from './services/volumes/volumes.ts';
+import { VolumeTokens } from './services/volumes/volume-tokens.ts';
+import { VolumeTree } from './services/volumes/volume-tree.ts';
 import { VolumeFiles } from './services/volumes/volume-files.ts';
 import { VolumeDisks, volumeDiskPaths } from './runtime/host/volume-disks.ts';
 import { VolumeStore } from './store/volumes.ts';
@@ -291,6 +293,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     if (volumeDisks) opened.push(() => volumeDisks.close());
     const volumes = new VolumeService({ store: new VolumeStore(db), disks: volumeDisks, clock, nodeId, maxPerTeam: config.maxVolumesPerTeam });
     await volumes.reconcile();
+    const volumeFiles = new VolumeFiles(volumes);
     const sandboxes = new SandboxService({
       volumes,
       store,
@@ -478,7 +481,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         rateLimits,
         regions,
         volumes,
-        volumeFiles: new VolumeFiles(volumes),
+        volumeFiles,
         sshKeys,
         sshPort: () => sshPort,
         readiness,
@@ -506,6 +509,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               region: config.region,
               previews,
               connections,
+              volumes: { volumes, volumeFiles, volumeTree: new VolumeTree(volumes), volumeTokens: new VolumeTokens(secretsKey) },
             },
             log,
           )

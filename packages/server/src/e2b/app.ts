@@ -12,6 +12,10 @@ import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
+import type { VolumeFiles } from '../services/volumes/volume-files.ts';
+import type { VolumeTokens } from '../services/volumes/volume-tokens.ts';
+import type { VolumeTree } from '../services/volumes/volume-tree.ts';
+import type { VolumeService } from '../services/volumes/volumes.ts';
 import { serverStream, unary } from './connect.ts';
 import { controlPlaneRoutes } from './control-plane.ts';
 import { toE2bError } from './errors.ts';
@@ -23,6 +27,8 @@ import { envdHttpRoutes } from './envd/http-routes.ts';
 import { ProcessRpc } from './envd/process-rpc.ts';
 import { ENVD_PORT, envdTarget } from './envd/target.ts';
 import { portProxy } from './port-proxy.ts';
+import { volumeContentRoutes } from './volume-content-routes.ts';
+import { volumeRoutes } from './volume-routes.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
@@ -41,6 +47,8 @@ export interface E2bDeps {
   /** Routes traffic for sandbox ports other than envd's (the code interpreter's 49999) and publishes E2B templates' public ports. */
   previews: PreviewPortService;
   connections: PlatformConnections;
+  /** Sandpit's volumes, served as E2B's volume API and its volume content API; without them those routes are absent. */
+  volumes?: { volumes: VolumeService; volumeFiles: VolumeFiles; volumeTree: VolumeTree; volumeTokens: VolumeTokens };
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
@@ -85,12 +93,15 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   }
   auditE2bCalls(app, deps);
   await portProxy(app, deps);
-  await app.register((a) => controlPlaneRoutes(a, deps));
+  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes }));
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
   const { snapshots } = deps;
   if (snapshots) await app.register((a) => snapshotRoutes(a, { ...deps, snapshots }));
   if (snapshots) await app.register((a) => forkRoute(a, { ...deps, snapshots }));
+  const { volumes } = deps;
+  if (volumes) await app.register((a) => volumeRoutes(a, { ...deps, ...volumes }));
+  if (volumes) await app.register((a) => volumeContentRoutes(a, { ...deps, ...volumes }));
 
   const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
   const filesystem = new FilesystemRpc(deps.sandboxes, deps.files);
@@ -126,9 +137,11 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
 function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
   const created = new WeakMap<FastifyRequest, string>();
   app.addHook('onSend', async (req, reply, payload) => {
-    if (reply.statusCode < 300 && typeof payload === 'string' && E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`] === 'sandbox.create') {
+    const action = E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`];
+    if (reply.statusCode < 300 && typeof payload === 'string' && (action === 'sandbox.create' || action === 'volume.create')) {
       try {
-        const id = (JSON.parse(payload) as { sandboxID?: unknown }).sandboxID;
+        const body = JSON.parse(payload) as { sandboxID?: unknown; volumeID?: unknown };
+        const id = action === 'volume.create' ? body.volumeID : body.sandboxID;
         if (typeof id === 'string') created.set(req, id);
       } catch {
         // Not JSON: no id to record.
@@ -140,8 +153,10 @@ function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
     const action = E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`];
     const p = req.principal;
     if (!action || !p) return;
-    const raw = created.get(req) ?? (req.params as { sandboxID?: string } | undefined)?.sandboxID;
-    const id = raw === undefined ? undefined : parseSandboxIdLoose(raw);
+    const params = req.params as { sandboxID?: string; volumeID?: string } | undefined;
+    const resourceType = action.split('.')[0]!;
+    const raw = created.get(req) ?? (resourceType === 'volume' ? params?.volumeID : params?.sandboxID);
+    const id = raw === undefined || resourceType === 'volume' ? undefined : parseSandboxIdLoose(raw);
     const ua = req.headers['user-agent'];
     deps.audit.record({
       teamId: p.teamId,
@@ -149,7 +164,7 @@ function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
       keyId: p.keyId,
       userId: p.userId,
       action,
-      resourceType: 'sandbox',
+      resourceType: resourceType === 'volume' ? 'volume' : 'sandbox',
       resourceId: id ? taggedSandboxId(id.region ?? deps.region, id.id) : (raw?.slice(0, 256) ?? null),
       method: req.method,
       route: `e2b ${req.routeOptions.url ?? ''}`,

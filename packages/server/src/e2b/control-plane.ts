@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, conflict, notFound } from '../errors.ts';
+import { Value } from 'typebox/value';
+import { ApiError, badRequest, conflict, notFound } from '../errors.ts';
+import { VolumeMount } from '../schemas/volume.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
+import type { VolumeService } from '../services/volumes/volumes.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
+import { e2bCaller } from './caller.ts';
 import { type ListFilters, applyListFilters } from './list-filters.ts';
 import { snapshotOf } from './snapshot-routes.ts';
 import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';
@@ -17,6 +21,8 @@ interface NewSandbox {
   autoPause?: boolean;
   metadata?: Record<string, string>;
   envVars?: Record<string, string>;
+  /** Volumes by name (or id) and where they go: Sandpit's `volumes`. */
+  volumeMounts?: unknown;
 }
 
 interface ListQuery extends ListFilters {
@@ -36,17 +42,33 @@ function metadataFilter(raw: string | undefined): [string, string][] {
   return [...new URLSearchParams(raw)].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)]);
 }
 
+/** E2B's SandboxVolumeMount list as Sandpit's mounts (read-write: E2B's have no read-only flag). */
+function volumeMountsOf(raw: unknown): VolumeMount[] {
+  if (!Array.isArray(raw)) throw badRequest('volumeMounts must be a list of {name, path}');
+  return raw.map((m: { name?: unknown; path?: unknown } | null) => {
+    const mount = { volume: m?.name, path: m?.path };
+    if (!Value.Check(VolumeMount, mount)) throw badRequest('each of volumeMounts needs a volume name and an absolute path');
+    return mount;
+  });
+}
+
+/** A sandbox's mounts as E2B's SandboxVolumeMount list (by name; a volume deleted since is left out). */
+async function volumeMountsView(volumes: VolumeService, p: Principal, sandboxId: string): Promise<{ name: string; path: string }[]> {
+  const out: { name: string; path: string }[] = [];
+  for (const m of await volumes.mountsOf(sandboxId)) {
+    const rec = await volumes.get(p, m.volumeId).catch(() => undefined);
+    if (rec) out.push({ name: rec.name, path: m.path });
+  }
+  return out;
+}
+
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
-export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService }) {
+export async function controlPlaneRoutes(
+  app: FastifyInstance,
+  deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService; volumes?: VolumeService },
+) {
   const { auth, sandboxes } = deps;
-  const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
-    const raw = req.headers['x-api-key'];
-    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
-    // For the audit entry (a refused call is recorded too).
-    req.principal = p;
-    auth.require(p, perm);
-    return p;
-  };
+  const caller = e2bCaller(auth);
 
   app.get('/health', async (_req, reply) => reply.code(200).send({ status: 'ok' }));
 
@@ -58,6 +80,7 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
     const rec = await sandboxes.create(p, {
       ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: templateRef(body.templateID ?? 'base'), env: body.envVars }),
       metadata: body.metadata,
+      ...(body.volumeMounts === undefined ? {} : { volumes: volumeMountsOf(body.volumeMounts) }),
       ...createTimers(timeout, body.autoPause === true),
     });
     for (const port of E2B_PUBLIC_PORTS[rec.templateId] ?? []) await deps.previews.publish(p, rec.id, { port, access: 'public' }, Date.now());
@@ -84,7 +107,8 @@ export async function controlPlaneRoutes(app: FastifyInstance, deps: { auth: Aut
 
   app.get('/sandboxes/:sandboxID', async (req: IdRequest) => {
     const p = await caller(req, 'sandboxes:read');
-    return detailView(await sandboxes.get(p, req.params.sandboxID));
+    const rec = await sandboxes.get(p, req.params.sandboxID);
+    return { ...detailView(rec), volumeMounts: deps.volumes ? await volumeMountsView(deps.volumes, p, rec.id) : [] };
   });
 
   app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {

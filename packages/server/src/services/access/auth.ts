@@ -55,6 +55,13 @@ export class AuthService {
     return p;
   }
 
+  /** The principal of a live key named by id (a token issued on its behalf); 401 once it is revoked. */
+  async authenticateKeyId(teamId: string, keyId: string): Promise<Principal> {
+    const rec = (await this.teams.listKeys(teamId)).find((k) => k.id === keyId);
+    if (!rec) throw unauthorized('the API key this token was issued to is revoked');
+    return this.principalOf(rec);
+  }
+
   /** Learns changes other replicas (or operator commands) made to keys, members and roles; run periodically. */
   syncChanges(): Promise<void> {
     return this.#principals.sync();

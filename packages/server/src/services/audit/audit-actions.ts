@@ -101,4 +101,11 @@ export const E2B_ACTIONS: Record<string, string> = {
   'POST /sandboxes/:sandboxID/fork': 'sandbox.fork',
   // E2B deletes a snapshot as a template.
   'DELETE /templates/:templateID': 'snapshot.delete',
+  'POST /volumes': 'volume.create',
+  'DELETE /volumes/:volumeID': 'volume.delete',
+  // The volume content API (its calls carry a volume token, not an API key).
+  'PUT /volumecontent/:volumeID/file': 'volume.file.write',
+  'POST /volumecontent/:volumeID/dir': 'volume.file.mkdir',
+  'PATCH /volumecontent/:volumeID/path': 'volume.file.update',
+  'DELETE /volumecontent/:volumeID/path': 'volume.file.remove',
 };

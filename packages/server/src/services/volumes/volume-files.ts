@@ -3,8 +3,9 @@ import { lstat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { ApiError, badRequest, conflict, notFound } from '../../errors.ts';
+import { ApiError, badRequest } from '../../errors.ts';
 import { Beneath } from '../../runtime/host/beneath.ts';
+import { relPath, withRoot } from './volume-paths.ts';
 import type { Principal } from '../access/principal.ts';
 import type { VolumeService } from './volumes.ts';
 
@@ -166,48 +167,6 @@ function diskFull(err: NodeJS.ErrnoException): boolean {
 
 function full(name: string): ApiError {
   return new ApiError(507, 'insufficient_storage', `volume '${name}' is full (its size is its quota; grow it with PATCH); nothing was written`);
-}
-
-/** A path inside the volume, `/`-rooted or relative to its root, without `.` or `..` parts. */
-function relPath(path: string): string {
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) throw badRequest(`path '${path.slice(0, 256)}' may not contain '..'`);
-  if (parts.length === 0) throw badRequest('path names no file');
-  if (path.includes('\0')) throw badRequest('path holds a NUL byte');
-  return parts.join('/');
-}
-
-async function withRoot<T>(root: string, fn: (b: Beneath) => Promise<T>): Promise<T> {
-  const b = new Beneath(root);
-  try {
-    return await fn(b);
-  } catch (err) {
-    throw fsError(err);
-  } finally {
-    b.close();
-  }
-}
-
-function fsError(err: unknown): unknown {
-  if (err instanceof ApiError) return err;
-  const e = err as NodeJS.ErrnoException;
-  const msg = e.message.replace(/^\w+ /, '');
-  switch (e.code) {
-    case 'ENOENT':
-      return notFound(`no such file in the volume: ${msg}`);
-    case 'EXDEV':
-    case 'ELOOP':
-      return badRequest(`the path leaves the volume or goes through a symlink that does: ${msg}`);
-    case 'ENOTDIR':
-    case 'EISDIR':
-    case 'EEXIST':
-    case 'EINVAL':
-      return badRequest(msg);
-    case 'ENOTEMPTY':
-      return conflict(`the directory is not empty: ${msg}`);
-    default:
-      return err;
-  }
 }
 
 function entry(name: string, path: string, st: Stats): VolumeFileEntry {
