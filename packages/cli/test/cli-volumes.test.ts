@@ -60,12 +60,15 @@ describe('sandpit volume against a real server (container driver)', () => {
     dir = await mkdtemp(join(tmpdir(), 'sandpit-cli-volumes-'));
   });
   after(async () => {
-    if (api) {
-      for (const sb of (await api.get('/sandboxes?limit=1000')).body.sandboxes ?? []) await api.del(`/sandboxes/${sb.id}`);
-      for (const v of (await api.get('/volumes?limit=1000')).body.volumes ?? []) await api.del(`/volumes/${v.id}`);
+    try {
+      if (api) {
+        for (const sb of (await api.get('/sandboxes?limit=1000')).body.sandboxes ?? []) await api.del(`/sandboxes/${sb.id}`);
+        for (const v of (await api.get('/volumes?limit=1000')).body.volumes ?? []) await api.del(`/volumes/${v.id}`);
+      }
+    } finally {
+      await server?.stop();
+      if (dir) await rm(dir, { recursive: true, force: true });
     }
-    await server?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('create, ls, get, grow, rm; a taken name and bad input fail with the API code', async () => {

@@ -33,9 +33,12 @@ describe('volumes through the TS SDK against a real server (container driver)', 
     client = new SandpitClient({ apiUrl: server.url, apiKey: server.key });
   });
   after(async () => {
-    for (const sb of sandboxes) await sb.kill().catch(() => undefined);
-    if (client) for (const v of await all(client.volumes.list())) await client.volumes.delete(v.id);
-    await server?.stop();
+    try {
+      for (const sb of sandboxes) await sb.kill();
+      if (client) for (const v of await all(client.volumes.list())) await client.volumes.delete(v.id);
+    } finally {
+      await server?.stop();
+    }
   });
 
   it('create, list in pages, get by id or name, grow, delete; conflicts and bad input are typed errors', async () => {

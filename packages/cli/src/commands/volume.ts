@@ -114,7 +114,12 @@ export function volumeCommand(): Command {
       .action(
         run(async (id: string, path: string, opts: ApiOptions) => {
           const body = await connect(opts).volumes.files.read(id, path, { format: 'stream' });
-          await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), process.stdout, { end: false });
+          try {
+            await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), process.stdout, { end: false });
+          } catch (err) {
+            // A reader that stopped early (`| head`) is not a failure: the download is dropped.
+            if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+          }
         }),
       ),
   );
