@@ -1,12 +1,26 @@
 from __future__ import annotations
 
-from typing import List, Literal, Optional, Union, cast, overload
+from typing import AsyncIterator, List, Literal, Optional, Union, cast, overload
 from urllib.parse import quote
 
 from .._options import TRANSFER_TIMEOUT
 from ..types import VolumeFileEntry
 from .files import AsyncDownload, FileData, upload_content
-from .http import AsyncHttp
+from .http import AsyncHttp, Content
+
+_CHUNK = 1024 * 1024
+
+
+async def _chunks(data: bytes) -> AsyncIterator[bytes]:
+    for start in range(0, len(data), _CHUNK):
+        yield data[start : start + _CHUNK]
+
+
+def _without_length(content: Content) -> Content:
+    """Bytes are sent in chunks, without a length. With a length the server answers a full volume's 507 before
+    reading the body and closes; httpcore before 0.17 (Debian 12's) reports that as a broken pipe, not the answer.
+    Without one the server reads the body and answers 507 (up to 256 MiB past the quota)."""
+    return _chunks(content) if isinstance(content, bytes) else content
 
 
 def _files_of(volume: str) -> str:
@@ -24,7 +38,7 @@ class AsyncVolumeFiles:
         """Uploads a file as it is read (PUT; never retried, as a stream cannot be replayed). Missing parent directories
         are made; an existing file is replaced atomically. InsufficientStorageError (507) when the volume is full, and
         then nothing is written."""
-        entry = await self._http.json("PUT", _files_of(volume), query={"path": path}, content=upload_content(data), timeout=timeout or TRANSFER_TIMEOUT)
+        entry = await self._http.json("PUT", _files_of(volume), query={"path": path}, content=_without_length(upload_content(data)), timeout=timeout or TRANSFER_TIMEOUT)
         return cast(VolumeFileEntry, entry)
 
     @overload
