@@ -19,6 +19,7 @@ import { sshCommand } from './commands/ssh.ts';
 import { sshKeyCommand } from './commands/ssh-key.ts';
 import { teamCommand } from './commands/team.ts';
 import { templateCommand } from './commands/template.ts';
+import { volumeCommand } from './commands/volume.ts';
 import { webhookCommand } from './commands/webhook.ts';
 
 const program = new Command('sandpit').description('Sandpit: self-hosted sandboxes for AI agents').version('0.1.0');
@@ -39,6 +40,7 @@ program.addCommand(snapshotCommand());
 program.addCommand(secretCommand());
 program.addCommand(templateCommand());
 program.addCommand(previewCommand());
+program.addCommand(volumeCommand());
 program.addCommand(webhookCommand());
 program.addCommand(auditCommand());
 program.addCommand(mcpCommand());

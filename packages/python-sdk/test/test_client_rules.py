@@ -17,6 +17,7 @@ from sandpit import (
     ConfigurationError,
     ConflictError,
     ConnectionError,
+    InsufficientStorageError,
     NotFoundError,
     RateLimitError,
     Sandbox,
@@ -118,6 +119,15 @@ def test_statuses_map_to_typed_errors_with_codes(scripted: list) -> None:
             client(srv.url, max_retries=0).sandboxes.pause(SANDBOX["id"])
         assert (caught.value.status, caught.value.code) == (status, code)
         assert isinstance(caught.value, SandpitError)
+
+
+def test_507_is_insufficient_storage_and_never_retried(scripted: list) -> None:
+    srv = serve(scripted, lambda n, _: Reply(507, envelope("insufficient_storage")))
+    with pytest.raises(InsufficientStorageError) as caught:
+        client(srv.url).volumes.files.read("v", "/x")
+    assert isinstance(caught.value, ServerError)
+    assert (caught.value.status, caught.value.code) == (507, "insufficient_storage")
+    assert len(srv.seen) == 1
 
 
 def test_kill_helpers_swallow_404(scripted: list) -> None:

@@ -9,6 +9,7 @@ import { SshKeys } from './ssh-keys.ts';
 import { Team } from './team.ts';
 import { Templates } from './templates.ts';
 import type { Info, Me } from './types.ts';
+import { Volumes } from './volumes.ts';
 import { Webhooks } from './webhooks.ts';
 
 /** One connection to a Sandpit server: configuration, discovery and the resource groups. */
@@ -25,6 +26,7 @@ export class SandpitClient {
   readonly billing: Billing;
   readonly webhooks: Webhooks;
   readonly auditLog: AuditLog;
+  readonly volumes: Volumes;
   readonly #dataPlaneUrl: string | undefined;
   #info: Promise<Info> | undefined;
   #teamId: Promise<string> | undefined;
@@ -41,6 +43,7 @@ export class SandpitClient {
     this.billing = new Billing(this.http, (o) => this.teamId(o));
     this.webhooks = new Webhooks(this.http);
     this.auditLog = new AuditLog(this.http);
+    this.volumes = new Volumes(this.http);
     this.#dataPlaneUrl = opts.dataPlaneUrl?.replace(/\/+$/, '');
   }
 

@@ -51,6 +51,8 @@ export class GoneError extends ApiError {}
 export class RateLimitError extends ApiError {}
 /** 5xx: the server failed or is unavailable; GET and DELETE were already retried. */
 export class ServerError extends ApiError {}
+/** 507 `insufficient_storage`: the disk or volume is full (a volume's size is its quota); nothing was written. */
+export class InsufficientStorageError extends ServerError {}
 
 const BY_STATUS: Record<number, typeof ApiError> = {
   400: BadRequestError,
@@ -60,6 +62,7 @@ const BY_STATUS: Record<number, typeof ApiError> = {
   409: ConflictError,
   410: GoneError,
   429: RateLimitError,
+  507: InsufficientStorageError,
 };
 
 /** Codes for answers that did not carry the envelope (a proxy's error page, say): each status's generic code. */

@@ -55,7 +55,8 @@ export function envVar(name: string): string | undefined {
 /** GET and DELETE are safe to repeat; POST, PATCH (and PUT, whose streamed body cannot be replayed) might run twice, so they are never retried. */
 const idempotent = (method: Method) => method === 'GET' || method === 'DELETE';
 
-const retryable = (err: SandpitError) => err instanceof ConnectionError || (err instanceof ApiError && (err.status === 429 || err.status >= 500));
+/** A full disk (507) stays full: repeating the call only delays the same answer. */
+const retryable = (err: SandpitError) => err instanceof ConnectionError || (err instanceof ApiError && (err.status === 429 || (err.status >= 500 && err.status !== 507)));
 
 /** Retry-After is either delta-seconds or an HTTP date. */
 function parseRetryAfter(value: string | null): number | undefined {

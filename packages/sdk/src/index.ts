@@ -12,6 +12,7 @@ export {
   ConnectionError,
   ForbiddenError,
   GoneError,
+  InsufficientStorageError,
   NotFoundError,
   RateLimitError,
   SandpitError,
@@ -35,4 +36,6 @@ export { Team } from './team.ts';
 export { Templates, type BuildLogOptions, type BuildResult } from './templates.ts';
 export { TerminalConnection, Terminals, type CreateTerminalOptions, type TerminalExit } from './terminals.ts';
 export type * from './types.ts';
+export { VolumeFiles } from './volume-files.ts';
+export { type ListVolumesFilters, Volumes } from './volumes.ts';
 export { type ListDeliveriesFilters, verifyWebhook, Webhooks } from './webhooks.ts';

@@ -44,6 +44,13 @@ export type ProcessInfo = components['schemas']['ProcessInfo'];
 export type ProcessOutput = AnswerOf<paths['/processes/{id}/output']['get'], 200>;
 export type StartProcessParams = BodyOf<paths['/processes']['post']>;
 
+export type Volume = components['schemas']['Volume'];
+export type VolumePage = AnswerOf<paths['/volumes']['get'], 200>;
+export type CreateVolumeParams = BodyOf<paths['/volumes']['post']>;
+export type VolumeFileEntry = components['schemas']['VolumeFileEntry'];
+/** One mount of `Sandbox.create({ volumes })`. */
+export type VolumeMount = NonNullable<CreateSandboxParams['volumes']>[number];
+
 export type Snapshot = components['schemas']['Snapshot'];
 export type SnapshotPage = AnswerOf<paths['/snapshots']['get'], 200>;
 

@@ -7,6 +7,7 @@ import {
   ConfigurationError,
   ConflictError,
   ConnectionError,
+  InsufficientStorageError,
   NotFoundError,
   RateLimitError,
   Sandbox,
@@ -146,6 +147,19 @@ describe('errors', () => {
       assert.equal(err.name, Class.name);
     });
   }
+
+  it('maps 507 to InsufficientStorageError, a ServerError, and does not retry it even for a GET', async (t) => {
+    const srv = await scriptedServer((_req, res) => json(res, 507, envelope('insufficient_storage', 'the volume is full')));
+    t.after(() => srv.close());
+    const err = await client(srv.url)
+      .volumes.files.read('v', '/x')
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof InsufficientStorageError, String(err));
+    assert.ok(err instanceof ServerError);
+    assert.deepEqual([err.status, err.code], [507, 'insufficient_storage']);
+    assert.equal(srv.seen.length, 1);
+    assert.equal(srv.seen[0]?.url, '/volumes/v/files?path=%2Fx');
+  });
 
   it('kill helpers swallow 404', async (t) => {
     const srv = await scriptedServer((_req, res) => json(res, 404, envelope('not_found')));

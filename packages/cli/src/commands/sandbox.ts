@@ -1,5 +1,5 @@
-import type { SandboxInfo, SandboxStatus } from '../sdk.ts';
-import { Command } from 'commander';
+import type { SandboxInfo, SandboxStatus, VolumeMount } from '../sdk.ts';
+import { Command, InvalidArgumentError } from 'commander';
 import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, printTable, run, spin } from '../api.ts';
 import { eventsCommand, metricsCommand } from './sandbox-observe.ts';
 
@@ -11,12 +11,23 @@ interface CreateOptions extends ApiOptions {
   env?: Record<string, string>;
   autoPause?: number;
   autoDelete?: number;
+  volume?: VolumeMount[];
 }
 
 interface ListOptions extends ApiOptions {
   status?: string;
   metadata?: Record<string, string>;
   limit?: number;
+}
+
+/** Collects repeated `--volume <volume>:<path>[:ro]` options (a volume's id or name has no colon). */
+function volumeMount(value: string, into: VolumeMount[] = []): VolumeMount[] {
+  const colon = value.indexOf(':');
+  if (colon <= 0) throw new InvalidArgumentError(`expected <volume>:<path>[:ro], got '${value}'`);
+  const rest = value.slice(colon + 1);
+  const readOnly = rest.endsWith(':ro');
+  const mount: VolumeMount = { volume: value.slice(0, colon), path: readOnly ? rest.slice(0, -3) : rest };
+  return [...into, readOnly ? { ...mount, read_only: true } : mount];
 }
 
 function describe(s: SandboxInfo): void {
@@ -54,6 +65,7 @@ export function sandboxCommand(): Command {
       .option('--env <KEY=VALUE>', 'environment variable for every process (repeatable)', keyValue)
       .option('--auto-pause <seconds>', 'pause after this long active', integer)
       .option('--auto-delete <seconds>', 'delete after this long paused', integer)
+      .option('--volume <volume:path[:ro]>', 'mount a volume (id or name) at an absolute path, read-only with :ro (repeatable)', volumeMount)
       .action(
         run(async (opts: CreateOptions) => {
           const client = connect(opts);
@@ -66,6 +78,7 @@ export function sandboxCommand(): Command {
               env: opts.env,
               auto_pause_seconds: opts.autoPause,
               auto_delete_seconds: opts.autoDelete,
+              volumes: opts.volume,
             }),
           );
           if (opts.json) return printJson(created);

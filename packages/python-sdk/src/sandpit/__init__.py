@@ -7,6 +7,8 @@ from ._async.processes import AsyncCommandHandle, AsyncProcesses
 from ._async.sandbox import AsyncSandbox
 from ._async.terminal_connection import AsyncTerminalConnection
 from ._async.terminals import AsyncTerminals
+from ._async.volume_files import AsyncVolumeFiles
+from ._async.volumes import AsyncVolumes
 from ._options import DEFAULT_API_URL
 from ._sync.client import SandpitClient
 from ._sync.commands import Commands
@@ -15,6 +17,8 @@ from ._sync.processes import CommandHandle, Processes
 from ._sync.sandbox import Sandbox
 from ._sync.terminal_connection import TerminalConnection
 from ._sync.terminals import Terminals
+from ._sync.volume_files import VolumeFiles
+from ._sync.volumes import Volumes
 from .webhook_signature import verify_webhook
 from .errors import (
     ApiError,
@@ -25,6 +29,7 @@ from .errors import (
     ConnectionError,
     ForbiddenError,
     GoneError,
+    InsufficientStorageError,
     NotFoundError,
     RateLimitError,
     SandpitError,
@@ -57,6 +62,9 @@ from .types import (
     TemplateWithBuild,
     TerminalExit,
     TerminalInfo,
+    Volume,
+    VolumeFileEntry,
+    VolumeMount,
     Webhook,
     WebhookDelivery,
 )
@@ -78,6 +86,8 @@ __all__ = [
     "AsyncSandpitClient",
     "AsyncTerminalConnection",
     "AsyncTerminals",
+    "AsyncVolumeFiles",
+    "AsyncVolumes",
     "AuthError",
     "BadRequestError",
     "BuildResult",
@@ -100,6 +110,7 @@ __all__ = [
     "ForbiddenError",
     "GoneError",
     "Info",
+    "InsufficientStorageError",
     "NotFoundError",
     "PreviewPort",
     "ProcessInfo",
@@ -123,6 +134,11 @@ __all__ = [
     "TerminalInfo",
     "Terminals",
     "TimeoutError",
+    "Volume",
+    "VolumeFileEntry",
+    "VolumeFiles",
+    "VolumeMount",
+    "Volumes",
     "Webhook",
     "WebhookDelivery",
     "verify_webhook",

@@ -70,6 +70,10 @@ class ServerError(ApiError):
     """5xx: the server failed or is unavailable; GET and DELETE were already retried."""
 
 
+class InsufficientStorageError(ServerError):
+    """507 ``insufficient_storage``: the disk or volume is full (a volume's size is its quota); nothing was written."""
+
+
 class TerminalError(SandpitError):
     """The server refused a terminal control message (for example a resize after the process exited)."""
 
@@ -86,6 +90,7 @@ _BY_STATUS: Dict[int, Type[ApiError]] = {
     409: ConflictError,
     410: GoneError,
     429: RateLimitError,
+    507: InsufficientStorageError,
 }
 
 # Codes for answers that did not carry the envelope (a proxy's error page, say).
@@ -100,6 +105,7 @@ _FALLBACK_CODES: Dict[int, str] = {
     429: "rate_limited",
     500: "internal",
     503: "unavailable",
+    507: "insufficient_storage",
 }
 
 

@@ -131,6 +131,41 @@ class TerminalInfo(_TerminalRequired, total=False):
     exit_code: int
 
 
+class Volume(TypedDict):
+    """A team's disk that outlives sandboxes; ``size_mib`` is its quota."""
+
+    id: str
+    name: str
+    size_mib: int
+    #: Bytes its files hold, as the file system accounts them (may lag writes by seconds).
+    used_bytes: int
+    #: Sandboxes (not deleted) that mount it now.
+    mounted_by: List[str]
+    created_at: str
+
+
+class VolumeFileEntry(TypedDict):
+    name: str
+    #: From the volume's root.
+    path: str
+    type: Literal["file", "dir", "symlink", "other"]
+    size: int
+    modified_at: str
+
+
+class _VolumeMountRequired(TypedDict):
+    #: The volume's id or name.
+    volume: str
+    #: Absolute and normalized path inside the sandbox.
+    path: str
+
+
+class VolumeMount(_VolumeMountRequired, total=False):
+    """One mount of ``Sandbox.create(volumes=[...])``."""
+
+    read_only: bool
+
+
 class Snapshot(TypedDict):
     id: str
     sandbox_id: str

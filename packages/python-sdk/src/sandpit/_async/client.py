@@ -14,6 +14,7 @@ from .secrets import AsyncSecrets
 from .snapshots import AsyncSnapshots
 from .team import AsyncTeam
 from .templates import AsyncTemplates
+from .volumes import AsyncVolumes
 from .webhooks import AsyncWebhooks
 
 
@@ -46,6 +47,7 @@ class AsyncSandpitClient:
         self.billing = AsyncBilling(self.http, self._identity)
         self.webhooks = AsyncWebhooks(self.http)
         self.audit_log = AsyncAuditLog(self.http)
+        self.volumes = AsyncVolumes(self.http)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
 

@@ -24,7 +24,8 @@ _IDEMPOTENT = ("GET", "DELETE")
 
 
 def _retryable(err: SandpitError) -> bool:
-    return isinstance(err, ConnectionError) or (isinstance(err, ApiError) and (err.status == 429 or err.status >= 500))
+    # A full disk (507) stays full: repeating the call only delays the same answer.
+    return isinstance(err, ConnectionError) or (isinstance(err, ApiError) and (err.status == 429 or (err.status >= 500 and err.status != 507)))
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:

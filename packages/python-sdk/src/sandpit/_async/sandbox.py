@@ -3,7 +3,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import AsyncIterator, Dict, List, Literal, Optional, Sequence, Type, Union, cast
 
-from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult
+from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult, VolumeMount
 from .client import AsyncSandpitClient
 from .code import AsyncCode
 from .commands import AsyncCommands
@@ -64,6 +64,7 @@ class AsyncSandbox:
         auto_pause_seconds: Optional[int] = None,
         auto_delete_seconds: Optional[int] = None,
         preview_access: Optional[Literal["public", "private"]] = None,
+        volumes: Optional[List[VolumeMount]] = None,
         client: Optional[AsyncSandpitClient] = None,
         api_url: Optional[str] = None,
         api_key: Optional[str] = None,
@@ -71,7 +72,7 @@ class AsyncSandbox:
     ) -> AsyncSandbox:
         """Creates a sandbox (from ``platform/base`` unless ``from_template`` says otherwise, or as a fork of a snapshot
         with ``from_snapshot``), ready to use on return, in ``region`` (default: the API's own). ``secrets`` maps env names
-        to secret names."""
+        to secret names; ``volumes`` mounts the team's volumes (``{"volume": id or name, "path": ..., "read_only": ...}``)."""
         params: JsonObject = {}
         fields = (
             ("name", name),
@@ -85,6 +86,7 @@ class AsyncSandbox:
             ("auto_pause_seconds", auto_pause_seconds),
             ("auto_delete_seconds", auto_delete_seconds),
             ("preview_access", preview_access),
+            ("volumes", volumes),
         )
         for key, value in fields:
             if value is not None:

@@ -15,6 +15,7 @@ from .secrets import Secrets
 from .snapshots import Snapshots
 from .team import Team
 from .templates import Templates
+from .volumes import Volumes
 from .webhooks import Webhooks
 
 
@@ -47,6 +48,7 @@ class SandpitClient:
         self.billing = Billing(self.http, self._identity)
         self.webhooks = Webhooks(self.http)
         self.audit_log = AuditLog(self.http)
+        self.volumes = Volumes(self.http)
         self._data_plane_url = data_plane_url.rstrip("/") if data_plane_url else None
         self._info: Optional[Info] = None
 

@@ -23,7 +23,8 @@ def _read_file(file: IO[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-def _upload(data: FileData) -> Content:
+def upload_content(data: FileData) -> Content:
+    """The request body for ``data``: bytes as they are, a file object or an iterable read a chunk at a time."""
     if isinstance(data, str):
         return data.encode()
     if isinstance(data, bytes):
@@ -110,7 +111,7 @@ class Files:
     def write(self, path: str, data: FileData, *, timeout: Optional[float] = None) -> FileEntry:
         """Uploads a file as it is read (PUT; never retried, as a stream cannot be replayed). Missing parent directories
         are created; an existing file is replaced atomically. Returns the new file's entry."""
-        return cast(FileEntry, self._plane.json("PUT", "/files", query={"path": path}, content=_upload(data), timeout=timeout or TRANSFER_TIMEOUT))
+        return cast(FileEntry, self._plane.json("PUT", "/files", query={"path": path}, content=upload_content(data), timeout=timeout or TRANSFER_TIMEOUT))
 
     def list(self, path: str, *, timeout: Optional[float] = None) -> List[FileEntry]:
         """A directory's entries, sorted by name."""

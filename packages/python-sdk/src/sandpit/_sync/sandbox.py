@@ -4,7 +4,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Iterator, Dict, List, Literal, Optional, Sequence, Type, Union, cast
 
-from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult
+from ..types import CommandResult, JsonObject, NetworkRules, SandboxInfo, SandboxStatus, SandboxWithToken, Snapshot, StreamResult, VolumeMount
 from .client import SandpitClient
 from .code import Code
 from .commands import Commands
@@ -65,6 +65,7 @@ class Sandbox:
         auto_pause_seconds: Optional[int] = None,
         auto_delete_seconds: Optional[int] = None,
         preview_access: Optional[Literal["public", "private"]] = None,
+        volumes: Optional[List[VolumeMount]] = None,
         client: Optional[SandpitClient] = None,
         api_url: Optional[str] = None,
         api_key: Optional[str] = None,
@@ -72,7 +73,7 @@ class Sandbox:
     ) -> Sandbox:
         """Creates a sandbox (from ``platform/base`` unless ``from_template`` says otherwise, or as a fork of a snapshot
         with ``from_snapshot``), ready to use on return, in ``region`` (default: the API's own). ``secrets`` maps env names
-        to secret names."""
+        to secret names; ``volumes`` mounts the team's volumes (``{"volume": id or name, "path": ..., "read_only": ...}``)."""
         params: JsonObject = {}
         fields = (
             ("name", name),
@@ -86,6 +87,7 @@ class Sandbox:
             ("auto_pause_seconds", auto_pause_seconds),
             ("auto_delete_seconds", auto_delete_seconds),
             ("preview_access", preview_access),
+            ("volumes", volumes),
         )
         for key, value in fields:
             if value is not None:
