@@ -12,6 +12,7 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { SnapshotsPage } from './pages/snapshots.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
+import { VolumesPage } from './pages/volumes.tsx';
 import { WebhookDeliveriesPage, WebhooksPage } from './pages/webhooks.tsx';
 import { href, navigate, usePath } from './router.ts';
 import './styles.css';
@@ -20,6 +21,7 @@ const NAV: [string, string, string?][] = [
   ['/sandboxes', 'Sandboxes', 'sandboxes:read'],
   ['/templates', 'Templates', 'templates:read'],
   ['/snapshots', 'Snapshots', 'snapshots:read'],
+  ['/volumes', 'Volumes', 'sandboxes:read'],
   ['/secrets', 'Secrets', 'secrets:read'],
   ['/keys', 'API keys', 'keys:manage'],
   ['/team', 'Team', 'members:read'],
@@ -37,6 +39,7 @@ function Page({ path, me }: { path: string; me: Me }) {
   if (path === '/sandboxes' || path === '/') return <SandboxesPage />;
   if (path === '/templates') return <TemplatesPage />;
   if (path === '/snapshots') return <SnapshotsPage />;
+  if (path === '/volumes') return <VolumesPage />;
   if (path === '/secrets') return <SecretsPage />;
   if (path === '/keys') return <KeysPage me={me} />;
   if (path === '/team') return <TeamPage me={me} />;

@@ -182,6 +182,24 @@ test('webhooks: add one, send a test, see it delivered; the audit log shows who 
   await page.screenshot({ path: `${SHOTS}audit-log.png` });
 });
 
+test('volumes: create one, see it listed with its quota, grow it, delete it', async () => {
+  await page.getByRole('navigation').getByRole('link', { name: 'Volumes' }).click();
+  await page.getByRole('heading', { name: 'Volumes' }).waitFor();
+  await page.getByLabel('Name').fill('console-data');
+  await page.getByLabel('Size (MiB)').fill('64');
+  await page.getByRole('button', { name: 'Create volume' }).click();
+  const row = page.locator('tr[data-volume="console-data"]');
+  await row.filter({ hasText: 'of 64 MiB' }).waitFor();
+  page.once('dialog', (d) => void d.accept('128'));
+  await row.getByRole('button', { name: 'Grow' }).click();
+  await row.filter({ hasText: 'of 128 MiB' }).waitFor();
+  const api = new Api(server.url, server.key);
+  assert.equal((await api.get('/volumes/console-data')).body.size_mib, 128);
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await row.waitFor({ state: 'detached' });
+  assert.equal((await api.get('/volumes/console-data')).status, 404);
+});
+
 test('sign out ends the session', async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('API key').waitFor();

@@ -50,18 +50,16 @@ before(async () => {
   db = await createDatabase(pg.adminUrl);
   apiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
   otherApiProc = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' }));
-  const started = await Promise.all(
+  const started = await ServerProcess.startAll(
     [1, 2].map((i) =>
-      ServerProcess.start(
-        env({
-          SANDPIT_DATABASE_URL: db.url,
-          SANDPIT_ROLE: 'node',
-          SANDPIT_NODE_ID: `m${i}`,
-          SANDPIT_API_URL: `${apiProc.url},${otherApiProc.url}`,
-          SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`,
-          SANDPIT_PUBLIC_URL: apiProc.url,
-        }),
-      ),
+      env({
+        SANDPIT_DATABASE_URL: db.url,
+        SANDPIT_ROLE: 'node',
+        SANDPIT_NODE_ID: `m${i}`,
+        SANDPIT_API_URL: `${apiProc.url},${otherApiProc.url}`,
+        SANDPIT_NET_POOL: `100.${110 + i}.0.0/16`,
+        SANDPIT_PUBLIC_URL: apiProc.url,
+      }),
     ),
   );
   started.forEach((n, i) => nodes.set(`m${i + 1}`, n));

@@ -38,11 +38,9 @@ before(async () => {
   for (let i = 0; i < 2; i++) apis.push(await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' })));
   const apiUrls = apis.map((a) => a.url).join(',');
   nodes.push(
-    ...(await Promise.all(
+    ...(await ServerProcess.startAll(
       [1, 2, 3].map((i) =>
-        ServerProcess.start(
-          env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: `n${i}`, SANDPIT_API_URL: apiUrls, SANDPIT_NET_POOL: `100.${100 + i}.0.0/16`, SANDPIT_PUBLIC_URL: apis[0]!.url }),
-        ),
+        env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: `n${i}`, SANDPIT_API_URL: apiUrls, SANDPIT_NET_POOL: `100.${100 + i}.0.0/16`, SANDPIT_PUBLIC_URL: apis[0]!.url }),
       ),
     )),
   );

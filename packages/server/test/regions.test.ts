@@ -26,25 +26,23 @@ before(async () => {
   pg = await PostgresCluster.start();
   db = await createDatabase(pg.adminUrl);
   for (const region of ['a', 'b']) apis[region] = await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api', SANDPIT_REGION: region }));
-  const starts: Promise<ServerProcess>[] = [];
+  const nodeEnvs: Record<string, string>[] = [];
   for (const [r, region] of ['a', 'b'].entries()) {
     for (const i of [1, 2]) {
-      starts.push(
-        ServerProcess.start(
-          env({
-            SANDPIT_DATABASE_URL: db.url,
-            SANDPIT_ROLE: 'node',
-            SANDPIT_REGION: region,
-            SANDPIT_NODE_ID: `${region}${i}`,
-            SANDPIT_API_URL: apis[region]!.url,
-            SANDPIT_NET_POOL: `100.${110 + r * 2 + i}.0.0/16`,
-            SANDPIT_PUBLIC_URL: apis[region]!.url,
-          }),
-        ),
+      nodeEnvs.push(
+        env({
+          SANDPIT_DATABASE_URL: db.url,
+          SANDPIT_ROLE: 'node',
+          SANDPIT_REGION: region,
+          SANDPIT_NODE_ID: `${region}${i}`,
+          SANDPIT_API_URL: apis[region]!.url,
+          SANDPIT_NET_POOL: `100.${110 + r * 2 + i}.0.0/16`,
+          SANDPIT_PUBLIC_URL: apis[region]!.url,
+        }),
       );
     }
   }
-  nodes.push(...(await Promise.all(starts)));
+  nodes.push(...(await ServerProcess.startAll(nodeEnvs)));
   a = new Api(apis.a!.url, apis.a!.key);
   b = new Api(apis.b!.url, apis.a!.key);
 });

@@ -34,7 +34,7 @@ export async function freePort(): Promise<number> {
 export class ServerProcess {
   readonly dataDir: string;
   readonly key: string;
-  readonly port: number;
+  port: number;
   readonly env: Record<string, string>;
   child: ChildProcess | undefined;
   output = '';
@@ -61,8 +61,33 @@ export class ServerProcess {
     const database = await testDatabase();
     const s = new ServerProcess(dataDir, await freePort(), database ? { SANDPIT_DATABASE_URL: database.url, ...env } : env);
     s.dropDatabase = database?.drop;
-    await s.launch();
-    return s;
+    // A free port can be taken between freePort() and the server's bind (parallel starts, outgoing connections): try another.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await s.launch();
+        return s;
+      } catch (err) {
+        if (attempt === 5 || !/\(PORT\) is already in use/.test(s.output)) {
+          // Nothing of a start that failed outlives it: its process, engine state and data dir.
+          await s.kill9();
+          await s.stop().catch(() => undefined);
+          throw err;
+        }
+        s.port = await freePort();
+      }
+    }
+  }
+
+  /**
+   * Starts servers side by side. If one fails, the others are stopped before the error is thrown:
+   * a server left running keeps the test file's process alive, and the run never ends.
+   */
+  static async startAll(envs: Record<string, string>[]): Promise<ServerProcess[]> {
+    const started = await Promise.allSettled(envs.map((env) => ServerProcess.start(env)));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (!failed) return started.map((r) => (r as PromiseFulfilledResult<ServerProcess>).value);
+    for (const r of started) if (r.status === 'fulfilled') await r.value.stop().catch(() => undefined);
+    throw failed.reason;
   }
 
   async launch(): Promise<void> {
