@@ -10,7 +10,7 @@ import type { Principal } from '../access/principal.ts';
 import type { VolumeService } from './volumes.ts';
 
 /** Body bytes read and dropped after a refused upload so the client sees the answer; beyond it the connection closes. */
-const DISCARD_MAX = 256 * 1024 * 1024;
+export const DISCARD_MAX = 256 * 1024 * 1024;
 /** Owner of what the API writes into a volume: the sandbox's `user`, as its root is. */
 const USER_ID = 1000;
 
