@@ -1,8 +1,8 @@
 import type { DataPlane } from './data-plane.ts';
-import { SandpitError } from './errors.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './exec.ts';
 import type { RequestOptions } from './http.ts';
 import { readSse } from './sse.ts';
+import { downloadAs, pathQuery, readTimeout, TRANSFER_TIMEOUT_MS, uploadBody } from './transfers.ts';
 import type { FileEntry, FileWatchEvent } from './types.ts';
 
 /** What `write` accepts: text (UTF-8), bytes, a Blob, or a stream that is uploaded as it is read. */
@@ -29,14 +29,6 @@ export interface FileWatch {
   done: Promise<void>;
 }
 
-/**
- * Whole-file transfers may be large: their deadline is 10 minutes unless `timeoutMs` says otherwise
- * (a streamed read's deadline covers only the wait for the first byte).
- */
-const TRANSFER_TIMEOUT_MS = 600_000;
-
-const pathQuery = (path: string) => new URLSearchParams({ path });
-
 /** The sandbox's filesystem over the data plane; relative paths are relative to /home/user, and everything runs as `user`. */
 export class Files {
   readonly #plane: DataPlane;
@@ -50,20 +42,7 @@ export class Files {
   read(path: string, opts: ReadOptions & { format: 'text' }): Promise<string>;
   read(path: string, opts: ReadOptions & { format: 'stream' }): Promise<ReadableStream<Uint8Array>>;
   async read(path: string, opts: ReadOptions = {}): Promise<Uint8Array | string | ReadableStream<Uint8Array>> {
-    const format = opts.format ?? 'bytes';
-    const timeoutMs = opts.timeoutMs ?? (format === 'stream' ? undefined : TRANSFER_TIMEOUT_MS);
-    const { body, controller } = await this.#plane.stream({ method: 'GET', path: '/files', query: pathQuery(path), timeoutMs, signal: opts.signal });
-    if (format === 'stream') return body;
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-      return format === 'text' ? new TextDecoder().decode(bytes) : bytes;
-    } catch (err) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new SandpitError(`GET /files: the download broke: ${(err as Error).message}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
+    return downloadAs(await this.#plane.stream({ method: 'GET', path: '/files', query: pathQuery(path), timeoutMs: readTimeout(opts), signal: opts.signal }), opts, 'GET /files');
   }
 
   /**
@@ -71,8 +50,7 @@ export class Files {
    * directories are created; an existing file is replaced atomically. Returns the new file's entry.
    */
   write(path: string, data: FileData, opts: RequestOptions = {}): Promise<FileEntry> {
-    const rawBody = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-    return this.#plane.json({ method: 'PUT', path: '/files', query: pathQuery(path), rawBody, timeoutMs: opts.timeoutMs ?? TRANSFER_TIMEOUT_MS, signal: opts.signal });
+    return this.#plane.json({ method: 'PUT', path: '/files', query: pathQuery(path), rawBody: uploadBody(data), timeoutMs: opts.timeoutMs ?? TRANSFER_TIMEOUT_MS, signal: opts.signal });
   }
 
   /** A directory's entries, sorted by name. */

@@ -1,16 +1,9 @@
-import { SandpitError } from './errors.ts';
 import type { FileData, ReadOptions } from './files.ts';
 import type { HttpClient, RequestOptions } from './http.ts';
+import { downloadAs, pathQuery, readTimeout, TRANSFER_TIMEOUT_MS, uploadBody } from './transfers.ts';
 import type { VolumeFileEntry } from './types.ts';
 
-/**
- * Whole-file transfers may be large: their deadline is 10 minutes unless `timeoutMs` says otherwise
- * (a streamed read's deadline covers only the wait for the first byte).
- */
-const TRANSFER_TIMEOUT_MS = 600_000;
-
 const filesOf = (volume: string) => `/volumes/${encodeURIComponent(volume)}/files`;
-const pathQuery = (path: string) => new URLSearchParams({ path });
 
 /**
  * A volume's files without a sandbox (on the control plane). `volume` is its id or name; paths are
@@ -29,8 +22,7 @@ export class VolumeFiles {
    * when the volume is full, and then nothing is written.
    */
   write(volume: string, path: string, data: FileData, opts: RequestOptions = {}): Promise<VolumeFileEntry> {
-    const rawBody = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-    return this.#http.json({ method: 'PUT', path: filesOf(volume), query: pathQuery(path), rawBody, timeoutMs: opts.timeoutMs ?? TRANSFER_TIMEOUT_MS, signal: opts.signal });
+    return this.#http.json({ method: 'PUT', path: filesOf(volume), query: pathQuery(path), rawBody: uploadBody(data), timeoutMs: opts.timeoutMs ?? TRANSFER_TIMEOUT_MS, signal: opts.signal });
   }
 
   /** Downloads a file. GET: retried on 429, 5xx and network errors until the body starts. */
@@ -38,20 +30,7 @@ export class VolumeFiles {
   read(volume: string, path: string, opts: ReadOptions & { format: 'text' }): Promise<string>;
   read(volume: string, path: string, opts: ReadOptions & { format: 'stream' }): Promise<ReadableStream<Uint8Array>>;
   async read(volume: string, path: string, opts: ReadOptions = {}): Promise<Uint8Array | string | ReadableStream<Uint8Array>> {
-    const format = opts.format ?? 'bytes';
-    const timeoutMs = opts.timeoutMs ?? (format === 'stream' ? undefined : TRANSFER_TIMEOUT_MS);
-    const { body, controller } = await this.#http.stream({ method: 'GET', path: filesOf(volume), query: pathQuery(path), timeoutMs, signal: opts.signal });
-    if (format === 'stream') return body;
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const bytes = new Uint8Array(await new Response(body).arrayBuffer());
-      return format === 'text' ? new TextDecoder().decode(bytes) : bytes;
-    } catch (err) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new SandpitError(`GET ${filesOf(volume)}: the download broke: ${(err as Error).message}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
+    return downloadAs(await this.#http.stream({ method: 'GET', path: filesOf(volume), query: pathQuery(path), timeoutMs: readTimeout(opts), signal: opts.signal }), opts, `GET ${filesOf(volume)}`);
   }
 
   /** A directory's entries, sorted by name (default: the volume's root). */

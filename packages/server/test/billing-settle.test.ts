@@ -10,36 +10,12 @@ import { BillingService } from '../src/services/billing/billing-service.ts';
 import { MeteringService } from '../src/services/billing/metering.ts';
 import { BillingStore, MeterStore } from '../src/store/billing.ts';
 import { openDb } from '../src/store/db.ts';
-import { type SandboxRecord, SandboxStore } from '../src/store/sandboxes.ts';
+import { SandboxStore } from '../src/store/sandboxes.ts';
+import { sandboxRecord } from './helpers/sandbox-record.ts';
 
 const S = 1000;
 
-const sandbox = (id: string, at: number): SandboxRecord => ({
-  id,
-  teamId: 'team-1',
-  name: null,
-  templateId: 'platform/base',
-  driver: 'gvisor',
-  region: 'local',
-  status: 'active',
-  metadata: {},
-  env: {},
-  network: null,
-  secrets: {},
-  previewAccess: 'private',
-  resources: { vcpu_count: 1, memory_mib: 1024, disk_mib: 1024 },
-  accessToken: 'token',
-  autoPauseSeconds: null,
-  autoDeleteSeconds: null,
-  autoPauseAt: null,
-  autoDeleteAt: null,
-  activeSince: at,
-  pausedAt: null,
-  latestSnapshotId: null,
-  createdAt: at,
-  updatedAt: at,
-  deletedAt: null,
-});
+const sandbox = (id: string, at: number) => sandboxRecord(id, { resources: { vcpu_count: 1, memory_mib: 1024, disk_mib: 1024 }, activeSince: at, createdAt: at, updatedAt: at });
 
 test('a period is frozen only with every event committed before the settle metered: a job mid-sync at midnight does not drop a late create', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-billing-settle-'));

@@ -8,34 +8,8 @@ import { ManualClock } from '../src/clock.ts';
 import { NodeService } from '../src/services/fleet/nodes.ts';
 import { openDb } from '../src/store/db.ts';
 import { type NodeReport, NodeStore } from '../src/store/nodes.ts';
-import { type SandboxRecord, SandboxStore } from '../src/store/sandboxes.ts';
-
-const record = (id: string): SandboxRecord => ({
-  id,
-  teamId: 'team-1',
-  name: null,
-  templateId: 'platform/base',
-  driver: 'gvisor',
-  region: 'local',
-  status: 'active',
-  metadata: {},
-  env: {},
-  network: null,
-  secrets: {},
-  previewAccess: 'private',
-  resources: { vcpu_count: 2, memory_mib: 512, disk_mib: 1024 },
-  accessToken: 'token',
-  autoPauseSeconds: null,
-  autoDeleteSeconds: null,
-  autoPauseAt: null,
-  autoDeleteAt: null,
-  activeSince: 1,
-  pausedAt: null,
-  latestSnapshotId: null,
-  createdAt: 1,
-  updatedAt: 1,
-  deletedAt: null,
-});
+import { SandboxStore } from '../src/store/sandboxes.ts';
+import { sandboxRecord } from './helpers/sandbox-record.ts';
 
 test('the store view wins over a node that was only silent: failed for node loss stays failed, deleted stays deleted', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-node-store-'));
@@ -48,8 +22,8 @@ test('the store view wins over a node that was only silent: failed for node loss
   const onNode = new SandboxStore(db, 'n1');
   const api = new SandboxStore(db);
   const nodes = new NodeStore(db);
-  for (const id of ['s1', 's2']) await onNode.insert(record(id), 'created');
-  await new SandboxStore(db, 'n2').insert(record('s3'), 'created');
+  for (const id of ['s1', 's2']) await onNode.insert(sandboxRecord(id), 'created');
+  await new SandboxStore(db, 'n2').insert(sandboxRecord('s3'), 'created');
 
   assert.deepEqual((await nodes.load(['n1', 'n2'])).get('n1'), { sandboxes: 2, vcpus: 4, memoryMib: 1024 });
   assert.deepEqual((await onNode.listLive()).map((r) => r.id).sort(), ['s1', 's2'], 'a node works from its own rows');
@@ -61,7 +35,7 @@ test('the store view wins over a node that was only silent: failed for node loss
   assert.equal((await nodes.load(['n1'])).get('n1'), undefined, 'failed sandboxes hold no capacity');
 
   // The silent node comes back with its older view of s1 and writes it: the store keeps its own.
-  const stale = record('s1');
+  const stale = sandboxRecord('s1');
   stale.status = 'paused';
   await onNode.save(stale, { type: 'paused', at: 7 });
   const s1 = await api.get('s1');
@@ -100,7 +74,7 @@ test('a store that hung instead of failing is a gap between sweeps: silence duri
     templates: [],
     allocated: { sandboxes: 0, vcpus: 0, memoryMib: 0 },
   };
-  await new SandboxStore(db, 'n1').insert(record('s1'), 'created');
+  await new SandboxStore(db, 'n1').insert(sandboxRecord('s1'), 'created');
   const tick = async (ms: number) => {
     clock.advance(ms);
     await service.sweep('local');

@@ -52,6 +52,17 @@ class AsyncDownload:
         await self.aclose()
 
 
+async def download_as(stream: AsyncOpenStream, format: str) -> Union[bytes, str, AsyncDownload]:
+    """A started download in the format asked: a stream to read as it arrives, or all of it, as bytes or UTF-8 text."""
+    if format == "stream":
+        return AsyncDownload(stream)
+    try:
+        content = b"".join([chunk async for chunk in stream.chunks()])
+    finally:
+        await stream.aclose()
+    return content.decode() if format == "text" else content
+
+
 class AsyncFileWatch:
     """A running watch: iterate it for events (it ends when the watched directory goes away); ``close()`` stops it.
     Events are held by the connection until read, so changes made after ``watch`` returned are never missed."""
@@ -99,13 +110,7 @@ class AsyncFiles:
         stream = await self._plane.stream(
             "GET", "/files", query={"path": path}, timeout=timeout or TRANSFER_TIMEOUT, idle_timeout=timeout or TRANSFER_TIMEOUT
         )
-        if format == "stream":
-            return AsyncDownload(stream)
-        try:
-            content = b"".join([chunk async for chunk in stream.chunks()])
-        finally:
-            await stream.aclose()
-        return content.decode() if format == "text" else content
+        return await download_as(stream, format)
 
     async def write(self, path: str, data: FileData, *, timeout: Optional[float] = None) -> FileEntry:
         """Uploads a file as it is read (PUT; never retried, as a stream cannot be replayed). Missing parent directories

@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 from .._options import TRANSFER_TIMEOUT
 from ..types import VolumeFileEntry
-from .files import AsyncDownload, FileData, upload_content
+from .files import AsyncDownload, FileData, download_as, upload_content
 from .http import AsyncHttp, Content
 
 _CHUNK = 1024 * 1024
@@ -58,13 +58,7 @@ class AsyncVolumeFiles:
         stream = await self._http.stream(
             "GET", _files_of(volume), query={"path": path}, timeout=timeout or TRANSFER_TIMEOUT, idle_timeout=timeout or TRANSFER_TIMEOUT
         )
-        if format == "stream":
-            return AsyncDownload(stream)
-        try:
-            content = b"".join([chunk async for chunk in stream.chunks()])
-        finally:
-            await stream.aclose()
-        return content.decode() if format == "text" else content
+        return await download_as(stream, format)
 
     async def list(self, volume: str, path: str = "/", *, timeout: Optional[float] = None) -> List[VolumeFileEntry]:
         """A directory's entries, sorted by name (default: the volume's root)."""

@@ -53,6 +53,17 @@ class Download:
         self.close()
 
 
+def download_as(stream: OpenStream, format: str) -> Union[bytes, str, Download]:
+    """A started download in the format asked: a stream to read as it arrives, or all of it, as bytes or UTF-8 text."""
+    if format == "stream":
+        return Download(stream)
+    try:
+        content = b"".join([chunk for chunk in stream.chunks()])
+    finally:
+        stream.close()
+    return content.decode() if format == "text" else content
+
+
 class FileWatch:
     """A running watch: iterate it for events (it ends when the watched directory goes away); ``close()`` stops it.
     Events are held by the connection until read, so changes made after ``watch`` returned are never missed."""
@@ -100,13 +111,7 @@ class Files:
         stream = self._plane.stream(
             "GET", "/files", query={"path": path}, timeout=timeout or TRANSFER_TIMEOUT, idle_timeout=timeout or TRANSFER_TIMEOUT
         )
-        if format == "stream":
-            return Download(stream)
-        try:
-            content = b"".join([chunk for chunk in stream.chunks()])
-        finally:
-            stream.close()
-        return content.decode() if format == "text" else content
+        return download_as(stream, format)
 
     def write(self, path: str, data: FileData, *, timeout: Optional[float] = None) -> FileEntry:
         """Uploads a file as it is read (PUT; never retried, as a stream cannot be replayed). Missing parent directories

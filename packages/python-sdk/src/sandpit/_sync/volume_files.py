@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from .._options import TRANSFER_TIMEOUT
 from ..types import VolumeFileEntry
-from .files import Download, FileData, upload_content
+from .files import Download, FileData, download_as, upload_content
 from .http import Http, Content
 
 _CHUNK = 1024 * 1024
@@ -59,13 +59,7 @@ class VolumeFiles:
         stream = self._http.stream(
             "GET", _files_of(volume), query={"path": path}, timeout=timeout or TRANSFER_TIMEOUT, idle_timeout=timeout or TRANSFER_TIMEOUT
         )
-        if format == "stream":
-            return Download(stream)
-        try:
-            content = b"".join([chunk for chunk in stream.chunks()])
-        finally:
-            stream.close()
-        return content.decode() if format == "text" else content
+        return download_as(stream, format)
 
     def list(self, volume: str, path: str = "/", *, timeout: Optional[float] = None) -> List[VolumeFileEntry]:
         """A directory's entries, sorted by name (default: the volume's root)."""

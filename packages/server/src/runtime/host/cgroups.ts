@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listMounts } from './mounts.ts';
 
+/** How long a freeze may stay FREEZING before it is thawed and tried again. */
+const FREEZE_RETRY_MS = 100;
+
 /** Every sandbox's cgroup sits below this parent in each hierarchy (crun's cgroupsPath `/sandpit/<id>`). */
 export const CGROUP_PARENT = 'sandpit';
 
@@ -63,20 +66,29 @@ export class CgroupV1 {
     }
   }
 
-  /** Freezes every task of the sandbox and waits until the kernel reports them all frozen. */
+  /**
+   * Freezes every task of the sandbox and waits until the kernel reports them all frozen. A task caught
+   * in some system calls can hold a v1 freezer in FREEZING for good; thawing and freezing again lets it
+   * move past that point (runc retries the same way).
+   */
   async freeze(id: string, timeoutMs = 5000): Promise<void> {
     const file = join(this.dir('freezer', id), 'freezer.state');
-    await writeFile(file, 'FROZEN');
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      // Reading freezer.state is what advances FREEZING to FROZEN in v1.
-      const state = (await readFile(file, 'utf8')).trim();
-      if (state === 'FROZEN') return;
-      if (performance.now() > deadline) {
-        await writeFile(file, 'THAWED').catch(() => undefined);
-        throw new Error(`sandbox ${id} did not freeze within ${timeoutMs} ms (state ${state})`);
+      await writeFile(file, 'FROZEN');
+      const retryAt = performance.now() + FREEZE_RETRY_MS;
+      for (;;) {
+        // Reading freezer.state is what advances FREEZING to FROZEN in v1.
+        const state = (await readFile(file, 'utf8')).trim();
+        if (state === 'FROZEN') return;
+        if (performance.now() > deadline) {
+          await writeFile(file, 'THAWED').catch(() => undefined);
+          throw new Error(`sandbox ${id} did not freeze within ${timeoutMs} ms (state ${state})`);
+        }
+        if (performance.now() > retryAt) break;
+        await sleep(1);
       }
-      await sleep(1);
+      await writeFile(file, 'THAWED');
     }
   }
 

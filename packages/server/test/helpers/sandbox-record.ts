@@ -1,0 +1,30 @@
+import type { SandboxRecord } from '../../src/store/sandboxes.ts';
+
+/** A stored sandbox of team-1 for store-level tests; `over` sets what the test is about. */
+export const sandboxRecord = (id: string, over: Partial<SandboxRecord> = {}): SandboxRecord => ({
+  id,
+  teamId: 'team-1',
+  name: null,
+  templateId: 'platform/base',
+  driver: 'gvisor',
+  region: 'local',
+  status: 'active',
+  metadata: {},
+  env: {},
+  network: null,
+  secrets: {},
+  previewAccess: 'private',
+  resources: { vcpu_count: 2, memory_mib: 512, disk_mib: 1024 },
+  accessToken: 'token',
+  autoPauseSeconds: null,
+  autoDeleteSeconds: null,
+  autoPauseAt: null,
+  autoDeleteAt: null,
+  activeSince: 1,
+  pausedAt: null,
+  latestSnapshotId: null,
+  createdAt: 1,
+  updatedAt: 1,
+  deletedAt: null,
+  ...over,
+});
