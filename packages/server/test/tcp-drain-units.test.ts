@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { epollTcpHolders, tcpInodes } from '../src/runtime/gvisor/epoll-sockets.ts';
-import { openTcpEndpoints } from '../src/runtime/gvisor/netns.ts';
+import { nicListeners, openTcpEndpoints } from '../src/runtime/gvisor/netns.ts';
 import { hiddenAmong } from '../src/runtime/gvisor/tcp-drain.ts';
 import { parseTrackedTcpFlows } from '../src/runtime/host/conntrack.ts';
 import { parseTcpStates } from '../src/runtime/host/host-tcp.ts';
@@ -86,6 +86,14 @@ test('inside the sandbox: open endpoints skip listeners and loopback; settling o
     { flow: '100.96.0.6:3000 -> 100.96.0.5:58422', settling: false },
   ]);
   assert.deepEqual([...tcpInodes(inside)], ['4', '5', '6', '7']);
+  // Listeners a caller outside can dial: not loopback's, each port once (v4 and v6 both listed).
+  const listeners = [
+    inside,
+    '   7: 00000000:C34F 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0        8 1 0000000000000000 0 0 0 0 -1',
+    '   8: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0        9 1 0000000000000000 0 0 0 0 -1',
+    '   0: 00000000000000000000000000000000:C34F 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0       10 1 0000000000000000 0 0 0 0 -1',
+  ].join('\n');
+  assert.deepEqual(nicListeners(listeners), [3000, 49999]);
 });
 
 test('epoll holders: a process with an epoll instance and one of the TCP sockets', async () => {

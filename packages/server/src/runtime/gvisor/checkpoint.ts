@@ -8,7 +8,8 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { isAlive, waitForExit } from '../host/pids.ts';
 import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, start, writeConfig } from './launch.ts';
-import { type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
+import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
+import { acceptsWithin } from '../host/tcp-accept.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
 import { cutsConnections, savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
@@ -27,6 +28,8 @@ const SURVIVAL_CHECKS = 3;
 const SURVIVAL_CHECK_GAP_MS = 250;
 /** An agent that does not answer a check this fast (stopped, swamped) is bypassed through runsc instead of waited on. */
 const AGENT_CHECK_TIMEOUT_MS = 2000;
+/** How long a restored sandbox's listeners get to accept again before the restore answers anyway. */
+const RESTORED_ACCEPT_WAIT_MS = 2000;
 
 /**
  * Checkpoints a running sandbox to its image; the sandbox ends, its memory
@@ -162,6 +165,22 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
       .catch(() => undefined);
     throw err;
   }
+  await listenersAccept(st, id, runsc, runscId, meta);
+}
+
+/**
+ * Resolves once every port the restored sandbox listens on for its NIC accepts again (bounded): the agent
+ * dials in before the netstack serves them all, and a caller's first request must not be refused.
+ */
+async function listenersAccept(st: DriverState, id: string, runsc: Runsc, runscId: string, meta: SandboxMeta): Promise<void> {
+  const host = meta.net?.addrs.map((a) => a.cidr.split('/')[0]!).find((a) => a.includes('.'));
+  if (!host) return;
+  const ports = nicListeners(await procNetTcp(st, id, runsc, runscId).catch(() => ''));
+  const started = Date.now();
+  const late = (await Promise.all(ports.map(async (p) => ((await acceptsWithin(host, p, RESTORED_ACCEPT_WAIT_MS)) ? undefined : p)))).filter((p) => p !== undefined);
+  const took = Date.now() - started;
+  if (late.length > 0) st.logger.warn(`gvisor: restored sandbox ${id} still refuses port(s) ${late.join(', ')} after ${took} ms`);
+  else if (took > 100) st.logger.info(`gvisor: restored sandbox ${id} took ${took} ms to accept on port(s) ${ports.join(', ')}`);
 }
 
 /**

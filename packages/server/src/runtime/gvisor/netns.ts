@@ -75,6 +75,20 @@ export function openTcpEndpoints(procNetTcp: string): OpenTcpEndpoint[] {
   return found;
 }
 
+/**
+ * Ports the sandbox listens on for its NIC (any address but loopback), from /proc/net/tcp{,6}:
+ * what a caller outside may dial.
+ */
+export function nicListeners(procNetTcp: string): number[] {
+  const ports = new Set<number>();
+  for (const line of procNetTcp.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4 || !/^\d+:$/.test(f[0]!) || f[3] !== '0A' || isLoopback(f[1]!)) continue;
+    ports.add(parseInt(f[1]!.split(':')[1]!, 16));
+  }
+  return [...ports];
+}
+
 function isLoopback(hex: string): boolean {
   const addr = hex.split(':')[0]!;
   // IPv4: 127/8 is the last byte of the little-endian word; IPv6: ::1 or v4-mapped 127/8.

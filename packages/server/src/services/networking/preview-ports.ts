@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { connect } from 'node:net';
 import { badRequest, notFound, unauthorized, unavailable } from '../../errors.ts';
 import { parseSandboxId, taggedSandboxId } from '../../ids.ts';
 import type { PublishPreviewPortBody } from '../../schemas/preview-port.ts';
@@ -118,39 +117,15 @@ export class PreviewPortService {
 
   /** The address of a port of an already authorised sandbox, resuming it if paused. */
   async reach(rec: SandboxRecord, port: number): Promise<PreviewTarget> {
-    const wasPaused = rec.status === 'paused';
     await this.#sandboxes.ensureActive(rec);
     const host = this.#addressOf(rec.id);
     if (!host) throw unavailable('the sandbox has no network');
-    // A just-restored sandbox's listener can take a moment to accept again: the first request waits for it (bounded).
-    if (wasPaused) await acceptsWithin(host, port, RESUMED_ACCEPT_WAIT_MS);
     return { host, port, sandboxId: rec.id };
   }
 
   #authorized(rec: SandboxRecord, port: number, c: PreviewCredentials): boolean {
     const same = (a: string, b: string | undefined) => b !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
     return same(this.previewToken(rec.id), c.previewToken) || same(rec.accessToken, c.accessToken) || this.#viewTokens.opens(c.previewToken, rec.id, port, this.#now());
-  }
-}
-
-const RESUMED_ACCEPT_WAIT_MS = 2000;
-
-/** Resolves once `host:port` accepts a connection, or after `ms` (the proxy then answers what it finds). */
-async function acceptsWithin(host: string, port: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = connect({ host, port, timeout: 250 });
-      const done = (accepted: boolean) => {
-        sock.destroy();
-        resolve(accepted);
-      };
-      sock.once('connect', () => done(true));
-      sock.once('error', () => done(false));
-      sock.once('timeout', () => done(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
