@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { AuthenticationError, Sandbox, Volume, VolumeError, VolumeFileType, VolumeNotFoundError, VolumePathNotFoundError } from 'e2b';
 import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
@@ -14,7 +18,7 @@ import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
 let server: ServerProcess;
 let api: Api;
 let e2bUrl: string;
-/** SANDPIT_E2B_DOMAIN: where the SDK would reach the E2B port over HTTPS (nothing answers there in this test). */
+/** SANDPIT_E2B_DOMAIN: where the SDK reaches the E2B port over HTTPS (a TLS front the domain test runs). */
 const E2B_DOMAIN = 'sandpit-e2b.test:8443';
 
 before(async () => {
@@ -69,36 +73,73 @@ test('control plane: create, list, getInfo, connect by id and by name, destroy',
   assert.ok(!(await Volume.list()).some((v) => v.volumeId === vol.volumeId));
 });
 
-test('without E2B_VOLUME_API_URL the SDK sends volume content calls to https://api.<SANDPIT_E2B_DOMAIN>', async () => {
+test('without E2B_VOLUME_API_URL the SDK reaches the volume content API at https://api.<SANDPIT_E2B_DOMAIN>', async () => {
   const vol = await Volume.create('e2b-domain');
-  // The server's domain wins over the client's own E2B_DOMAIN, as E2B's does for BYOC clusters.
-  const saved = { url: process.env.E2B_VOLUME_API_URL, domain: process.env.E2B_DOMAIN };
-  delete process.env.E2B_VOLUME_API_URL;
-  process.env.E2B_DOMAIN = 'client-default.test';
-  // An HTTP proxy on loopback that records where the SDK tunnels to and lets nothing through.
+  // A TLS front for the E2B port, as a deployment would put at api.<domain>, with a certificate made here.
+  const dir = mkdtempSync(join(tmpdir(), 'e2b-domain-'));
+  const host = `api.${E2B_DOMAIN.split(':')[0]}`;
+  const cert = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${host}`,
+    '-addext',
+    `subjectAltName=DNS:${host}`,
+    '-keyout',
+    `${dir}/key.pem`,
+    '-out',
+    `${dir}/cert.pem`,
+  ]);
+  assert.equal(cert.status, 0, String(cert.stderr));
+  const front = createTlsServer({ key: readFileSync(`${dir}/key.pem`), cert: readFileSync(`${dir}/cert.pem`) }, (tlsSocket) => {
+    const upstream = connect(Number(new URL(e2bUrl).port), '127.0.0.1');
+    tlsSocket.pipe(upstream).pipe(tlsSocket);
+    upstream.on('error', () => tlsSocket.destroy());
+    tlsSocket.on('error', () => upstream.destroy());
+  });
+  // The SDK's `proxy` option stands in for DNS: this loopback proxy records where the SDK tunnels to and hands that to the front.
   const tunnels: string[] = [];
   const proxy = createServer();
-  proxy.on('connect', (req, socket) => {
+  proxy.on('connect', (req, socket: Socket) => {
     tunnels.push(req.url ?? '');
-    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    front.emit('connection', socket);
   });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
   const viaProxy = { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+  // The server's domain wins over the client's own E2B_DOMAIN, as E2B's does for BYOC clusters.
+  const saved = { url: process.env.E2B_VOLUME_API_URL, domain: process.env.E2B_DOMAIN, tls: process.env.NODE_TLS_REJECT_UNAUTHORIZED };
+  delete process.env.E2B_VOLUME_API_URL;
+  process.env.E2B_DOMAIN = 'client-default.test';
+  // The certificate made above is trusted by no CA.
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   try {
     const connected = await Volume.connect(vol.volumeId);
     assert.equal(connected.domain, E2B_DOMAIN);
-    await assert.rejects(connected.readFile('/any.txt', viaProxy));
-    await assert.rejects(vol.writeFile('/any.txt', 'x', viaProxy));
-    assert.ok(tunnels.length >= 2, `tunnels: ${tunnels.join(', ')}`);
+    assert.equal((await vol.writeFile('/via-domain.txt', 'over TLS', viaProxy)).size, 8);
+    assert.equal(await connected.readFile('/via-domain.txt', viaProxy), 'over TLS');
+    assert.ok(tunnels.length >= 1);
     assert.deepEqual([...new Set(tunnels)], [`api.${E2B_DOMAIN}`]);
   } finally {
     proxy.close();
-    process.env.E2B_VOLUME_API_URL = saved.url;
-    if (saved.domain === undefined) delete process.env.E2B_DOMAIN;
-    else process.env.E2B_DOMAIN = saved.domain;
+    front.close();
+    rmSync(dir, { recursive: true, force: true });
+    for (const [name, value] of [
+      ['E2B_VOLUME_API_URL', saved.url],
+      ['E2B_DOMAIN', saved.domain],
+      ['NODE_TLS_REJECT_UNAUTHORIZED', saved.tls],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
-  assert.equal(await vol.exists('/any.txt'), false, 'nothing reached the volume');
+  assert.equal(await vol.readFile('/via-domain.txt'), 'over TLS', 'the file is in the volume');
   assert.equal(await Volume.destroy(vol.volumeId), true);
 });
 
