@@ -9,6 +9,10 @@ export const SETTINGS = {
   HOST: { default: '0.0.0.0', meaning: 'address the API listens on' },
   PORT: { default: '3000', meaning: 'control-plane and data-plane port' },
   SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
+  SANDPIT_E2B_DOMAIN: {
+    meaning:
+      "domain under which E2B's SDK reaches the E2B port as `https://api.<domain>` (TLS in front of it; may end in `:port`): sent as the `domain` of E2B volumes, so `Volume` calls need no `E2B_VOLUME_API_URL`; unset: no domain is sent",
+  },
   SANDPIT_SSH_PORT: { default: '2222', meaning: 'port of the SSH gateway (`ssh -p 2222 <sandbox-id>@host`: shells, commands, scp/sftp, `-L` forwarding); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },
   SANDPIT_DATABASE_URL: { meaning: '`postgres://user:pass@host:5432/db` (or `?host=/socket/dir`): PostgreSQL as the store (default: SQLite in the data dir)' },
@@ -144,6 +148,8 @@ export interface Config {
   agentBinary: string;
   /** Port of the E2B-compatible API (control plane and envd); 0 turns it off. */
   e2bPort: number;
+  /** E2B domain of the E2B port (`api.<domain>` over HTTPS), told to the SDK with volumes; undefined: none. */
+  e2bDomain?: string;
   /** Port of the SSH gateway; 0 turns it off. */
   sshPort: number;
   templates: TemplateSettings;
@@ -234,6 +240,15 @@ export interface NetworkSettings {
   upstreamCaFile?: string;
 }
 
+/** A host name, optionally with a port: the SDK prefixes `https://api.` to it. */
+function e2bDomainOf(env: Env): string | undefined {
+  const domain = str(env, 'SANDPIT_E2B_DOMAIN');
+  if (domain !== undefined && !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d{1,5})?$/i.test(domain)) {
+    throw new Error(`SANDPIT_E2B_DOMAIN must be a host name, optionally with :port (no scheme, no path), got '${domain}'`);
+  }
+  return domain;
+}
+
 function str(env: Env, name: SettingName): string | undefined {
   const raw = env[name];
   if (raw !== undefined && raw !== '') return raw;
@@ -315,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     secretsKey: str(env, 'SANDPIT_SECRETS_KEY'),
     e2bPort: int(env, 'SANDPIT_E2B_PORT', 65535),
+    e2bDomain: e2bDomainOf(env),
     sshPort: int(env, 'SANDPIT_SSH_PORT', 65535),
     corsOrigins: (str(env, 'SANDPIT_CORS_ORIGINS') ?? '')
       .split(',')

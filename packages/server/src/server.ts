@@ -507,6 +507,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               snapshots,
               audit,
               region: config.region,
+              e2bDomain: config.e2bDomain,
               previews,
               connections,
               volumes: { volumes, volumeFiles, volumeTree: new VolumeTree(volumes), volumeTokens: new VolumeTokens(secretsKey) },

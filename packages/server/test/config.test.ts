@@ -36,3 +36,12 @@ test('defaults apply when unset or empty; a bad number or driver is refused with
   assert.throws(() => loadConfig({ SANDPIT_NET_WARM: '65' }), /SANDPIT_NET_WARM must be an integer from 0 to 64/);
   assert.throws(() => loadConfig({ SANDPIT_DRIVER: 'vm' }), /SANDPIT_DRIVER must be auto, container or gvisor/);
 });
+
+test('SANDPIT_E2B_DOMAIN: unset is none; a host name with or without a port is taken; a URL is refused', () => {
+  assert.equal(loadConfig({}).e2bDomain, undefined);
+  assert.equal(loadConfig({ SANDPIT_E2B_DOMAIN: 'sandpit.example.com' }).e2bDomain, 'sandpit.example.com');
+  assert.equal(loadConfig({ SANDPIT_E2B_DOMAIN: 'sandpit.example.com:8443' }).e2bDomain, 'sandpit.example.com:8443');
+  for (const bad of ['https://sandpit.example.com', 'sandpit.example.com/e2b', 'api .example.com', '-leading.example.com']) {
+    assert.throws(() => loadConfig({ SANDPIT_E2B_DOMAIN: bad }), /SANDPIT_E2B_DOMAIN must be a host name/);
+  }
+});

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { AuthenticationError, Sandbox, Volume, VolumeError, VolumeFileType, VolumeNotFoundError, VolumePathNotFoundError } from 'e2b';
 import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
@@ -10,12 +17,15 @@ import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
  */
 let server: ServerProcess;
 let api: Api;
+let e2bUrl: string;
+/** SANDPIT_E2B_DOMAIN: where the SDK reaches the E2B port over HTTPS (a TLS front the domain test runs). */
+const E2B_DOMAIN = 'sandpit-e2b.test:8443';
 
 before(async () => {
   const port = await freePort();
-  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_E2B_PORT: String(port) });
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_E2B_PORT: String(port), SANDPIT_E2B_DOMAIN: E2B_DOMAIN });
   api = new Api(server.url, server.key);
-  const e2bUrl = `http://127.0.0.1:${port}`;
+  e2bUrl = `http://127.0.0.1:${port}`;
   process.env.E2B_API_URL = e2bUrl;
   process.env.E2B_SANDBOX_URL = e2bUrl;
   process.env.E2B_VOLUME_API_URL = e2bUrl;
@@ -40,7 +50,7 @@ test('control plane: create, list, getInfo, connect by id and by name, destroy',
   assert.ok((await Volume.list()).some((v) => v.volumeId === vol.volumeId && v.name === 'e2b-crud'));
   const info = await Volume.getInfo(vol.volumeId);
   assert.deepEqual([info.volumeId, info.name, info.token], [vol.volumeId, 'e2b-crud', vol.token]);
-  assert.equal(info.domain, undefined);
+  assert.deepEqual([vol.domain, info.domain], [E2B_DOMAIN, E2B_DOMAIN]);
 
   await vol.writeFile('/hello.txt', 'from create');
   const byId = await Volume.connect(vol.volumeId);
@@ -61,6 +71,76 @@ test('control plane: create, list, getInfo, connect by id and by name, destroy',
   // The token of a deleted volume opens nothing.
   await assert.rejects(vol.readFile('/hello.txt'), VolumePathNotFoundError);
   assert.ok(!(await Volume.list()).some((v) => v.volumeId === vol.volumeId));
+});
+
+test('without E2B_VOLUME_API_URL the SDK reaches the volume content API at https://api.<SANDPIT_E2B_DOMAIN>', async () => {
+  const vol = await Volume.create('e2b-domain');
+  // A TLS front for the E2B port, as a deployment would put at api.<domain>, with a certificate made here.
+  const dir = mkdtempSync(join(tmpdir(), 'e2b-domain-'));
+  const host = `api.${E2B_DOMAIN.split(':')[0]}`;
+  const cert = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${host}`,
+    '-addext',
+    `subjectAltName=DNS:${host}`,
+    '-keyout',
+    `${dir}/key.pem`,
+    '-out',
+    `${dir}/cert.pem`,
+  ]);
+  assert.equal(cert.status, 0, String(cert.stderr));
+  const front = createTlsServer({ key: readFileSync(`${dir}/key.pem`), cert: readFileSync(`${dir}/cert.pem`) }, (tlsSocket) => {
+    const upstream = connect(Number(new URL(e2bUrl).port), '127.0.0.1');
+    tlsSocket.pipe(upstream).pipe(tlsSocket);
+    upstream.on('error', () => tlsSocket.destroy());
+    tlsSocket.on('error', () => upstream.destroy());
+  });
+  // The SDK's `proxy` option stands in for DNS: this loopback proxy records where the SDK tunnels to and hands that to the front.
+  const tunnels: string[] = [];
+  const proxy = createServer();
+  proxy.on('connect', (req, socket: Socket) => {
+    tunnels.push(req.url ?? '');
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    front.emit('connection', socket);
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const viaProxy = { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+  // The server's domain wins over the client's own E2B_DOMAIN, as E2B's does for BYOC clusters.
+  const saved = { url: process.env.E2B_VOLUME_API_URL, domain: process.env.E2B_DOMAIN, tls: process.env.NODE_TLS_REJECT_UNAUTHORIZED };
+  delete process.env.E2B_VOLUME_API_URL;
+  process.env.E2B_DOMAIN = 'client-default.test';
+  // The certificate made above is trusted by no CA.
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+  try {
+    const connected = await Volume.connect(vol.volumeId);
+    assert.equal(connected.domain, E2B_DOMAIN);
+    assert.equal((await vol.writeFile('/via-domain.txt', 'over TLS', viaProxy)).size, 8);
+    assert.equal(await connected.readFile('/via-domain.txt', viaProxy), 'over TLS');
+    assert.ok(tunnels.length >= 1);
+    assert.deepEqual([...new Set(tunnels)], [`api.${E2B_DOMAIN}`]);
+  } finally {
+    proxy.close();
+    front.close();
+    rmSync(dir, { recursive: true, force: true });
+    for (const [name, value] of [
+      ['E2B_VOLUME_API_URL', saved.url],
+      ['E2B_DOMAIN', saved.domain],
+      ['NODE_TLS_REJECT_UNAUTHORIZED', saved.tls],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  assert.equal(await vol.readFile('/via-domain.txt'), 'over TLS', 'the file is in the volume');
+  assert.equal(await Volume.destroy(vol.volumeId), true);
 });
 
 describe('volume content API', () => {
@@ -95,8 +175,21 @@ describe('volume content API', () => {
     await vol.writeFile('/stream.txt', streamed);
     assert.equal(await text(await vol.readFile('/stream.txt', { format: 'stream' })), 'streamed upload');
 
-    // Writing again replaces the content; uid, gid and mode apply to the file written.
-    const again = await vol.writeFile('/docs/a.txt', 'alpha 2', { mode: 0o600, uid: 1234, gid: 4321 });
+    // Writing onto a file that exists is refused (409) and changes nothing, unless `force`.
+    for (const force of [undefined, false]) {
+      await assert.rejects(vol.writeFile('/docs/a.txt', 'not written', { force }), (e: unknown) => e instanceof VolumeError && /409/.test(e.message));
+    }
+    await assert.rejects(vol.writeFile('/docs', 'not written'), (e: unknown) => e instanceof VolumeError && /409/.test(e.message));
+    await assert.rejects(vol.writeFile('/docs', 'not written', { force: true }), (e: unknown) => e instanceof VolumeError && /400/.test(e.message));
+    assert.equal(await vol.readFile('/docs/a.txt'), 'alpha');
+    assert.deepEqual(
+      (await vol.list('/docs')).map((e) => e.name),
+      ['a.txt'],
+      'a refused write leaves no temporary file behind',
+    );
+
+    // With `force` it replaces the content; uid, gid and mode apply to the file written.
+    const again = await vol.writeFile('/docs/a.txt', 'alpha 2', { force: true, mode: 0o600, uid: 1234, gid: 4321 });
     assert.deepEqual([again.size, again.mode, again.uid, again.gid], [7, 0o600, 1234, 4321]);
     assert.equal(await vol.readFile('/docs/a.txt'), 'alpha 2');
     await vol.writeFile('/empty.txt', '');
@@ -225,6 +318,20 @@ test('a sandbox created through the SDK mounts the volume; destroy is refused wh
     const byName = await Sandbox.create({ volumeMounts: { '/data': 'e2b-mounted' }, timeoutMs: 120_000 });
     try {
       assert.equal((await byName.commands.run('cat /data/inside.txt')).stdout, 'written inside\n');
+      // Lists report each sandbox's own mounts: the SDK's (GET /v2/sandboxes) and E2B's older GET /sandboxes.
+      const want = new Map([
+        [sbx.sandboxId, [{ name: 'e2b-mounted', path: '/mnt/data' }]],
+        [byName.sandboxId, [{ name: 'e2b-mounted', path: '/data' }]],
+      ]);
+      const listed = await Sandbox.list({ limit: 100 }).nextItems();
+      const v1 = await fetch(`${e2bUrl}/sandboxes`, { headers: { 'X-API-KEY': server.key } });
+      assert.equal(v1.status, 200);
+      const listedV1 = (await v1.json()) as { sandboxID: string; volumeMounts: unknown }[];
+      for (const [id, mounts] of want) {
+        assert.deepEqual(listed.find((s) => s.sandboxId === id)?.volumeMounts, mounts);
+        assert.deepEqual(listedV1.find((s) => s.sandboxID === id)?.volumeMounts, mounts);
+      }
+      assert.deepEqual((await byName.getInfo()).volumeMounts, want.get(byName.sandboxId));
     } finally {
       await byName.kill();
     }

@@ -44,6 +44,8 @@ export interface E2bDeps {
   /** Control-plane calls that change something are recorded as on the main API. */
   audit: AuditLog;
   region: string;
+  /** Where the SDK reaches this port as `https://api.<domain>`: the `domain` of volumes; undefined: none is sent. */
+  e2bDomain?: string;
   /** Routes traffic for sandbox ports other than envd's (the code interpreter's 49999) and publishes E2B templates' public ports. */
   previews: PreviewPortService;
   connections: PlatformConnections;

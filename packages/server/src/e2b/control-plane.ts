@@ -3,7 +3,6 @@ import { Value } from 'typebox/value';
 import { ApiError, badRequest, conflict, notFound } from '../errors.ts';
 import { VolumeMount } from '../schemas/volume.ts';
 import type { AuthService } from '../services/access/auth.ts';
-import type { Principal } from '../services/access/principal.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { VolumeService } from '../services/volumes/volumes.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
@@ -14,6 +13,7 @@ import { type ListFilters, applyListFilters } from './list-filters.ts';
 import { snapshotOf } from './snapshot-routes.ts';
 import { checkTimeout, createTimers, setDeadline } from './lifetime.ts';
 import { detailView, E2B_PUBLIC_PORTS, listedView, sandboxView, templateRef } from './sandbox-view.ts';
+import { volumeMountsView } from './volume-mounts-view.ts';
 
 interface NewSandbox {
   templateID?: string;
@@ -52,16 +52,6 @@ function volumeMountsOf(raw: unknown): VolumeMount[] {
   });
 }
 
-/** A sandbox's mounts as E2B's SandboxVolumeMount list (by name; a volume deleted since is left out). */
-async function volumeMountsView(volumes: VolumeService, p: Principal, sandboxId: string): Promise<{ name: string; path: string }[]> {
-  const out: { name: string; path: string }[] = [];
-  for (const m of await volumes.mountsOf(sandboxId)) {
-    const rec = await volumes.get(p, m.volumeId).catch(() => undefined);
-    if (rec) out.push({ name: rec.name, path: m.path });
-  }
-  return out;
-}
-
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
 export async function controlPlaneRoutes(
   app: FastifyInstance,
@@ -96,7 +86,13 @@ export async function controlPlaneRoutes(
     const states = (q.state ?? statesDefault).split(',').filter(Boolean);
     const status = states.flatMap((s) => STATES[s] ?? [s]).join(',');
     const page = await sandboxes.list(p, { status, metadata: metadataFilter(q.metadata), limit: paged ? q.limit : undefined, cursor: paged ? q.nextToken : undefined });
-    return { items: applyListFilters(page.items, q).map(listedView), next: page.nextCursor };
+    const items = applyListFilters(page.items, q);
+    const mounts = await volumeMountsView(
+      deps.volumes,
+      p,
+      items.map((rec) => rec.id),
+    );
+    return { items: items.map((rec) => listedView(rec, mounts.get(rec.id))), next: page.nextCursor };
   };
   app.get('/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>) => (await list(req, 'running', false)).items);
   app.get('/v2/sandboxes', async (req: FastifyRequest<{ Querystring: ListQuery }>, reply) => {
@@ -108,7 +104,7 @@ export async function controlPlaneRoutes(
   app.get('/sandboxes/:sandboxID', async (req: IdRequest) => {
     const p = await caller(req, 'sandboxes:read');
     const rec = await sandboxes.get(p, req.params.sandboxID);
-    return { ...detailView(rec), volumeMounts: deps.volumes ? await volumeMountsView(deps.volumes, p, rec.id) : [] };
+    return detailView(rec, (await volumeMountsView(deps.volumes, p, [rec.id])).get(rec.id));
   });
 
   app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {

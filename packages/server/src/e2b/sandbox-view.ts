@@ -1,6 +1,7 @@
 import { iso } from '../clock.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { ENVD_VERSION, envdAccessToken } from './envd/target.ts';
+import type { E2bVolumeMount } from './volume-mounts-view.ts';
 
 export const E2B_BASE = 'base';
 const PLATFORM_BASE = 'platform/base';
@@ -38,7 +39,7 @@ export function sandboxView(rec: SandboxRecord) {
 }
 
 /** `ListedSandbox` of E2B's API. */
-export function listedView(rec: SandboxRecord) {
+export function listedView(rec: SandboxRecord, volumeMounts: E2bVolumeMount[] = []) {
   const out: Record<string, unknown> = {
     templateID: templateName(rec.templateId),
     sandboxID: rec.id,
@@ -51,16 +52,16 @@ export function listedView(rec: SandboxRecord) {
     metadata: rec.metadata,
     state: stateOf(rec),
     envdVersion: ENVD_VERSION,
-    volumeMounts: [],
+    volumeMounts,
   };
   if (rec.name) out.alias = rec.name;
   return out;
 }
 
 /** `SandboxDetail` of E2B's API. */
-export function detailView(rec: SandboxRecord) {
+export function detailView(rec: SandboxRecord, volumeMounts: E2bVolumeMount[] = []) {
   return {
-    ...listedView(rec),
+    ...listedView(rec, volumeMounts),
     envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
     domain: null,
     lifecycle: { onTimeout: rec.autoDeleteSeconds === 0 ? 'kill' : 'pause', autoResume: false },

@@ -133,7 +133,7 @@ export async function volumeContentRoutes(app: FastifyInstance, deps: E2bVolumeC
     return reply.type('application/octet-stream').header('content-length', size).send(stream);
   });
 
-  /** Missing parents are made and a file that exists is replaced (with or without `force`), as Sandpit's upload does. */
+  /** Missing parents are made, as Sandpit's upload does; something already at the path is replaced only with `force`, else 409. */
   app.put('/volumecontent/:volumeID/file', async (req: ContentRequest, reply) => {
     const { p, volumeId } = await caller(req, 'sandboxes:write');
     const path = pathOf(req.query);
@@ -142,7 +142,7 @@ export async function volumeContentRoutes(app: FastifyInstance, deps: E2bVolumeC
     const body = req.body ?? req.raw;
     if (!(body instanceof Readable)) throw badRequest('send the content as application/octet-stream');
     try {
-      await volumeFiles.upload(p, volumeId, path, body, length);
+      await volumeFiles.upload(p, volumeId, path, body, length, req.query.force === 'true');
     } catch (err) {
       // Answered before the body was read: close, rather than read the rest.
       if (!req.raw.complete) reply.header('connection', 'close');

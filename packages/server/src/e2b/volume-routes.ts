@@ -18,14 +18,21 @@ export interface E2bVolumeDeps {
   auth: AuthService;
   volumes: VolumeService;
   volumeTokens: VolumeTokens;
+  /** SANDPIT_E2B_DOMAIN. */
+  e2bDomain?: string;
 }
 
 /** E2B's volume control plane (`/volumes`, spec/openapi.yml in e2b-dev/E2B) over Sandpit's volume service. */
 export async function volumeRoutes(app: FastifyInstance, deps: E2bVolumeDeps) {
   const { volumes, volumeTokens } = deps;
   const caller = e2bCaller(deps.auth);
-  /** E2B's VolumeAndToken: the token opens the volume's files on the volume content API (this port too). */
-  const withToken = (p: Principal, rec: VolumeRecord) => ({ volumeID: rec.id, name: rec.name, token: volumeTokens.issue(rec.id, p.teamId, p.keyId) });
+  /**
+   * E2B's VolumeAndToken: the token opens the volume's files on the volume content API (this port too).
+   * `domain` replaces the client's E2B_DOMAIN for those calls (`https://api.<domain>`), so it is sent only
+   * when configured: without TLS in front, no domain leads the SDK to this port.
+   */
+  const domain = deps.e2bDomain === undefined ? {} : { domain: deps.e2bDomain };
+  const withToken = (p: Principal, rec: VolumeRecord) => ({ volumeID: rec.id, name: rec.name, token: volumeTokens.issue(rec.id, p.teamId, p.keyId), ...domain });
 
   app.post('/volumes', async (req, reply) => {
     const p = await caller(req, 'sandboxes:write');

@@ -93,8 +93,10 @@ export class VolumeStore {
     return row?.sandbox_id;
   }
 
-  async mountsOf(sandboxId: string): Promise<VolumeMountRecord[]> {
-    const rows = await this.db.selectFrom('volume_mounts').selectAll().where('sandbox_id', '=', sandboxId).orderBy('path').execute();
+  /** The mounts of these sandboxes, by sandbox and path. */
+  async mountsOf(sandboxIds: readonly string[]): Promise<VolumeMountRecord[]> {
+    if (sandboxIds.length === 0) return [];
+    const rows = await this.db.selectFrom('volume_mounts').selectAll().where('sandbox_id', 'in', sandboxIds).orderBy('sandbox_id').orderBy('path').execute();
     return rows.map((r) => ({ sandboxId: r.sandbox_id, volumeId: r.volume_id, path: r.path, readOnly: Number(r.read_only) === 1 }));
   }
 

@@ -6,12 +6,13 @@ const SYS_OPENAT2 = 437; // x86_64 and aarch64 alike
 const RESOLVE_NO_MAGICLINKS = 0x02;
 const RESOLVE_BENEATH = 0x08;
 const AT_REMOVEDIR = 0x200;
+const RENAME_NOREPLACE = 0x1;
 
 koffi.struct('beneath_open_how', { flags: 'uint64', mode: 'uint64', resolve: 'uint64' });
 const syscall = libc.func('long syscall(long number, ...)');
 const mkdirat = libc.func('int mkdirat(int dirfd, const char *path, uint32_t mode)');
 const unlinkat = libc.func('int unlinkat(int dirfd, const char *path, int flags)');
-const renameat = libc.func('int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)');
+const renameat2 = libc.func('int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, uint32_t flags)');
 const fchownat = libc.func('int fchownat(int dirfd, const char *path, uint32_t owner, uint32_t group, int flags)');
 const strerror = libc.func('const char *strerror(int errnum)');
 
@@ -88,9 +89,9 @@ export class Beneath {
     }
   }
 
-  /** Renames `from` to `to`, both names in directory `dir` (a descriptor from `parent`). */
-  static renameIn(dir: number, from: string, to: string): void {
-    if (renameat(dir, from, dir, to) !== 0) throw new BeneathError('rename', to);
+  /** Renames `from` to `to`, both names in directory `dir` (a descriptor from `parent`); unless `replace`, EEXIST when `to` is there. */
+  static renameIn(dir: number, from: string, to: string, replace = true): void {
+    if (renameat2(dir, from, dir, to, replace ? 0 : RENAME_NOREPLACE) !== 0) throw new BeneathError('rename', to);
   }
 
   static unlinkIn(dir: number, name: string): void {

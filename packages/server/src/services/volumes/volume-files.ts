@@ -3,7 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { ApiError, badRequest } from '../../errors.ts';
+import { ApiError, badRequest, conflict } from '../../errors.ts';
 import { Beneath } from '../../runtime/host/beneath.ts';
 import { relPath, withRoot } from './volume-paths.ts';
 import type { Principal } from '../access/principal.ts';
@@ -34,7 +34,8 @@ export class VolumeFiles {
     this.#volumes = volumes;
   }
 
-  async upload(p: Principal, volume: string, path: string, body: Readable, length: number | undefined): Promise<VolumeFileEntry> {
+  /** Unless `replace`, 409 when something is at `path` (checked before the body is read, and again atomically by the rename). */
+  async upload(p: Principal, volume: string, path: string, body: Readable, length: number | undefined, replace = true): Promise<VolumeFileEntry> {
     const rec = await this.#volumes.get(p, volume);
     const rel = relPath(path);
     if (length !== undefined && length > rec.sizeMib * 1024 * 1024 - (await this.#volumes.usage(rec))) throw full(rec.name);
@@ -42,13 +43,19 @@ export class VolumeFiles {
       const parentRel = posix.dirname(rel);
       if (parentRel !== '.') b.mkdirs(parentRel, USER_ID, USER_ID);
       const { dir, name } = b.parent(rel);
+      const taken = () => conflict(`'${path.slice(0, 256)}' exists already`);
       const tmp = `.${name.slice(0, 200)}.upload-${randomBytes(6).toString('hex')}`;
       try {
+        if (!replace && (await lstat(`/proc/self/fd/${dir}/${name}`).catch(() => undefined))) throw taken();
         const fd = b.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644, dir);
         try {
           Beneath.chownIn(dir, tmp, USER_ID, USER_ID);
           await writeAll(body, createWriteStream('', { fd, autoClose: false, flush: true }));
-          Beneath.renameIn(dir, tmp, name);
+          try {
+            Beneath.renameIn(dir, tmp, name, replace);
+          } catch (err) {
+            throw (err as NodeJS.ErrnoException).code === 'EEXIST' ? taken() : err;
+          }
           return entry(posix.basename(rel), `/${rel}`, fstatSync(fd));
         } finally {
           closeSync(fd);

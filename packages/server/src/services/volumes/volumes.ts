@@ -135,7 +135,7 @@ export class VolumeService {
   async forkMounts(teamId: string, sandboxId: string, snapshotId: string): Promise<BindMount[]> {
     const source = await this.#d.store.snapshotSandbox(snapshotId);
     if (!source) return [];
-    const recorded = await this.#d.store.mountsOf(source);
+    const recorded = await this.#d.store.mountsOf([source]);
     if (recorded.length === 0) return [];
     for (const r of recorded) {
       const rec = await this.#d.store.get(r.volumeId);
@@ -153,9 +153,9 @@ export class VolumeService {
     return this.#d.store.removeMounts(sandboxId);
   }
 
-  /** Mounts of a sandbox, for its view. */
-  mountsOf(sandboxId: string): Promise<VolumeMountRecord[]> {
-    return this.#d.store.mountsOf(sandboxId);
+  /** Mounts of these sandboxes, for their views. */
+  mountsOf(sandboxIds: readonly string[]): Promise<VolumeMountRecord[]> {
+    return this.#d.store.mountsOf(sandboxIds);
   }
 
   /** Removes volume disks this node holds that no row names (a create or delete a crash cut short). */
