@@ -74,5 +74,9 @@ test('its stream starts noVNC on port 6080 and names a URL for it', async () => 
   assert.equal(url.searchParams.get('view_only'), 'true');
   const page = await sbx.commands.run('curl -sf http://127.0.0.1:6080/vnc.html');
   assert.match(page.stdout, /noVNC/);
+  // From outside through the E2B port, with no token, as a browser opens the URL (E2B's ports are public by default).
+  const outside = await fetch(`${process.env.E2B_API_URL}${url.pathname}`, { headers: { 'e2b-sandbox-id': sbx.sandboxId, 'e2b-sandbox-port': '6080' } });
+  assert.equal(outside.status, 200);
+  assert.match(await outside.text(), /noVNC/);
   await sbx.stream.stop();
 });

@@ -192,6 +192,32 @@ describe('newest SDK', () => {
     assert.deepEqual([gone.status, gone.body.code], [404, 'not_found']);
   });
 
+  test('other ports: public by default, as on E2B; made with allowPublicTraffic false, reached only with its traffic token', async () => {
+    const via = (id: string, extra: Record<string, string> = {}) => fetch(`${e2bUrl}/`, { headers: { 'e2b-sandbox-id': id, 'e2b-sandbox-port': '8000', ...extra } });
+    await sbx.commands.run('python3 -m http.server 8000', { background: true });
+    assert.ok(await until(async () => (await via(sbx.sandboxId)).status === 200), 'a port of a default sandbox answers without a token');
+    assert.equal((await Sandbox.getInfo(sbx.sandboxId)).network?.allowPublicTraffic, true);
+    const closed = await Sandbox.create({ timeoutMs: 120_000, network: { allowPublicTraffic: false } });
+    try {
+      assert.ok(closed.trafficAccessToken, 'the create answers a traffic token');
+      await closed.commands.run('python3 -m http.server 8000', { background: true });
+      assert.ok(await until(async () => (await via(closed.sandboxId, { 'e2b-traffic-access-token': closed.trafficAccessToken! })).status === 200));
+      const refused = await via(closed.sandboxId);
+      assert.equal(refused.status, 403);
+      assert.equal((await refused.json()).code, 403);
+      assert.equal((await via(closed.sandboxId, { 'e2b-traffic-access-token': `${closed.sandboxId}.wrong` })).status, 403);
+      assert.equal((await Sandbox.getInfo(closed.sandboxId)).network?.allowPublicTraffic, false);
+    } finally {
+      await closed.kill();
+    }
+    const bad = await fetch(`${e2bUrl}/sandboxes`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ templateID: 'base', network: { allowPublicTraffic: 'no' } }),
+    });
+    assert.equal(bad.status, 400);
+  });
+
   test('getInfo, list with a metadata filter and paging', async () => {
     const info = await sbx.getInfo();
     assert.deepEqual([info.sandboxId, info.templateId, info.state, info.metadata.suite], [sbx.sandboxId, 'base', 'running', 'e2b-main']);

@@ -23,6 +23,8 @@ interface NewSandbox {
   envVars?: Record<string, string>;
   /** Volumes by name (or id) and where they go: Sandpit's `volumes`. */
   volumeMounts?: unknown;
+  /** Only `allowPublicTraffic` is honoured: E2B's egress rules are not mapped. */
+  network?: { allowPublicTraffic?: unknown };
 }
 
 interface ListQuery extends ListFilters {
@@ -67,12 +69,20 @@ export async function controlPlaneRoutes(
     const body = (req.body ?? {}) as NewSandbox;
     const timeout = checkTimeout(body.timeout);
     const snapshot = await snapshotOf(deps.snapshots, p, body.templateID ?? '');
-    const rec = await sandboxes.create(p, {
-      ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: templateRef(body.templateID ?? 'base'), env: body.envVars }),
-      metadata: body.metadata,
-      ...(body.volumeMounts === undefined ? {} : { volumes: volumeMountsOf(body.volumeMounts) }),
-      ...createTimers(timeout, body.autoPause === true),
-    });
+    const publicTraffic = body.network?.allowPublicTraffic;
+    if (publicTraffic !== undefined && typeof publicTraffic !== 'boolean') throw badRequest('network.allowPublicTraffic must be a boolean');
+    // E2B's ports are public unless allowPublicTraffic is false; then they need the traffic token.
+    const previewAccess = publicTraffic === false ? 'public' : 'legacy_public';
+    const rec = await sandboxes.create(
+      p,
+      {
+        ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: templateRef(body.templateID ?? 'base'), env: body.envVars }),
+        metadata: body.metadata,
+        ...(body.volumeMounts === undefined ? {} : { volumes: volumeMountsOf(body.volumeMounts) }),
+        ...createTimers(timeout, body.autoPause === true),
+      },
+      { previewAccess },
+    );
     for (const port of E2B_PUBLIC_PORTS[rec.templateId] ?? []) await deps.previews.publish(p, rec.id, { port, access: 'public' }, Date.now());
     reply.code(201);
     return sandboxView(rec);

@@ -34,6 +34,8 @@ export function sandboxView(rec: SandboxRecord) {
     envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
     domain: null,
   };
+  // Its ports need a token (it was made with allowPublicTraffic false, or through Sandpit's API): the port proxy takes this one too.
+  if (rec.previewAccess !== 'legacy_public') out.trafficAccessToken = envdAccessToken(rec.id, rec.accessToken);
   if (rec.name) out.alias = rec.name;
   return out;
 }
@@ -64,6 +66,7 @@ export function detailView(rec: SandboxRecord, volumeMounts: E2bVolumeMount[] = 
     ...listedView(rec, volumeMounts),
     envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
     domain: null,
+    network: { allowPublicTraffic: rec.previewAccess === 'legacy_public' },
     lifecycle: { onTimeout: rec.autoDeleteSeconds === 0 ? 'kill' : 'pause', autoResume: false },
   };
 }

@@ -89,7 +89,8 @@ export class SandboxService {
     this.#starts = new Semaphore(deps.maxConcurrentStarts);
   }
 
-  async create(p: Principal, body: CreateSandboxBody): Promise<SandboxRecord> {
+  /** `opts.previewAccess`: set by E2B's API, whose sandboxes open every port unless asked not to (`legacy_public`), which the public body cannot select. */
+  async create(p: Principal, body: CreateSandboxBody, opts: { previewAccess?: SandboxRecord['previewAccess'] } = {}): Promise<SandboxRecord> {
     const { store, driver, templates, clock } = this.deps;
     const metadata = body.metadata ?? {};
     checkMetadata(metadata);
@@ -155,7 +156,7 @@ export class SandboxService {
         env: fork ? fork.env : env,
         network,
         secrets,
-        previewAccess: body.preview_access ?? 'public',
+        previewAccess: opts.previewAccess ?? body.preview_access ?? 'public',
         resources: template.resources,
         accessToken: `sat_${randomBytes(24).toString('base64url')}`,
         autoPauseSeconds: body.auto_pause_seconds ?? null,
