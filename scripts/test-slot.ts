@@ -13,6 +13,7 @@ const ALONE = [
   'cli/test/cluster.test.ts',
   'server/test/cluster.test.ts',
   'server/test/cluster-move.test.ts',
+  'server/test/cluster-volumes.test.ts',
   'server/test/code-interpreter.test.ts',
   'server/test/container-driver.test.ts',
   'server/test/desktop.test.ts',
