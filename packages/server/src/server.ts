@@ -437,7 +437,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             role,
             key: config.cluster.key!,
             nodes,
-            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, log }),
+            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, volumes: volumeStore, log }),
             forward: {
               directory: directory!,
               placement,
