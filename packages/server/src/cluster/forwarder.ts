@@ -42,7 +42,7 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
   const { directory } = deps;
   const proxy = createProxyServer({ xfwd: true, proxyTimeout: 0, agent: directory.agent });
   proxy.on('error', (err, _req, res) => {
-    const e = new ApiError(503, 'unavailable', `the sandbox's node did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
+    const e = new ApiError(503, 'unavailable', `the node holding it did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
     if ('writeHead' in res) {
       if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
