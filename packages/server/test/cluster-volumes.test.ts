@@ -131,7 +131,8 @@ test('a volume lives on one node: its files, its sandboxes and its loss go throu
   });
   assert.equal(load.find((n) => n.id === homeId).sandboxes, 2);
   assert.equal(load.find((n) => n.id === otherId).sandboxes, 0);
-  assert.deepEqual((await api.get(`/volumes/${vol.id}`)).body.mounted_by.sort(), [...sandboxes].sort());
+  // mounted_by names sandboxes by their bare UUID.
+  assert.deepEqual((await api.get(`/volumes/${vol.id}`)).body.mounted_by.sort(), sandboxes.map((id) => id.replace(/^sb-local-/, '')).sort());
 
   // A volume on the other node (its home cordoned, so placement must choose the other one).
   const cordon = (action: string) => fetch(`${replica.url}/internal/nodes/${homeId}/${action}`, { method: 'POST', headers: internal });
