@@ -47,6 +47,7 @@ import { DiskSpace, diskFull } from './services/disk-space.ts';
 import { type ForwarderDeps, forwardToNodes } from './cluster/forwarder.ts';
 import { guardNode } from './cluster/node-guard.ts';
 import { nodeEngineRoutes } from './cluster/node-routes.ts';
+import { nodeVolumeRoutes } from './cluster/volume-usage-routes.ts';
 import { snapshotFileRoutes } from './cluster/snapshot-file-routes.ts';
 import type { NodeDrain } from './cluster/drain.ts';
 import { sandboxMoveRoutes } from './cluster/sandbox-move-routes.ts';
@@ -227,6 +228,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);
+    await nodeVolumeRoutes(app, s.volumes);
     await snapshotFileRoutes(app, edge.driver);
     await sandboxMoveRoutes(app, edge.driver, edge.mover);
   }

@@ -55,7 +55,9 @@ import { VolumeTokens } from './services/volumes/volume-tokens.ts';
 import { VolumeTree } from './services/volumes/volume-tree.ts';
 import { VolumeFiles } from './services/volumes/volume-files.ts';
 import { VolumeDisks, volumeDiskPaths } from './runtime/host/volume-disks.ts';
-import { VolumeStore } from './store/volumes.ts';
+import { type VolumeRecord, VolumeStore } from './store/volumes.ts';
+import { VolumeHomes } from './cluster/volume-homes.ts';
+import { teamOfHeaders } from './routes/context.ts';
 import { TemplateCaptures } from './services/templates/template-captures.ts';
 import { loadSecretsKey, SecretsService } from './services/networking/secrets.ts';
 import { TeamManagementService } from './services/access/team-management.ts';
@@ -291,7 +293,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const volumeDisks = role === 'api' || opts.engine ? undefined : new VolumeDisks({ ...volumeDiskPaths(config.dataDir), sizeGiB: config.volumeStoreGiB, logger: log });
     await volumeDisks?.init();
     if (volumeDisks) opened.push(() => volumeDisks.close());
-    const volumes = new VolumeService({ store: new VolumeStore(db), disks: volumeDisks, clock, nodeId, maxPerTeam: config.maxVolumesPerTeam });
+    const volumeStore = new VolumeStore(db);
+    const volumeHomes = directory && new VolumeHomes({ store: volumeStore, directory, teamOf: (headers) => teamOfHeaders(auth, headers) });
+    const volumes = new VolumeService({
+      store: volumeStore,
+      disks: volumeDisks,
+      clock,
+      nodeId,
+      maxPerTeam: config.maxVolumesPerTeam,
+      ...(volumeHomes ? { remoteUsage: (rec: VolumeRecord) => volumeHomes.usage(rec) } : {}),
+    });
     await volumes.reconcile();
     const volumeFiles = new VolumeFiles(volumes);
     const sandboxes = new SandboxService({
@@ -426,8 +437,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             role,
             key: config.cluster.key!,
             nodes,
-            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, log }),
-            forward: { directory: directory!, placement, catalog, snapshots: snapshotStore, regions },
+            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, volumes: volumeStore, log }),
+            forward: {
+              directory: directory!,
+              placement,
+              catalog,
+              snapshots: snapshotStore,
+              regions,
+              volumes: volumeHomes!,
+            },
           }
         : role === 'node'
           ? {

@@ -7590,7 +7590,7 @@ export interface paths {
         put?: never;
         /**
          * Create a volume: a disk of the team that outlives sandboxes
-         * @description 409: the team has a volume of that name. 429 too_many_volumes: the per-team cap. 503: this host keeps no volumes.
+         * @description 409: the team has a volume of that name. 429 too_many_volumes: the per-team cap. 503: this host keeps no volumes, or (several hosts) no node can take it. On several hosts the volume lives on one node: sandboxes that mount it run there, and while that node is lost the volume's routes answer 503.
          */
         post: {
             parameters: {
@@ -7697,7 +7697,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a volume by id or name */
+        /** Get a volume by id or name (503 while its node is lost, several hosts) */
         get: {
             parameters: {
                 query?: never;
@@ -7748,6 +7748,15 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
-import { ApiError, badRequest, rawErrorResponse } from '../errors.ts';
+import { ApiError, badRequest, conflict, rawErrorResponse } from '../errors.ts';
 import type { CreateSandboxBody } from '../schemas/sandbox.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { Placement, PlacementNeed } from '../services/fleet/placement.ts';
@@ -14,6 +14,7 @@ import type { NodeRecord } from '../store/nodes.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { NodeDirectory } from './node-client.ts';
 import { requestSubject } from './request-target.ts';
+import { type VolumeHomes, volumeNodeLost } from './volume-homes.ts';
 
 export interface ForwarderDeps {
   directory: NodeDirectory;
@@ -21,6 +22,7 @@ export interface ForwarderDeps {
   catalog: TemplateCatalog;
   snapshots: SnapshotStore;
   regions: RegionService;
+  volumes: VolumeHomes;
 }
 
 /** Set on a request one region forwards to another: the receiving region serves it or fails, never forwards again. */
@@ -30,8 +32,9 @@ type Target = { node: NodeRecord } | { region: string; url: string };
 
 /**
  * An API replica's edge (`SANDPIT_ROLE=api`): a request about a sandbox (control plane by path, data
- * plane by header or host, previews by host, HTTP and WebSocket) is proxied as a stream to the node
- * holding it, before any body is read here; creates and template builds are placed on a node first.
+ * plane by header or host, previews by host, HTTP and WebSocket) or a volume is proxied as a stream to
+ * the node holding it, before any body is read here; creates (sandboxes, volumes) and template builds
+ * are placed on a node first.
  * The node runs the same routes and rules. What no live node holds is answered here from the store.
  * A sandbox (snapshot, build) of another region goes, as it came, to an API replica of that region.
  */
@@ -39,7 +42,7 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
   const { directory } = deps;
   const proxy = createProxyServer({ xfwd: true, proxyTimeout: 0, agent: directory.agent });
   proxy.on('error', (err, _req, res) => {
-    const e = new ApiError(503, 'unavailable', `the sandbox's node did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
+    const e = new ApiError(503, 'unavailable', `the node holding it did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
     if ('writeHead' in res) {
       if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: e.code, message: e.message } }));
@@ -53,7 +56,14 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
     if (url.startsWith('/internal/')) return undefined;
     const subject = requestSubject(method, url, headers);
     if (!subject) return undefined;
-    const node = subject.kind === 'sandbox' ? await directory.ofSandbox(subject.id) : subject.kind === 'snapshot' ? await directory.ofSnapshot(subject.id) : await directory.ofBuild(subject.id);
+    const node =
+      subject.kind === 'volume'
+        ? await deps.volumes.ofRequest(subject.ref, headers)
+        : subject.kind === 'sandbox'
+          ? await directory.ofSandbox(subject.id)
+          : subject.kind === 'snapshot'
+            ? await directory.ofSnapshot(subject.id)
+            : await directory.ofBuild(subject.id);
     if (!node) return undefined;
     if (node.region !== own) {
       if (headers[VIA_REGION] !== undefined) throw new ApiError(503, 'unavailable', `region '${own}' was asked for a sandbox of region '${node.region}' by another region: not forwarded again`);
@@ -77,7 +87,8 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
 
   // Creates and builds: the body is read and validated here (placement depends on it), then sent on.
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (req.method !== 'POST' || (req.routeOptions.url !== '/sandboxes' && req.routeOptions.url !== '/templates') || !req.principal) return;
+    const route = req.routeOptions.url;
+    if (req.method !== 'POST' || (route !== '/sandboxes' && route !== '/templates' && route !== '/volumes') || !req.principal) return;
     const body = (req.body ?? {}) as CreateSandboxBody;
     const send = (t: Target) => {
       const json = Buffer.from(JSON.stringify(body));
@@ -85,7 +96,8 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
       reply.hijack();
       proxy.web(req.raw, reply.raw, { ...o, headers: { ...o.headers, 'content-type': 'application/json', 'content-length': String(json.length) }, buffer: Readable.from([json]) });
     };
-    const need = req.routeOptions.url === '/sandboxes' ? await sandboxNeed(deps, req.principal, body) : baseNeed(own);
+    // A volume takes no memory or vCPUs: it goes to the least loaded ready node.
+    const need = route === '/sandboxes' ? await sandboxNeed(deps, req.principal, body) : route === '/volumes' ? { region: own, vcpus: 0, memoryMib: 0 } : baseNeed(own);
     if (need.region !== own) {
       if (req.headers[VIA_REGION] !== undefined) throw new ApiError(503, 'unavailable', `region '${own}' was asked to create in region '${need.region}' by another region: not forwarded again`);
       return send({ region: need.region, url: await deps.regions.endpoint(need.region) });
@@ -116,9 +128,23 @@ function baseNeed(region: string): PlacementNeed {
  * Where a create runs: the region asked for (this one by default; 400 for one nobody knows); a fork
  * on its snapshot's node while that takes sandboxes, else on another that fetches the snapshot, in the snapshot's region, with the snapshot's resources (a fork into another
  * region is refused: snapshots are not shipped between regions); a team template prefers a node
- * holding its files.
+ * holding its files. A create that mounts volumes (a fork: those its snapshot's sandbox mounted) runs
+ * on the node keeping them; a snapshot held elsewhere is shipped there.
  */
 async function sandboxNeed(deps: ForwarderDeps, p: Principal, body: CreateSandboxBody): Promise<PlacementNeed> {
+  const need = await imageNeed(deps, p, body);
+  const home = await deps.volumes.ofCreate(p.teamId, body);
+  if (home === undefined) return need;
+  const node = await deps.directory.node(home);
+  if (!node) throw volumeNodeLost('a volume it mounts', home);
+  // Snapshots are not shipped between regions, and a region asked for is kept.
+  if ((need.holder !== undefined || body.region !== undefined) && need.region !== node.region) {
+    throw conflict(`the volumes it mounts live on node '${home}' of region '${node.region}', not in region '${need.region}'`);
+  }
+  return { ...need, region: node.region, node: home };
+}
+
+async function imageNeed(deps: ForwarderDeps, p: Principal, body: CreateSandboxBody): Promise<PlacementNeed> {
   const asked = body.region;
   if (asked !== undefined && !(await deps.regions.known(asked))) throw badRequest(`unknown region '${asked.slice(0, 64)}'`);
   if (body.from_snapshot !== undefined) {

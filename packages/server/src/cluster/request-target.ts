@@ -2,13 +2,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isUuid, parseSandboxIdLoose, SANDBOX_HOST } from '../ids.ts';
 import { PREVIEW_HOST } from '../services/networking/preview-ports.ts';
 
-/** What a request is about, as far as where it must be served: a sandbox, a snapshot, a template build, or nothing in particular. */
-export type RequestSubject = { kind: 'sandbox'; id: string; region?: string } | { kind: 'snapshot'; id: string } | { kind: 'build'; id: string } | undefined;
+/** What a request is about, as far as where it must be served: a sandbox, a snapshot, a template build, a volume (id or name), or nothing in particular. */
+export type RequestSubject = { kind: 'sandbox'; id: string; region?: string } | { kind: 'snapshot'; id: string } | { kind: 'build'; id: string } | { kind: 'volume'; ref: string } | undefined;
 
 const DATA_PLANE = /^\/(exec|files|processes|terminals)(\/|$)/;
 const SANDBOX_PATH = /^\/sandboxes\/([^/?]+)/;
 const SNAPSHOT_PATH = /^\/snapshots\/([^/?]+)$/;
 const BUILD_PATH = /^\/templates\/[^/?]+\/builds\/([^/?]+)/;
+/** One volume and its files; the list and the create are not about one volume. */
+const VOLUME_PATH = /^\/volumes\/([^/?]+)(\/files(\/list)?)?$/;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 const hostName = (host: string | undefined) => (host ?? '').replace(/:\d+$/, '');
@@ -39,6 +41,11 @@ export function requestSubject(method: string, url: string, headers: IncomingHtt
   if (build) {
     const id = decode(build[1]!);
     return id !== undefined && isUuid(id) ? { kind: 'build', id: id.toLowerCase() } : undefined;
+  }
+  const vol = VOLUME_PATH.exec(path);
+  if (vol) {
+    const ref = decode(vol[1]!);
+    return ref === undefined ? undefined : { kind: 'volume', ref };
   }
   return undefined;
 }

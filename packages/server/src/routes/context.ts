@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthService } from '../services/access/auth.ts';
@@ -25,7 +26,7 @@ import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { TeamManagementService } from '../services/access/team-management.ts';
 import type { TeamTemplates } from '../services/templates/team-templates.ts';
 import type { WarmPool } from '../services/sandboxes/warm-pool.ts';
-import { sessionPrincipal } from './session-cookie.ts';
+import { sessionCookieOf, sessionPrincipal } from './session-cookie.ts';
 import type { TerminalService } from '../services/data-plane/terminals.ts';
 import type { VolumeFiles } from '../services/volumes/volume-files.ts';
 import type { VolumeService } from '../services/volumes/volumes.ts';
@@ -86,6 +87,18 @@ export function apiKeyHook(auth: AuthService) {
     const key = Array.isArray(raw) ? raw[0] : raw;
     req.principal = (key === undefined ? await sessionPrincipal(req, auth) : undefined) ?? (await auth.authenticate(key));
   };
+}
+
+/**
+ * The team a request's credentials name, from its headers alone (an API replica choosing the node for
+ * a volume named in the path, before any route runs); undefined when they name none.
+ */
+export async function teamOfHeaders(auth: AuthService, headers: IncomingHttpHeaders): Promise<string | undefined> {
+  const raw = headers['x-api-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  const session = key === undefined && auth.sessions ? sessionCookieOf(headers.cookie) : undefined;
+  const p = await (session !== undefined ? auth.authenticateSession(session) : auth.authenticate(key)).catch(() => undefined);
+  return p?.teamId;
 }
 
 export function principal(req: FastifyRequest): Principal {

@@ -18,7 +18,9 @@ export async function volumeRoutes(app: FastifyInstance, s: Services) {
       onRequest,
       schema: {
         summary: 'Create a volume: a disk of the team that outlives sandboxes',
-        description: '409: the team has a volume of that name. 429 too_many_volumes: the per-team cap. 503: this host keeps no volumes.',
+        description:
+          '409: the team has a volume of that name. 429 too_many_volumes: the per-team cap. 503: this host keeps no volumes, or (several hosts) no node can take it. ' +
+          "On several hosts the volume lives on one node: sandboxes that mount it run there, and while that node is lost the volume's routes answer 503.",
         tags,
         body: CreateVolumeBody,
         response: { 201: vol, ...errors(400, 401, 403, 409, 429, 503, 507) },
@@ -44,7 +46,10 @@ export async function volumeRoutes(app: FastifyInstance, s: Services) {
 
   app.get<{ Params: VolumeIdParam }>(
     '/volumes/:volume',
-    { onRequest, schema: { summary: 'Get a volume by id or name', tags, params: VolumeIdParam, response: { 200: vol, ...errors(400, 401, 403, 404) } } },
+    {
+      onRequest,
+      schema: { summary: 'Get a volume by id or name (503 while its node is lost, several hosts)', tags, params: VolumeIdParam, response: { 200: vol, ...errors(400, 401, 403, 404, 503) } },
+    },
     async (req) => {
       read(req);
       return s.volumes.view(await s.volumes.get(principal(req), req.params.volume));

@@ -15,6 +15,8 @@ export interface VolumeServiceDeps {
   /** The host's volume disks; absent on an API replica (several hosts), whose volumes live on nodes. */
   disks?: VolumeDisks;
   clock: Clock;
+  /** On an API replica: the bytes a volume holds, asked of the node keeping it. */
+  remoteUsage?: (rec: VolumeRecord) => Promise<number>;
   /** The node this process is (several hosts), recorded as where a volume lives. */
   nodeId: string | null;
   maxPerTeam: number;
@@ -36,6 +38,11 @@ export class VolumeService {
   #disks(): VolumeDisks {
     if (!this.#d.disks) throw unavailable('this host keeps no volumes');
     return this.#d.disks;
+  }
+
+  /** A volume of another node is not on this host's disks: the API replica sends its requests to that node. */
+  #here(rec: VolumeRecord): void {
+    if (this.#d.nodeId !== null && rec.nodeId !== null && rec.nodeId !== this.#d.nodeId) throw conflict(`volume '${rec.name}' lives on node '${rec.nodeId}', not on this one`);
   }
 
   async create(p: Principal, body: CreateVolumeBody): Promise<VolumeRecord> {
@@ -69,6 +76,7 @@ export class VolumeService {
   /** Grows the quota; shrinking is refused (files past the new size would have nowhere to go). */
   async patch(p: Principal, idOrName: string, body: PatchVolumeBody): Promise<VolumeRecord> {
     const rec = await this.get(p, idOrName);
+    this.#here(rec);
     return this.#lock.run(rec.id, async () => {
       if (body.size_mib < rec.sizeMib) throw badRequest(`size_mib can only grow (now ${rec.sizeMib})`);
       if (body.size_mib === rec.sizeMib) return rec;
@@ -82,6 +90,7 @@ export class VolumeService {
   /** Refused while a sandbox mounts it; afterwards final: its files leave the host. */
   async delete(p: Principal, idOrName: string): Promise<void> {
     const rec = await this.get(p, idOrName);
+    this.#here(rec);
     await this.#lock.run(rec.id, async () => {
       const users = await this.mountedBy(rec.id);
       if (users.length > 0) throw conflict(`volume '${rec.name}' is mounted by ${users.length} sandbox(es) (${users.slice(0, 3).join(', ')}); delete them first`);
@@ -96,11 +105,21 @@ export class VolumeService {
 
   /** The volume's root on this host (503 where volumes are not kept). */
   rootOf(rec: VolumeRecord): string {
+    this.#here(rec);
     return this.#disks().path(rec.id);
   }
 
   async usage(rec: VolumeRecord): Promise<number> {
+    if (!this.#d.disks) return this.#d.remoteUsage ? this.#d.remoteUsage(rec) : 0;
+    if (this.#d.nodeId !== null && rec.nodeId !== this.#d.nodeId) return 0;
     return (await this.#d.disks?.usage(rec.id).catch(() => 0)) ?? 0;
+  }
+
+  /** Bytes a volume this host keeps holds (asked by API replicas for their lists); undefined for one it does not keep. */
+  async usageHere(id: string): Promise<number | undefined> {
+    const rec = await this.#d.store.get(id);
+    if (!rec || !this.#d.disks || rec.nodeId !== this.#d.nodeId) return undefined;
+    return this.usage(rec);
   }
 
   async view(rec: VolumeRecord): Promise<Volume> {
@@ -119,6 +138,7 @@ export class VolumeService {
     const missing = resolved.find((r) => !r.rec);
     if (missing) throw new ApiError(404, 'not_found', `volume '${missing.m.volume.slice(0, 64)}' not found`);
     const disks = this.#disks();
+    for (const { rec } of resolved) this.#here(rec!);
     const records: VolumeMountRecord[] = resolved.map(({ m, rec }) => ({ sandboxId, volumeId: rec!.id, path: m.path, readOnly: m.read_only === true }));
     await this.#underLocks(
       records.map((r) => r.volumeId),
