@@ -43,7 +43,7 @@ export class NodeDrain {
       let release: (() => void) | undefined;
       try {
         if (!d.nodes.isLive(node)) throw new Error(`node '${nodeId}' is not live: its sandboxes cannot be copied off it`);
-        if ((await d.volumes.mountsOf(rec.id)).length > 0) throw new Error(`it mounts volumes, which live on node '${nodeId}' and are not moved: it stays there`);
+        if ((await d.volumes.mountsOf([rec.id])).length > 0) throw new Error(`it mounts volumes, which live on node '${nodeId}' and are not moved: it stays there`);
         const chosen = await d.placement.choose({ region: node.region, vcpus: rec.resources.vcpu_count, memoryMib: rec.resources.memory_mib, exclude: nodeId });
         release = chosen.release;
         await d.directory.post(node, `/internal/sandboxes/${rec.id}/move`, { to: chosen.node.id }, MOVE_TIMEOUT_MS);

@@ -65,7 +65,7 @@ export class VolumeHomes {
     }
     if (body.from_snapshot !== undefined && isUuid(body.from_snapshot)) {
       const source = await this.#store.snapshotSandbox(body.from_snapshot.toLowerCase());
-      for (const m of source ? await this.#store.mountsOf(source) : []) {
+      for (const m of source ? await this.#store.mountsOf([source]) : []) {
         const rec = await this.#store.get(m.volumeId);
         if (rec && rec.teamId === teamId) recs.push(rec);
       }
