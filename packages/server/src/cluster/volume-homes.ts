@@ -60,8 +60,8 @@ export class VolumeHomes {
   async ofCreate(teamId: string, body: CreateSandboxBody): Promise<string | undefined> {
     const recs: VolumeRecord[] = [];
     for (const m of body.volumes ?? []) {
-      const rec = isUuid(m.volume) ? await this.#store.get(m.volume.toLowerCase()) : await this.#store.byName(teamId, m.volume);
-      if (rec && rec.teamId === teamId) recs.push(rec);
+      const rec = await this.#store.ofTeam(teamId, m.volume);
+      if (rec) recs.push(rec);
     }
     if (body.from_snapshot !== undefined && isUuid(body.from_snapshot)) {
       const source = await this.#store.snapshotSandbox(body.from_snapshot.toLowerCase());

@@ -12,8 +12,8 @@ const NO_END = '9999-12-31T23:59:59.000Z';
 const E2B_TEMPLATES: Record<string, string> = { [E2B_BASE]: PLATFORM_BASE, 'code-interpreter-v1': 'platform/code-interpreter', desktop: 'platform/desktop' };
 const E2B_NAME = new Map(Object.entries(E2B_TEMPLATES).map(([e2b, sandpit]) => [sandpit, e2b]));
 /**
- * Ports that E2B's SDK for a template calls without any token (E2B's sandbox ports are public by default):
- * published as public previews of sandboxes created from it through the E2B API.
+ * Ports that E2B's SDK for a template calls without any token: published as public previews of sandboxes
+ * created from it through the E2B API, so those calls work even where allowPublicTraffic is false.
  */
 export const E2B_PUBLIC_PORTS: Record<string, number[]> = { 'platform/code-interpreter': [49999] };
 

@@ -4,7 +4,7 @@ import { badRequest, unauthorized } from '../errors.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { VolumeFiles } from '../services/volumes/volume-files.ts';
-import { isUuid } from '../services/volumes/volume-rules.ts';
+import { isUuid } from '../ids.ts';
 import type { VolumeTokens } from '../services/volumes/volume-tokens.ts';
 import type { Ownership, VolumeStat, VolumeTree } from '../services/volumes/volume-tree.ts';
 import type { VolumeService } from '../services/volumes/volumes.ts';

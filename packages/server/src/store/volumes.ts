@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { isUuid } from '../ids.ts';
 import type { Db } from './db.ts';
 import type { Keyset } from './keyset.ts';
 import type { VolumeTable } from './schema.ts';
@@ -50,6 +51,12 @@ export class VolumeStore {
   async byName(teamId: string, name: string): Promise<VolumeRecord | undefined> {
     const row = await this.db.selectFrom('volumes').selectAll().where('team_id', '=', teamId).where('name', '=', name).executeTakeFirst();
     return row && fromRow(row);
+  }
+
+  /** The team's volume by id or name (`{id_or_name}` in paths and mounts); undefined when the team has none such. */
+  async ofTeam(teamId: string, ref: string): Promise<VolumeRecord | undefined> {
+    const rec = isUuid(ref) ? await this.get(ref.toLowerCase()) : await this.byName(teamId, ref);
+    return rec?.teamId === teamId ? rec : undefined;
   }
 
   async list(teamId: string, after: Keyset | undefined, limit: number): Promise<VolumeRecord[]> {

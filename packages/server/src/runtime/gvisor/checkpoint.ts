@@ -109,7 +109,7 @@ async function survived(runsc: Runsc, runscId: string): Promise<boolean> {
  * Answers the sandbox's last /proc/net/tcp{,6}.
  */
 async function tcpDrained(st: DriverState, id: string, runsc: Runsc, meta: SandboxMeta, startedAt: number): Promise<string> {
-  const addrs = new Set((meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.')));
+  const addrs = new Set(ipv4Addrs(meta));
   const started = Date.now();
   for (;;) {
     const tcp = await procNetTcp(st, id, runsc, meta.runscId);
@@ -168,12 +168,17 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
   await listenersAccept(st, id, runsc, runscId, meta);
 }
 
+/** The sandbox's IPv4 addresses on its NIC, where the host reaches it. */
+function ipv4Addrs(meta: SandboxMeta): string[] {
+  return (meta.net?.addrs ?? []).map((a) => a.cidr.split('/')[0]!).filter((a) => a.includes('.'));
+}
+
 /**
  * Resolves once every port the restored sandbox listens on for its NIC accepts again (bounded): the agent
  * dials in before the netstack serves them all, and a caller's first request must not be refused.
  */
 async function listenersAccept(st: DriverState, id: string, runsc: Runsc, runscId: string, meta: SandboxMeta): Promise<void> {
-  const host = meta.net?.addrs.map((a) => a.cidr.split('/')[0]!).find((a) => a.includes('.'));
+  const [host] = ipv4Addrs(meta);
   if (!host) return;
   const ports = nicListeners(await procNetTcp(st, id, runsc, runscId).catch(() => ''));
   const started = Date.now();

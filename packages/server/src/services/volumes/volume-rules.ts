@@ -1,12 +1,10 @@
 import { posix } from 'node:path';
 import { badRequest } from '../../errors.ts';
+import { isUuid } from '../../ids.ts';
 import type { VolumeMount } from '../../schemas/volume.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Where the platform mounts its own things, or the kernel's: a volume may not cover them. */
 const RESERVED = ['/proc', '/sys', '/dev', '/run/sandpit', '/.sandpit', '/etc/resolv.conf', '/etc/hosts', '/etc/hostname'];
-
-export const isUuid = (s: string) => UUID.test(s);
 
 /** A name that could be read as an id would make `{id_or_name}` ambiguous. */
 export function checkVolumeName(name: string): void {

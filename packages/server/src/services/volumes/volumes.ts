@@ -8,7 +8,7 @@ import type { CreateVolumeBody, PatchVolumeBody, Volume, VolumeMount } from '../
 import type { VolumeMountRecord, VolumeRecord, VolumeStore } from '../../store/volumes.ts';
 import type { Principal } from '../access/principal.ts';
 import { keysetPage, type PageQuery } from '../paging.ts';
-import { checkMountPaths, checkVolumeName, isUuid } from './volume-rules.ts';
+import { checkMountPaths, checkVolumeName } from './volume-rules.ts';
 
 export interface VolumeServiceDeps {
   store: VolumeStore;
@@ -64,8 +64,8 @@ export class VolumeService {
   }
 
   async get(p: Principal, idOrName: string): Promise<VolumeRecord> {
-    const rec = isUuid(idOrName) ? await this.#d.store.get(idOrName.toLowerCase()) : await this.#d.store.byName(p.teamId, idOrName);
-    if (!rec || rec.teamId !== p.teamId) throw notFound(`volume '${idOrName.slice(0, 64)}' not found`);
+    const rec = await this.#d.store.ofTeam(p.teamId, idOrName);
+    if (!rec) throw notFound(`volume '${idOrName.slice(0, 64)}' not found`);
     return rec;
   }
 
@@ -112,7 +112,7 @@ export class VolumeService {
   async usage(rec: VolumeRecord): Promise<number> {
     if (!this.#d.disks) return this.#d.remoteUsage ? this.#d.remoteUsage(rec) : 0;
     if (this.#d.nodeId !== null && rec.nodeId !== this.#d.nodeId) return 0;
-    return (await this.#d.disks?.usage(rec.id).catch(() => 0)) ?? 0;
+    return this.#d.disks.usage(rec.id).catch(() => 0);
   }
 
   /** Bytes a volume this host keeps holds (asked by API replicas for their lists); undefined for one it does not keep. */
