@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { badRequest, unauthorized } from '../errors.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
-import type { VolumeFiles } from '../services/volumes/volume-files.ts';
+import { closesUnreadUpload, type VolumeFiles } from '../services/volumes/volume-files.ts';
 import { isUuid } from '../ids.ts';
 import type { VolumeTokens } from '../services/volumes/volume-tokens.ts';
 import type { Ownership, VolumeStat, VolumeTree } from '../services/volumes/volume-tree.ts';
@@ -144,8 +144,7 @@ export async function volumeContentRoutes(app: FastifyInstance, deps: E2bVolumeC
     try {
       await volumeFiles.upload(p, volumeId, path, body, length, req.query.force === 'true');
     } catch (err) {
-      // Answered before the body was read: close, rather than read the rest.
-      if (!req.raw.complete) reply.header('connection', 'close');
+      if (closesUnreadUpload(req.raw)) reply.header('connection', 'close');
       throw err;
     }
     const stat = hasOwnership(owner) ? await volumeTree.setOwnership(p, volumeId, path, owner) : await volumeTree.stat(p, volumeId, path);

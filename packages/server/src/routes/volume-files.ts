@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../schemas/common.ts';
 import { VolumeFileList, VolumeFilePathQuery, VolumeIdParam } from '../schemas/volume.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
-import { DISCARD_MAX } from '../services/volumes/volume-files.ts';
+import { closesUnreadUpload } from '../services/volumes/volume-files.ts';
 
 /** Bodies are streamed to disk; the volume's quota bounds them, not a request limit. */
 const UPLOAD_LIMIT = 2 ** 50;
@@ -101,9 +101,7 @@ export async function volumeFileRoutes(app: FastifyInstance, s: Services) {
           reply.code(201);
           return out;
         } catch (err) {
-          // Answered before the body was read. Node drops the rest of a body it can afford to read after the
-          // answer, so a client still sending sees the answer, not a broken pipe; a larger one closes the connection.
-          if (!req.raw.complete && (length === undefined || length > DISCARD_MAX)) reply.header('connection', 'close');
+          if (closesUnreadUpload(req.raw)) reply.header('connection', 'close');
           throw err;
         }
       },

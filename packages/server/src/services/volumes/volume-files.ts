@@ -1,6 +1,7 @@
 import { closeSync, constants, createReadStream, createWriteStream, fstatSync, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError, badRequest, conflict } from '../../errors.ts';
@@ -10,7 +11,7 @@ import type { Principal } from '../access/principal.ts';
 import type { VolumeService } from './volumes.ts';
 
 /** Body bytes read and dropped after a refused upload so the client sees the answer; beyond it the connection closes. */
-export const DISCARD_MAX = 256 * 1024 * 1024;
+const DISCARD_MAX = 256 * 1024 * 1024;
 /** Owner of what the API writes into a volume: the sandbox's `user`, as its root is. */
 const USER_ID = 1000;
 
@@ -27,6 +28,16 @@ export interface VolumeFileEntry {
  * root in the kernel (openat2 RESOLVE_BENEATH, `runtime/host/beneath.ts`), so `..` and symlinks
  * leading out fail instead of reaching the host's files.
  */
+/**
+ * Whether an upload answered before its body was all read must close its connection: Node reads and
+ * drops a declared body up to DISCARD_MAX after the answer, so a client still sending sees the answer
+ * rather than a broken pipe; a larger or undeclared one would be read for nothing.
+ */
+export function closesUnreadUpload(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return !req.complete && (declared === undefined || Number(declared) > DISCARD_MAX);
+}
+
 export class VolumeFiles {
   readonly #volumes: VolumeService;
 
