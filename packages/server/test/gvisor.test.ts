@@ -153,3 +153,34 @@ test('a connection on the sandbox network does not block pause: the sandbox paus
   assert.doesNotMatch((await exec(sb.id, 'cat /proc/net/tcp')).stdout, /:1B58 [0-9A-F:]+ 01 /, 'the connection over the interface was cut');
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
+
+// Known open fault (todo, so it reports without failing the run): a restore loads the sandbox's whole memory while
+// the engine's cgroup still has the sandbox's own limit (its headroom is added once runsc returns, since the engine
+// reads the limit at boot as MemTotal), and the host kills the sentry. Raising the limit during the restore instead
+// made a restored code interpreter lose its processes, so that change was not kept.
+test('a nearly full sandbox pauses and resumes again and again with every process and the memory it sees', { todo: 'the host kills the engine on the second restore of a sandbox with ~50 MB of 1 GiB free' }, async () => {
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id = sb.body.id;
+  // Resident, not just reserved: every page is written.
+  // Three processes, as the failure was seen: each adds the engine's own memory beside the sandbox's.
+  for (const mib of [600, 150, 195]) {
+    await exec(id, `nohup python3 -c "import time; a = [bytearray(b'x' * 2**20) for _ in range(${mib})]; open('/tmp/held-${mib}', 'w').write('1'); time.sleep(1e6)" >/dev/null 2>&1 &`);
+  }
+  await waitFor('the memory held', async () => ((await exec(id, 'cat /tmp/held-* 2>/dev/null')).stdout === '111' ? true : undefined), 60_000);
+  const meminfo = async () => {
+    const out = (await exec(id, "awk '/^MemTotal|^MemAvailable/ { print $2 }' /proc/meminfo; pgrep -fc '[r]ange.[0-9]'")).stdout.trim().split('\n').map(Number);
+    return { totalKib: out[0], availableKib: out[1] ?? 0, holders: out[2] };
+  };
+  const before = await meminfo();
+  assert.ok(before.availableKib < 150 * 1024, `the sandbox is nearly full: ${JSON.stringify(before)}`);
+  for (let round = 1; round <= 3; round++) {
+    assert.equal((await api.post(`/sandboxes/${id}/pause`)).status, 200);
+    const resumed = await api.post(`/sandboxes/${id}/resume`);
+    assert.equal(resumed.status, 200, `round ${round}: ${JSON.stringify(resumed.body)}`);
+    const after = await meminfo();
+    assert.equal(after.holders, 3, `round ${round}: the processes holding the memory live`);
+    assert.equal(after.totalKib, before.totalKib, `round ${round}: the engine's headroom is not the sandbox's memory`);
+  }
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
