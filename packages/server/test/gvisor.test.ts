@@ -154,11 +154,8 @@ test('a connection on the sandbox network does not block pause: the sandbox paus
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
 
-// Known open fault (todo, so it reports without failing the run): a restore loads the sandbox's whole memory while
-// the engine's cgroup still has the sandbox's own limit (its headroom is added once runsc returns, since the engine
-// reads the limit at boot as MemTotal), and the host kills the sentry. Raising the limit during the restore instead
-// made a restored code interpreter lose its processes, so that change was not kept.
-test('a nearly full sandbox pauses and resumes again and again with every process and the memory it sees', { todo: 'the host kills the engine on the second restore of a sandbox with ~50 MB of 1 GiB free' }, async () => {
+// The engine's headroom must be in place while a restore loads the sandbox's memory, not only once runsc returns.
+test('a nearly full sandbox pauses and resumes again and again with every process and the memory it sees', async () => {
   const sb = await api.post('/sandboxes', {});
   assert.equal(sb.status, 201, JSON.stringify(sb.body));
   const id = sb.body.id;

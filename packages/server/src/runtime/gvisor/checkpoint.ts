@@ -156,7 +156,7 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
     meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
   ]);
   try {
-    await start(st, id, runsc, runscId, () => runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
+    await start(st, id, runsc, runscId, meta.resources.memoryMib, () => runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
   } catch (err) {
     await channel(st, id).close(0);
     await runsc.deleteForce(runscId).catch(() => undefined);

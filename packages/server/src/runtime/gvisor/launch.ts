@@ -6,7 +6,7 @@ import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs } from '../host/overlay.ts';
 import { AgentChannel } from './agent-channel.ts';
 import { cg, type DriverState } from './driver-state.ts';
-import { raiseEngineMemory, unpinEngine } from './engine-cgroup.ts';
+import { unpinEngine, withEngineMemory } from './engine-cgroup.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
 
@@ -61,11 +61,11 @@ export function channel(st: DriverState, id: string): AgentChannel {
 }
 
 /** Opens the channel, runs runsc (run or restore), and waits for the agent to dial in. */
-export async function start(st: DriverState, id: string, runsc: Runsc, runscId: string, launch: () => Promise<void>): Promise<void> {
+export async function start(st: DriverState, id: string, runsc: Runsc, runscId: string, memoryMib: number, launch: () => Promise<void>): Promise<void> {
   const ch = channel(st, id);
   await ch.open();
-  await launch();
-  await Promise.all([raiseEngineMemory(cg(st), runscId), unpinEngine(cg(st), runscId)]);
+  await withEngineMemory(cg(st), runscId, memoryMib * 1024 * 1024, launch);
+  await unpinEngine(cg(st), runscId);
   await ch.ready(st.opts.readyTimeoutMs ?? 15_000, async () => (await runsc.state(runscId))?.status === 'running');
 }
 

@@ -35,7 +35,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
       ]);
       await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engine, cutsConnections: cutsConnections(engine) });
       const runsc = runscOf(st, { engine });
-      await start(st, spec.id, runsc, spec.id, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
+      await start(st, spec.id, runsc, spec.id, spec.resources.memoryMib, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {
       await destroyLocked(st, spec.id).catch((e: Error) => st.logger.warn(`cleanup after failed create of ${spec.id}: ${e.message}`));
       throw new Error(`creating sandbox ${spec.id} failed: ${(err as Error).message}`);

@@ -145,7 +145,7 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
       ]);
       await writeMeta(sp.meta, { ...metaOf(forked, id), baseSnapshot: snapshotId, subvolId, net, statxShim: sm.statxShim, sudo: sm.sudo, ...(sm.engine ? { engine: sm.engine } : {}) });
       const runsc = runscOf(st, sm);
-      await start(st, id, runsc, id, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
+      await start(st, id, runsc, id, forked.resources.memoryMib, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
     } catch (err) {
       await destroyLocked(st, id).catch((e: Error) => st.logger.warn(`cleanup after failed fork ${id}: ${e.message}`));
       throw new Error(`creating sandbox ${id} from snapshot ${snapshotId} failed: ${(err as Error).message}`);
