@@ -24,11 +24,6 @@ export interface VolumeFileEntry {
 }
 
 /**
- * Files of a volume without a sandbox, done on the host: every path resolves beneath the volume's
- * root in the kernel (openat2 RESOLVE_BENEATH, `runtime/host/beneath.ts`), so `..` and symlinks
- * leading out fail instead of reaching the host's files.
- */
-/**
  * Whether an upload answered before its body was all read must close its connection: Node reads and
  * drops a declared body up to DISCARD_MAX after the answer, so a client still sending sees the answer
  * rather than a broken pipe; a larger or undeclared one would be read for nothing.
@@ -38,6 +33,11 @@ export function closesUnreadUpload(req: IncomingMessage): boolean {
   return !req.complete && (declared === undefined || Number(declared) > DISCARD_MAX);
 }
 
+/**
+ * Files of a volume without a sandbox, done on the host: every path resolves beneath the volume's
+ * root in the kernel (openat2 RESOLVE_BENEATH, `runtime/host/beneath.ts`), so `..` and symlinks
+ * leading out fail instead of reaching the host's files.
+ */
 export class VolumeFiles {
   readonly #volumes: VolumeService;
 
