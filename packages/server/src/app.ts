@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
 import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
+import { drainOversizedBodies } from './routes/oversized-body.ts';
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes, auditTrail } from './routes/audit-log.ts';
@@ -81,6 +82,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     clientErrorHandler,
   });
   app.addHook('onRoute', acceptMissingOptionalBody);
+  drainOversizedBodies(app);
   if (telemetry) {
     // The span is named for the route; the trace id goes into the audit entry and answers every error (X-Trace-Id).
     // Callback hooks, not async ones: no promise per request.

@@ -83,10 +83,16 @@ describe('framework-made 4xx answers use the envelope', () => {
     assertEnvelope(await api.get(`/sandboxes/${'a'.repeat(300)}`), 414, 'uri_too_long');
   });
 
-  test('unsupported media type and a body too large', async () => {
+  test('unsupported media type and bad JSON', async () => {
     assertEnvelope(await api.post('/sandboxes', '<a/>', { 'content-type': 'text/xml' }), 415, 'unsupported_media_type');
-    assertEnvelope(await api.post('/sandboxes', `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`), 413, 'payload_too_large');
     assertEnvelope(await api.post('/sandboxes', '{bad'), 400, 'bad_request');
+  });
+
+  test('a body too large is answered 413 every time, never cut off while the client still writes it', async () => {
+    // Closing the connection under a client still sending failed about one request in four with EPIPE.
+    const body = `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`;
+    for (let i = 0; i < 30; i++) assertEnvelope(await api.post('/sandboxes', body), 413, 'payload_too_large');
+    assert.equal((await api.get('/sandboxes')).status, 200);
   });
 
   test('requests the HTTP parser rejects', async () => {

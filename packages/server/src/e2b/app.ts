@@ -29,6 +29,7 @@ import { ENVD_PORT, envdTarget } from './envd/target.ts';
 import { portProxy } from './port-proxy.ts';
 import { volumeContentRoutes } from './volume-content-routes.ts';
 import { volumeRoutes } from './volume-routes.ts';
+import { drainOversizedBodies } from '../routes/oversized-body.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
@@ -77,6 +78,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   });
   // Uploads and Connect envelopes are read by their routes as streams.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+  drainOversizedBodies(app);
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = toE2bError(err);
     if (status >= 500) req.log.error({ err: { message: (err as Error).message } }, 'e2b request failed');
