@@ -12,6 +12,9 @@ from jupyter_client import KernelManager
 
 PORT = int(os.environ.get("CODE_INTERPRETER_PORT", "49999"))
 HOME = "/home/user"
+# Kernels talk over Unix sockets, not loopback TCP: after a gVisor restore, libzmq's epoll loop was handed
+# an event for a TCP socket it had already closed and crashed the process that held it.
+IPC_DIR = "/tmp/.sandpit-kernels"
 KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "bash": "sandpit-bash"}
 ALIASES = {"py": "python", "python3": "python", "js": "javascript", "node": "javascript", "sh": "bash"}
 # Jupyter MIME types to E2B's result fields; the rest is passed through under its own name.
@@ -79,7 +82,8 @@ class Context:
         self.language = language
         self.cwd = cwd
         self.lock = threading.Lock()
-        self.km = KernelManager(kernel_name=KERNELS[language])
+        os.makedirs(IPC_DIR, mode=0o700, exist_ok=True)
+        self.km = KernelManager(kernel_name=KERNELS[language], transport="ipc", ip=os.path.join(IPC_DIR, self.id))
         self.km.start_kernel(cwd=cwd)
         self.client = self._connect()
 
