@@ -4,12 +4,15 @@ import type { FastifyInstance } from 'fastify';
 const DRAIN_LIMIT = 256 * 1024 * 1024;
 
 /**
- * A body refused for its size is read to its end and dropped instead of the connection being closed under it:
- * a client still writing the body would otherwise fail with EPIPE and never see the 413.
+ * A body the framework refuses for its declared size, before reading any of it, is read to its end and
+ * dropped instead of the connection being closed under it: a client still writing the body would otherwise
+ * fail with EPIPE and never see the 413. Routes that refuse an upload part-way keep closing the connection.
  */
 export function drainOversizedBodies(app: FastifyInstance): void {
-  app.addHook('onSend', (req, reply, payload, done) => {
-    if (reply.statusCode === 413 && Number(req.headers['content-length']) <= DRAIN_LIMIT) reply.removeHeader('connection');
-    done(null, payload);
+  app.addHook('onError', (req, reply, err, done) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && !req.raw.readableDidRead && Number(req.headers['content-length']) <= DRAIN_LIMIT) {
+      reply.removeHeader('connection');
+    }
+    done();
   });
 }
