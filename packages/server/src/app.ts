@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { allowBrowsers } from './routes/cors.ts';
 import { ApiError, tooMany } from './errors.ts';
 import { clientErrorHandler, codeForStatus, envelope, frameworkErrors } from './routes/error-envelope.ts';
-import { drainOversizedBodies } from './routes/oversized-body.ts';
+import { drainOversizedBodies } from './oversized-body.ts';
 import { acceptMissingOptionalBody } from './routes/optional-body.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes, auditTrail } from './routes/audit-log.ts';

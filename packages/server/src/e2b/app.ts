@@ -29,7 +29,7 @@ import { ENVD_PORT, envdTarget } from './envd/target.ts';
 import { portProxy } from './port-proxy.ts';
 import { volumeContentRoutes } from './volume-content-routes.ts';
 import { volumeRoutes } from './volume-routes.ts';
-import { drainOversizedBodies } from '../routes/oversized-body.ts';
+import { drainOversizedBodies } from '../oversized-body.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
