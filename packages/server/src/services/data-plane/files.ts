@@ -9,9 +9,8 @@ import type { SandboxRecord } from '../../store/sandboxes.ts';
 import type { AgentPool } from '../../runtime/agent-pool.ts';
 import { SANDBOX_HOME, SANDBOX_USER } from '../../templates/sandbox-user.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
+import { DISCARD_MAX } from '../../oversized-body.ts';
 
-/** Body bytes read and dropped after a failed upload so the client sees the answer; beyond it the connection closes. */
-const DISCARD_MAX = 256 * 1024 * 1024;
 /**
  * Upload body chunks (64 KiB socket reads) are gathered up to this much per agent frame: each frame
  * costs the sandbox at least a file write, a trap under gVisor.

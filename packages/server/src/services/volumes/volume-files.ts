@@ -9,9 +9,8 @@ import { Beneath } from '../../runtime/host/beneath.ts';
 import { relPath, withRoot } from './volume-paths.ts';
 import type { Principal } from '../access/principal.ts';
 import type { VolumeService } from './volumes.ts';
+import { DISCARD_MAX } from '../../oversized-body.ts';
 
-/** Body bytes read and dropped after a refused upload so the client sees the answer; beyond it the connection closes. */
-const DISCARD_MAX = 256 * 1024 * 1024;
 /** Owner of what the API writes into a volume: the sandbox's `user`, as its root is. */
 const USER_ID = 1000;
 
