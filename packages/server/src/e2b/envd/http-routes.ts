@@ -64,9 +64,16 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
           if (field !== 'file') continue;
           // A text field is a file's content too (a browser form or `FormData.append('file', 'text')`); its name is the query's path.
           if (typeof value === 'string' && !req.query.path) continue;
-          const target = typeof value === 'string' ? req.query.path : (req.query.path ?? value.name);
-          const content = typeof value === 'string' ? Readable.from([Buffer.from(value)]) : Readable.fromWeb(value.stream() as never);
-          written.push(await files.upload(rec, userPath(target, user), content, user));
+          const target = userPath(typeof value === 'string' ? req.query.path : (req.query.path ?? value.name), user);
+          const content = () => (typeof value === 'string' ? Readable.from([Buffer.from(value)]) : Readable.fromWeb(value.stream() as never));
+          written.push(
+            await files.upload(rec, target, content(), user).catch(async (err: unknown) => {
+              // envd makes any missing directory and gives it to the user; the part is buffered, so it is sent again.
+              if (!(err instanceof ApiError && err.status === 403)) throw err;
+              await files.makeParentsFor(rec, target, user);
+              return files.upload(rec, target, content(), user);
+            }),
+          );
         }
         if (written.length === 0) throw badRequest('the multipart body has no "file" part');
       } else {

@@ -16,6 +16,8 @@ import { DISCARD_MAX } from '../../oversized-body.ts';
  * costs the sandbox at least a file write, a trap under gVisor.
  */
 const UPLOAD_BATCH = 1024 * 1024;
+/** Run as root with the directory and the user: makes each missing directory down to it, owned by the user. */
+const MAKE_PARENTS_FOR = 'd=$1; u=$2; set --; while [ ! -e "$d" ]; do set -- "$d" "$@"; d=$(dirname -- "$d"); done; for x do mkdir -- "$x" && chown -- "$u:" "$x" || exit 1; done';
 /** Kernel send buffer of a transfer connection: room for a full batch and the next one. */
 const TRANSFER_SNDBUF = 4 * 1024 * 1024;
 
@@ -178,6 +180,23 @@ export class FileService {
       throw fileError(err, path);
     });
     return this.stat(rec, path, user);
+  }
+
+  /**
+   * Creates the directories missing above `raw` as root and gives each to `user`, as E2B's envd
+   * (which runs as root) does for any path a write names, `/0/...` included.
+   */
+  async makeParentsFor(rec: SandboxRecord, raw: string, user: string): Promise<void> {
+    const path = sandboxPath(raw);
+    const client = await this.#shared(rec);
+    const proc = client.spawn({ argv: ['/bin/sh', '-c', MAKE_PARENTS_FOR, 'sh', posix.dirname(path), user], user: 'root', cwd: '/', stdin: false });
+    const errs: Buffer[] = [];
+    proc.on('stderr', (b: Buffer) => errs.push(b));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      proc.once('exit', (info) => resolve(info.exitCode));
+      proc.once('error', reject);
+    });
+    if (code !== 0) throw forbidden(`${posix.dirname(path)}: cannot be created (${Buffer.concat(errs).toString('utf8').trim().slice(0, 200)})`);
   }
 
   async remove(rec: SandboxRecord, raw: string, recursive: boolean, user = SANDBOX_USER): Promise<void> {
