@@ -32,6 +32,7 @@ declare -A skip=(
 	[tests/sandbox/commands/commandHandle.test.ts]="SDK internals with mocked streams"
 	[tests/sandbox/files/watchHandle.test.ts]="SDK internals with mocked streams"
 	[tests/sandbox/files/entryInfo.test.ts]="SDK internals (imports src/ modules the package does not export)"
+	[tests/sandbox/configPropagation.test.ts]="SDK internals: spies on src/ modules the package does not export, on a sandbox object made offline (reaches no server)"
 	[tests/sandbox/abortSignal.test.ts]="mocks the HTTP layer (msw)"
 	[tests/sandbox/egressProxy.test.ts]="mocks the HTTP layer (msw)"
 	[tests/sandbox/iam.test.ts]="mocks the HTTP layer (msw)"

@@ -267,6 +267,62 @@ describe('newest SDK', () => {
     }
   });
 
+  test('writing files under a directory the user cannot create makes it, as envd does, and gives it to the user', async () => {
+    const s = await Sandbox.create({ timeoutMs: 60_000 });
+    try {
+      const written = await s.files.write([
+        { path: '/0/a.txt', data: 'a' },
+        { path: '/0/deeper/b.txt', data: 'b' },
+      ]);
+      assert.deepEqual(
+        written.map((w) => w.path),
+        ['/0/a.txt', '/0/deeper/b.txt'],
+      );
+      assert.equal((await s.commands.run('stat -c %U /0 /0/deeper /0/a.txt; cat /0/deeper/b.txt')).stdout, 'user\nuser\nuser\nb');
+      await assert.rejects(s.files.write('/etc/shadow', 'x'), /permission denied|403/i, 'an existing file stays protected');
+    } finally {
+      await s.kill();
+    }
+  });
+
+  test('pause({ keepMemory: false }): processes end, files stay, connect boots it again', async () => {
+    const s = await Sandbox.create({ timeoutMs: 60_000, envs: { FROM_CREATE: 'kept' } });
+    try {
+      await s.files.write('fs-only.txt', 'kept');
+      await s.commands.run('sleep 1000', { background: true, timeoutMs: 0 });
+      assert.equal(await s.pause({ keepMemory: false }), true);
+      assert.equal((await Sandbox.getInfo(s.sandboxId)).state, 'paused');
+      const again = await s.connect();
+      assert.equal(await again.isRunning(), true);
+      assert.equal(await again.files.read('fs-only.txt'), 'kept');
+      assert.equal((await again.commands.run('echo "$FROM_CREATE"; pgrep -x sleep || echo none')).stdout, 'kept\nnone\n');
+    } finally {
+      await s.kill();
+    }
+  });
+
+  test('a filesystem-only auto-pause cannot be combined with auto-resume; a bad memory flag is refused', async () => {
+    const res = await fetch(`${e2bUrl}/sandboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': server.key },
+      body: JSON.stringify({ templateID: 'base', autoPause: true, autoPauseMemory: false, autoResume: { enabled: true } }),
+    });
+    assert.equal(res.status, 400);
+    assert.match((await res.json()).message, /autoResume/);
+    const s = await Sandbox.create({ timeoutMs: 60_000 });
+    try {
+      const bad = await fetch(`${e2bUrl}/sandboxes/${s.sandboxId}/pause`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': server.key },
+        body: JSON.stringify({ memory: 'no' }),
+      });
+      assert.equal(bad.status, 400);
+      assert.equal(await s.isRunning(), true, 'nothing changed');
+    } finally {
+      await s.kill();
+    }
+  });
+
   test('setTimeout: the sandbox is gone when it expires', async () => {
     const s = await Sandbox.create({ timeoutMs: 60_000 });
     await s.setTimeout(1_000);
@@ -370,6 +426,22 @@ describe('gVisor: pause keeps a running process through the E2B API', () => {
       const before = await count(again);
       assert.ok(before >= 2);
       assert.ok(await until(async () => (await count(again)) > before, 20_000));
+    } finally {
+      await s.kill();
+    }
+  });
+
+  test('an auto-pause that keeps only the filesystem: connect cold-boots it (a new boot id), the files stay', async () => {
+    const opts = { apiUrl: url, sandboxUrl: url, apiKey: gvisor.key };
+    const s = await Sandbox.create({ ...opts, timeoutMs: 2_000, lifecycle: { onTimeout: { action: 'pause', keepMemory: false } } });
+    try {
+      await s.files.write('/home/user/marker.txt', 'fs-only');
+      const boot = async (sb: Sandbox) => (await sb.commands.run('cat /proc/sys/kernel/random/boot_id')).stdout.trim();
+      const before = await boot(s);
+      assert.ok(await until(async () => (await Sandbox.getInfo(s.sandboxId, opts)).state === 'paused', 20_000));
+      const again = await s.connect({ timeoutMs: 60_000 });
+      assert.equal(await again.files.read('/home/user/marker.txt'), 'fs-only');
+      assert.notEqual(await boot(again), before);
     } finally {
       await s.kill();
     }

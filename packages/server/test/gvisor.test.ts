@@ -92,6 +92,60 @@ test('exec auto-resumes a paused sandbox, and auto-pause goes through the checkp
   assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 
+test('a pause that keeps only the disk ends every process and is resumed by a fresh boot with the disk, env and network', async () => {
+  const sb = await api.post('/sandboxes', { env: { FROM_CREATE: 'kept' } });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id = sb.body.id;
+  const STATE = 'cat /proc/sys/kernel/random/boot_id; ip -4 -o addr show eth0 | awk \'{print $4}\'; echo "$FROM_CREATE"';
+  await exec(id, 'echo on-disk > /home/user/marker && (sleep 1000 >/dev/null 2>&1 &)');
+  const [bootBefore, addrBefore] = (await exec(id, STATE)).stdout.trim().split('\n');
+
+  const bad = await api.post(`/sandboxes/${id}/pause`, { keep_memory: 'no' });
+  assert.equal(bad.status, 400, 'a keep_memory that is not a boolean is refused');
+  assert.equal((await api.get(`/sandboxes/${id}`)).body.status, 'active', 'and changes nothing');
+
+  const paused = await api.post(`/sandboxes/${id}/pause`, { keep_memory: false });
+  assert.equal(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal(paused.body.status, 'paused');
+  assert.equal(paused.body.kept_memory, false);
+  assert.equal(paused.body.latest_snapshot_id, undefined, 'no checkpoint was written');
+  const snap = await api.post(`/sandboxes/${id}/snapshot`, {});
+  assert.equal(snap.status, 409, 'there is no memory to snapshot');
+
+  const resumed = await api.post(`/sandboxes/${id}/resume`);
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(resumed.body.status, 'active');
+  assert.equal(resumed.body.kept_memory, undefined);
+  const [bootAfter, addrAfter, env] = (await exec(id, STATE)).stdout.trim().split('\n');
+  assert.notEqual(bootAfter, bootBefore, 'it booted afresh');
+  assert.equal(addrAfter, addrBefore, 'on the same address');
+  assert.equal(env, 'kept', 'with the env it was created with');
+  assert.equal((await exec(id, 'cat /home/user/marker')).stdout, 'on-disk\n', 'its disk is kept');
+  assert.equal((await exec(id, 'pgrep -x sleep || echo none')).stdout.trim(), 'none', 'its processes ended');
+
+  // Again, with a command as the resume: it runs on the fresh boot.
+  assert.equal((await api.post(`/sandboxes/${id}/pause`, { keep_memory: false })).status, 200);
+  assert.equal((await exec(id, 'cat /home/user/marker')).stdout, 'on-disk\n');
+  assert.equal((await api.get(`/sandboxes/${id}`)).body.status, 'active');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
+test('an auto-pause set to keep only the disk takes no checkpoint', async () => {
+  const sb = await api.post('/sandboxes', { auto_pause_seconds: 1, auto_pause_keep_memory: false });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  assert.equal(sb.body.auto_pause_keep_memory, false);
+  const id = sb.body.id;
+  await exec(id, 'echo kept > /tmp/auto');
+  const paused = await waitFor('auto-pause', async () => {
+    const v = (await api.get(`/sandboxes/${id}`)).body;
+    return v.status === 'paused' ? v : undefined;
+  });
+  assert.equal(paused.kept_memory, false);
+  assert.equal(paused.latest_snapshot_id, undefined);
+  assert.equal((await exec(id, 'cat /tmp/auto')).stdout, 'kept\n', 'the exec booted it on its disk');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
 test('a paused sandbox survives a server restart and continues where it was', async () => {
   const sb = await api.post('/sandboxes', {});
   const id = sb.body.id;

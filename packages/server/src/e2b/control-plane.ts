@@ -19,6 +19,9 @@ interface NewSandbox {
   templateID?: string;
   timeout?: number;
   autoPause?: boolean;
+  /** false: the auto-pause keeps only the filesystem, and resume cold-boots. */
+  autoPauseMemory?: boolean;
+  autoResume?: { enabled?: boolean };
   metadata?: Record<string, string>;
   envVars?: Record<string, string>;
   /** Volumes by name (or id) and where they go: Sandpit's `volumes`. */
@@ -68,6 +71,10 @@ export async function controlPlaneRoutes(
     const p = await caller(req, 'sandboxes:write');
     const body = (req.body ?? {}) as NewSandbox;
     const timeout = checkTimeout(body.timeout);
+    if (body.autoPauseMemory !== undefined && typeof body.autoPauseMemory !== 'boolean') throw badRequest('autoPauseMemory must be a boolean');
+    // Traffic alone never resumes a filesystem-only pause (E2B's rule): it would reboot the sandbox under the caller.
+    if (body.autoPauseMemory === false && body.autoResume?.enabled === true)
+      throw badRequest('autoResume cannot be combined with autoPauseMemory false: a filesystem-only pause must be resumed explicitly');
     const snapshot = await snapshotOf(deps.snapshots, p, body.templateID ?? '');
     const publicTraffic = body.network?.allowPublicTraffic;
     if (publicTraffic !== undefined && typeof publicTraffic !== 'boolean') throw badRequest('network.allowPublicTraffic must be a boolean');
@@ -80,6 +87,7 @@ export async function controlPlaneRoutes(
         metadata: body.metadata,
         ...(body.volumeMounts === undefined ? {} : { volumes: volumeMountsOf(body.volumeMounts) }),
         ...createTimers(timeout, body.autoPause === true),
+        ...(body.autoPause === true && body.autoPauseMemory === false ? { auto_pause_keep_memory: false } : {}),
       },
       { previewAccess },
     );
@@ -139,8 +147,10 @@ export async function controlPlaneRoutes(
       rec = await sandboxes.patch(p, rec.id, { auto_delete_seconds: null });
       pausedKillers.add(rec.id);
     }
+    const memory = (req.body as { memory?: unknown } | undefined)?.memory;
+    if (memory !== undefined && typeof memory !== 'boolean') throw badRequest('memory must be a boolean');
     try {
-      await sandboxes.pause(p, rec.id);
+      await sandboxes.pause(p, rec.id, { keepMemory: memory !== false });
     } catch (err) {
       const now = await sandboxes.get(p, rec.id).catch(() => undefined);
       if (now?.status === 'active' && pausedKillers.delete(rec.id)) await sandboxes.patch(p, rec.id, { auto_delete_seconds: 0 });

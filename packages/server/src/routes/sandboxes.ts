@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
-import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, SandboxList } from '../schemas/sandbox.ts';
+import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, PauseSandboxBody, SandboxList } from '../schemas/sandbox.ts';
 import { sandboxView, withToken } from '../services/sandboxes/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
@@ -97,23 +97,26 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post<{ Params: SandboxIdParam }>(
+  app.post<{ Params: SandboxIdParam; Body: PauseSandboxBody }>(
     '/sandboxes/:sandbox_id/pause',
     {
       onRequest,
       schema: {
         summary: 'Pause a sandbox (409 when already paused)',
         description:
-          '409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then). ' +
-          '500: the save took the sandbox down; it is recorded failed.',
+          'The body is optional. By default memory and disk are kept and resume continues every process. ' +
+          '409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then); ' +
+          'a pause with keep_memory false is never refused so. ' +
+          '500: the save took the sandbox down; it is recorded failed. 503: keep_memory false on an engine that cannot boot a sandbox again from its disk.',
         tags,
         params: SandboxIdParam,
-        response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 500, 507) },
+        body: PauseSandboxBody,
+        response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 500, 503, 507) },
       },
     },
     async (req) => {
       write(req);
-      return view(await s.sandboxes.pause(principal(req), req.params.sandbox_id));
+      return view(await s.sandboxes.pause(principal(req), req.params.sandbox_id, { keepMemory: req.body?.keep_memory }));
     },
   );
 

@@ -56,6 +56,11 @@ export class DriverSet implements RuntimeDriver {
   pause(id: string): Promise<void> {
     return this.#for(id).pause(id);
   }
+  stop(id: string): Promise<void> {
+    const d = this.#for(id);
+    if (!d.stop) throw new Error(`the ${d.name} engine cannot pause a sandbox without its memory`);
+    return d.stop(id);
+  }
   resume(id: string): Promise<void> {
     return this.#for(id).resume(id);
   }

@@ -65,6 +65,12 @@ export interface RuntimeDriver {
   /** Creates and starts the sandbox; resolves once its agent accepts connections. */
   create(spec: SandboxSpec): Promise<void>;
   pause(id: string): Promise<void>;
+  /**
+   * A pause that keeps only the disk: every process ends and the memory is freed; the sandbox's
+   * writes, network and environment stay, and resume boots it afresh from them. Absent: the engine cannot.
+   */
+  stop?(id: string): Promise<void>;
+  /** Continues a paused sandbox where it was, or boots a stopped one. */
   resume(id: string): Promise<void>;
   /** Releases processes, mounts, cgroups, namespaces and disk. Idempotent. */
   destroy(id: string): Promise<void>;

@@ -42,6 +42,9 @@ export const CreateSandboxBody = Type.Object(
     ),
     auto_pause_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800 })),
     auto_delete_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 2592000 })),
+    auto_pause_keep_memory: Type.Optional(
+      Type.Boolean({ description: 'false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true.' }),
+    ),
     metadata: Type.Optional(Metadata),
     env: Type.Optional(EnvVars),
     network: Type.Optional(NetworkRules),
@@ -63,6 +66,9 @@ export const PatchSandboxBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     metadata: Type.Optional(Metadata),
     auto_pause_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 604800 }), Type.Null()])),
+    auto_pause_keep_memory: Type.Optional(
+      Type.Boolean({ description: 'false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true.' }),
+    ),
     auto_delete_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2592000 }), Type.Null()])),
     network: Type.Optional(Type.Union([NetworkRules, Type.Null()])),
     preview_access: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
@@ -70,6 +76,22 @@ export const PatchSandboxBody = Type.Object(
   { additionalProperties: false, description: 'metadata replaces the whole object; null disables a timer or restores default network rules' },
 );
 export type PatchSandboxBody = Static<typeof PatchSandboxBody>;
+
+export const PauseSandboxBody = Type.Union([
+  Type.Object(
+    {
+      keep_memory: Type.Optional(
+        Type.Boolean({
+          description:
+            'false: keep only the disk. Every process ends and the memory is freed; resume boots the sandbox afresh from its disk, environment and template. Never refused for open connections. Default true.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+export type PauseSandboxBody = Static<typeof PauseSandboxBody>;
 
 export const SandboxStatus = Type.Union([Type.Literal('active'), Type.Literal('pausing'), Type.Literal('paused'), Type.Literal('resuming'), Type.Literal('migrating'), Type.Literal('failed')]);
 export const SANDBOX_STATUSES = SandboxStatus.anyOf.map((s) => s.const);
@@ -93,6 +115,8 @@ const sandboxFields = {
     }),
   ),
   auto_pause_seconds: Type.Optional(Type.Integer()),
+  auto_pause_keep_memory: Type.Optional(Type.Boolean({ description: 'Present (false) when an auto-pause keeps only the disk' })),
+  kept_memory: Type.Optional(Type.Boolean({ description: 'Present (false) while paused keeping only the disk: resume boots it afresh, its processes do not continue' })),
   auto_delete_seconds: Type.Optional(Type.Integer()),
   auto_delete_at: Type.Optional(DateTime),
   network: Type.Optional(NetworkRules),

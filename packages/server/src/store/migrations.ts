@@ -19,6 +19,7 @@ import { auditLog } from './migrations/0017-audit-log.ts';
 import { webhooks } from './migrations/0018-webhooks.ts';
 import { volumes } from './migrations/0020-volumes.ts';
 import { sshKeys } from './migrations/0023-ssh-keys.ts';
+import { diskOnlyPause } from './migrations/0024-disk-only-pause.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0018_webhooks': webhooks,
   '0020_volumes': volumes,
   '0023_ssh_keys': sshKeys,
+  '0024_disk_only_pause': diskOnlyPause,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -41,6 +41,10 @@ export interface SandboxRecord {
   activeSince: number | null;
   pausedAt: number | null;
   latestSnapshotId: string | null;
+  /** An auto-pause keeps only the disk: processes end, and resume boots afresh from the disk. */
+  autoPauseDiskOnly: boolean;
+  /** Paused keeping only its disk: resume boots afresh, so it is never resumed by traffic alone. */
+  pausedDiskOnly: boolean;
   /** Set with status failed: why, as a stable code. */
   failureReason?: string | null;
   /** The node holding it (several hosts); null or absent on a single host. */
@@ -73,6 +77,8 @@ function fromRow(r: Selectable<SandboxTable>): SandboxRecord {
     activeSince: r.active_since === null ? null : Number(r.active_since),
     pausedAt: r.paused_at === null ? null : Number(r.paused_at),
     latestSnapshotId: r.latest_snapshot_id,
+    autoPauseDiskOnly: r.auto_pause_disk_only === 1,
+    pausedDiskOnly: r.paused_disk_only === 1,
     failureReason: r.failure_reason,
     nodeId: r.node_id,
     createdAt: Number(r.created_at),
@@ -104,6 +110,8 @@ function toRow(s: SandboxRecord): SandboxTable {
     active_since: s.activeSince,
     paused_at: s.pausedAt,
     latest_snapshot_id: s.latestSnapshotId,
+    auto_pause_disk_only: s.autoPauseDiskOnly ? 1 : null,
+    paused_disk_only: s.pausedDiskOnly ? 1 : null,
     failure_reason: s.failureReason ?? null,
     node_id: s.nodeId ?? null,
     vcpu_count: s.resources.vcpu_count,

@@ -58,6 +58,10 @@ export interface SandboxTable {
   failure_reason: string | null;
   /** The node holding it; null on a single host. */
   node_id: string | null;
+  /** 1: an auto-pause keeps only the disk; null or 0: memory too. */
+  auto_pause_disk_only: number | null;
+  /** 1 while paused with only its disk kept (resume boots afresh); null or 0 otherwise. */
+  paused_disk_only: number | null;
   /** Copies of resources' vcpu_count and memory_mib, summed by placement. */
   vcpu_count: number;
   memory_mib: number;

@@ -23,6 +23,8 @@ export const sandboxRecord = (id: string, over: Partial<SandboxRecord> = {}): Sa
   activeSince: 1,
   pausedAt: null,
   latestSnapshotId: null,
+  autoPauseDiskOnly: false,
+  pausedDiskOnly: false,
   createdAt: 1,
   updatedAt: 1,
   deletedAt: null,

@@ -207,13 +207,42 @@ export class ContainerDriver implements RuntimeDriver {
     });
   }
 
+  /** The container's processes end; its layer, mounts, config (with its env) and network stay for resume to run it again. */
+  stop(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const sp = sandboxPaths(this.paths, id);
+      if ((await this.crun.state(id))?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
+      // Its writes went to the host's page cache as they were made: nothing to flush.
+      await writeFile(sp.stopped, '');
+      await this.endProcesses(id);
+    });
+  }
+
   resume(id: string): Promise<void> {
     checkId(id);
     return this.mutex.run(id, async () => {
+      const sp = sandboxPaths(this.paths, id);
+      if (await exists(sp.stopped)) return this.bootLocked(id);
       const cg = this.cg();
       if ((await cg.freezerState(id)) === undefined) throw new Error(`sandbox ${id} is not running`);
       await cg.thaw(id);
     });
+  }
+
+  /** Runs a stopped sandbox's container again from its bundle; a failed boot leaves it stopped. */
+  private async bootLocked(id: string): Promise<void> {
+    const sp = sandboxPaths(this.paths, id);
+    await rm(sp.socket, { force: true });
+    try {
+      await this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log);
+      const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
+      await waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid));
+    } catch (err) {
+      await this.endProcesses(id);
+      throw err;
+    }
+    await rm(sp.stopped, { force: true });
   }
 
   destroy(id: string): Promise<void> {
@@ -223,8 +252,18 @@ export class ContainerDriver implements RuntimeDriver {
 
   /** Every step tolerates what an earlier, interrupted destroy (or a crash) left behind. */
   private async destroyLocked(id: string): Promise<void> {
-    const cg = this.cg();
     const sp = sandboxPaths(this.paths, id);
+    await this.endProcesses(id);
+    await unmountUnder(sp.dir);
+    const meta = await readJson<LayeredSandboxMeta>(sp.meta);
+    await this.layers.remove(id, meta?.subvolId);
+    await rm(sp.dir, { recursive: true, force: true });
+    this.ids.release(id);
+  }
+
+  /** Kills every process of the container and deletes it with its cgroups; the layer and mounts stay. */
+  private async endProcesses(id: string): Promise<void> {
+    const cg = this.cg();
     // SIGKILL while still frozen, then thaw: nothing runs another instruction.
     for (const pid of await cg.procs(id)) {
       try {
@@ -237,11 +276,6 @@ export class ContainerDriver implements RuntimeDriver {
     await waitEmpty(cg, id, 3000);
     await this.crun.deleteForce(id);
     await cg.remove(id);
-    await unmountUnder(sp.dir);
-    const meta = await readJson<LayeredSandboxMeta>(sp.meta);
-    await this.layers.remove(id, meta?.subvolId);
-    await rm(sp.dir, { recursive: true, force: true });
-    this.ids.release(id);
   }
 
   async state(id: string): Promise<EngineState> {
@@ -255,6 +289,7 @@ export class ContainerDriver implements RuntimeDriver {
       }
       return cs.status === 'running' ? 'running' : 'stopped';
     }
+    if (await exists(sp.stopped)) return 'paused';
     return onDisk || inLayers ? 'stopped' : 'missing';
   }
 

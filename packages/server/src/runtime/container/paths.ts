@@ -27,6 +27,8 @@ export interface SandboxPaths {
   socket: string;
   pidFile: string;
   log: string;
+  /** Present while it is paused keeping only its disk: no process runs, resume runs it again. */
+  stopped: string;
 }
 
 export function sandboxPaths(paths: DriverPaths, id: string): SandboxPaths {
@@ -41,5 +43,6 @@ export function sandboxPaths(paths: DriverPaths, id: string): SandboxPaths {
     socket: join(dir, 'run', 'agent.sock'),
     pidFile: join(dir, 'init.pid'),
     log: join(dir, 'agent.log'),
+    stopped: join(dir, 'stopped'),
   };
 }

@@ -13,6 +13,7 @@ import { lowerDirs } from '../host/overlay.ts';
 import { exists } from '../../optional-files.ts';
 import { readMeta } from './sandbox-meta.ts';
 import { checkpointLocked, restoreLocked } from './checkpoint.ts';
+import { bootLocked, stopLocked } from './disk-pause.ts';
 import { type DriverState, forget, type GvisorDriverOptions } from './driver-state.ts';
 import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc, platformFor, runscVersion } from './engines.ts';
 import { channel, prepareShim } from './launch.ts';
@@ -147,10 +148,16 @@ export class GvisorDriver implements RuntimeDriver {
     return this.st.mutex.run(id, () => checkpointLocked(this.st, id));
   }
 
+  stop(id: string): Promise<void> {
+    checkId(id);
+    return this.st.mutex.run(id, () => stopLocked(this.st, id));
+  }
+
   resume(id: string): Promise<void> {
     checkId(id);
     return this.st.mutex.run(id, async () => {
       const sp = gvisorSandboxPaths(this.st.paths, id);
+      if (!(await exists(sp.image))) return bootLocked(this.st, id);
       await restoreLocked(this.st, id, sp.image);
       // Every process is back in memory: the image is spent.
       await rm(sp.image, { recursive: true, force: true });

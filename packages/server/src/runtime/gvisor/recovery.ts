@@ -33,7 +33,7 @@ export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
  * finishes and renames the image only on success) or a partial image. Wait
  * for the first, drop the second: each sandbox ends up with a complete image
  * (paused) or none (running, or failed if gVisor ended it). `forget` deletes
- * a runsc container of an earlier run in the background.
+ * a runsc container of an earlier run (or of a sandbox paused keeping only its disk) in the background.
  */
 export async function settleInterruptedCaptures(paths: GvisorPaths, engines: RunscEngines, logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
   for (const id of await subdirNames(paths.sandboxesDir)) {
@@ -54,8 +54,8 @@ export async function settleInterruptedCaptures(paths: GvisorPaths, engines: Run
   // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
   for (const runsc of engines.all()) {
     for (const rid of await runsc.list()) {
-      const meta = await readJson<{ runscId?: string }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
-      if (meta?.runscId !== rid || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(runsc, rid);
+      const meta = await readJson<{ runscId?: string; stopped?: boolean }>(gvisorSandboxPaths(paths, sandboxOf(rid)).meta);
+      if (meta?.runscId !== rid || meta.stopped || (await exists(gvisorSandboxPaths(paths, sandboxOf(rid)).image))) forget(runsc, rid);
     }
   }
   for (const name of await subdirNames(paths.snapshotsDir)) {

@@ -22,6 +22,10 @@ export interface SandboxMeta extends LayeredSandboxMeta {
    * Absent: booted before this was recorded, so a save must wait for them to go (checkpoint.ts).
    */
   cutsConnections?: boolean;
+  /** The environment it was created with: a boot after a disk-only pause starts from it (a restore has it in the image). */
+  env?: Record<string, string>;
+  /** Paused keeping only its disk (disk-pause.ts): no run, no image; resume boots it. */
+  stopped?: boolean;
   /**
    * runsc container of the current run: every restore starts a new one, so the
    * saved one can be deleted in the background (runsc delete waits until init
@@ -48,6 +52,7 @@ export function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {
     ...(spec.templateLayers?.length ? { templateLayers: spec.templateLayers } : {}),
     ...(spec.netnsPath ? { netnsPath: spec.netnsPath } : {}),
     ...(spec.mounts ? { mounts: spec.mounts } : {}),
+    env: spec.env,
     runscId,
     createdAt: new Date().toISOString(),
   };

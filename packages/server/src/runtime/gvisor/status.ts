@@ -15,9 +15,11 @@ export async function runscState(st: DriverState, id: string): Promise<RunscStat
 
 export async function state(st: DriverState, id: string): Promise<EngineState> {
   const sp = gvisorSandboxPaths(st.paths, id);
-  const [rs, image, dir, layer] = await Promise.all([runscState(st, id), exists(sp.image), exists(sp.dir), exists(st.layers.dir(id))]);
+  const meta = await readMeta(sp.meta);
+  const [rs, image, dir, layer] = await Promise.all([meta && runscOf(st, meta).state(meta.runscId), exists(sp.image), exists(sp.dir), exists(st.layers.dir(id))]);
   if (rs?.status === 'running') return 'running';
-  if (image) return 'paused';
+  // Paused with its memory (a checkpoint image) or with only its disk (disk-pause.ts).
+  if (image || (meta?.stopped && layer)) return 'paused';
   return rs || dir || layer ? 'stopped' : 'missing';
 }
 

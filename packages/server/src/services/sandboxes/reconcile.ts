@@ -34,6 +34,7 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
     if (state === 'running' && rec.status !== 'active') {
       await settle('reconciled_active', (r) => {
         r.status = 'active';
+        r.pausedDiskOnly = false;
         r.activeSince = now;
         r.pausedAt = null;
         r.autoDeleteAt = null;

@@ -22,6 +22,8 @@ export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string
   if (s.latestSnapshotId !== null) v.latest_snapshot_id = s.latestSnapshotId;
   if (s.status === 'failed' && s.failureReason) v.failure_reason = s.failureReason;
   if (s.autoPauseSeconds !== null) v.auto_pause_seconds = s.autoPauseSeconds;
+  if (s.autoPauseDiskOnly) v.auto_pause_keep_memory = false;
+  if (s.pausedDiskOnly && s.status === 'paused') v.kept_memory = false;
   if (s.autoDeleteSeconds !== null) v.auto_delete_seconds = s.autoDeleteSeconds;
   if (s.autoDeleteAt !== null && s.status === 'paused') v.auto_delete_at = iso(s.autoDeleteAt);
   if (s.network !== null) v.network = s.network;

@@ -21,7 +21,7 @@ import type { TemplateCaptures } from '../templates/template-captures.ts';
 import type { TemplateCatalog } from '../templates/template-catalog.ts';
 import { templateSandboxSpec } from '../templates/template-info.ts';
 import type { WarmPool } from './warm-pool.ts';
-import { BootError } from '../../templates/boot.ts';
+import { BootError, bootSandbox } from '../../templates/boot.ts';
 import { inSpan } from '../../tracing.ts';
 import { bootFresh, type Launch, personalizeWarm, restoreCapture, startFork } from './sandbox-launchers.ts';
 import type { VolumeService } from '../volumes/volumes.ts';
@@ -166,6 +166,8 @@ export class SandboxService {
         activeSince: now,
         pausedAt: null,
         latestSnapshotId: null,
+        autoPauseDiskOnly: body.auto_pause_keep_memory === false,
+        pausedDiskOnly: false,
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
@@ -243,6 +245,7 @@ export class SandboxService {
         rec.autoPauseSeconds = body.auto_pause_seconds;
         rec.autoPauseAt = rec.status === 'active' && body.auto_pause_seconds !== null ? (rec.activeSince ?? now) + body.auto_pause_seconds * 1000 : null;
       }
+      if (body.auto_pause_keep_memory !== undefined) rec.autoPauseDiskOnly = !body.auto_pause_keep_memory;
       if (body.auto_delete_seconds !== undefined) {
         rec.autoDeleteSeconds = body.auto_delete_seconds;
         // Applying the window to an already-paused sandbox arms the deadline from now.
@@ -254,26 +257,36 @@ export class SandboxService {
     });
   }
 
-  async pause(p: Principal, rawId: string): Promise<SandboxRecord> {
+  /** `keepMemory` false: only the disk is kept; processes end, and resume boots the sandbox afresh. */
+  async pause(p: Principal, rawId: string, opts: { keepMemory?: boolean } = {}): Promise<SandboxRecord> {
     const id = (await this.get(p, rawId)).id;
     return this.lock.run(id, async () => {
       const rec = await this.#mustGet(p, id, rawId);
       if (rec.status === 'paused') throw conflict('the sandbox is already paused');
       if (rec.status !== 'active') throw conflict(`the sandbox is ${rec.status} and cannot be paused`);
-      await this.#pause(rec, 'paused');
+      await this.#pause(rec, 'paused', opts.keepMemory ?? true);
       if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
       return rec;
     });
   }
 
-  async #pause(rec: SandboxRecord, eventType: string): Promise<void> {
+  async #pause(rec: SandboxRecord, eventType: string, keepMemory: boolean): Promise<void> {
     const { store, driver, clock } = this.deps;
+    const stop = driver.stop?.bind(driver);
+    if (!keepMemory && !stop) throw unavailable(`the ${driver.name} engine cannot pause a sandbox without its memory`);
     rec.status = 'pausing';
+    // Recorded before the engine acts: a restart in between finds how it was being paused.
+    rec.pausedDiskOnly = !keepMemory;
     rec.updatedAt = clock.now();
     await store.save(rec);
     this.closePlatformConnections(rec.id);
     try {
-      await driver.pause(rec.id);
+      if (keepMemory) await driver.pause(rec.id);
+      else {
+        await stop!(rec.id);
+        // Its agent is gone with its processes; the next connection is to the one the boot starts.
+        this.deps.agents.drop(rec.id);
+      }
     } catch (err) {
       // A save that failed half-way can take the sandbox down with it (gVisor on a just-closed TCP socket):
       // record what the engine holds, never a status it cannot back.
@@ -281,6 +294,7 @@ export class SandboxService {
       rec.updatedAt = clock.now();
       if (state === 'running') {
         rec.status = 'active';
+        rec.pausedDiskOnly = false;
         await store.save(rec);
         if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
         throw err;
@@ -289,7 +303,7 @@ export class SandboxService {
     }
     const now = clock.now();
     // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
-    if (driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
+    if (keepMemory && driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
     markPaused(rec, now);
     await store.save(rec, { type: eventType, at: now });
   }
@@ -377,6 +391,14 @@ export class SandboxService {
     }
     try {
       await driver.resume(rec.id);
+      if (rec.pausedDiskOnly) {
+        await this.#afterBoot(rec).catch(async (err: unknown) => {
+          // Back to its disk alone, so the status kept (paused) is what the engine holds.
+          this.deps.agents.drop(rec.id);
+          await driver.stop!(rec.id);
+          throw err;
+        });
+      }
     } catch (err) {
       rec.status = 'paused';
       rec.updatedAt = clock.now();
@@ -384,6 +406,7 @@ export class SandboxService {
       throw err;
     }
     const now = clock.now();
+    rec.pausedDiskOnly = false;
     rec.status = 'active';
     rec.activeSince = now;
     rec.pausedAt = null;
@@ -391,6 +414,24 @@ export class SandboxService {
     rec.autoPauseAt = rec.autoPauseSeconds === null ? null : now + rec.autoPauseSeconds * 1000;
     rec.updatedAt = now;
     await store.save(rec, { type: 'resumed', at: now });
+  }
+
+  /**
+   * A sandbox booted afresh from its disk: the environment given after its engine started (a warm
+   * sandbox's) is set again, and its template's start_cmd runs as on a first boot.
+   */
+  async #afterBoot(rec: SandboxRecord): Promise<void> {
+    const { agents, templates } = this.deps;
+    if (Object.keys(rec.env).length > 0) await (await agents.get(rec.id)).setEnv(rec.env);
+    // A template deleted since has nothing left to start.
+    const template = await templates.resolve(rec.teamId, rec.templateId).catch(() => undefined);
+    if (!template) return;
+    try {
+      await bootSandbox(agents, rec.id, template);
+    } catch (err) {
+      if (err instanceof BootError) throw unavailable(`the template's ${err.code.replace('_failed', '')} did not come up after the boot: ${err.message}`);
+      throw err;
+    }
   }
 
   async delete(p: Principal, rawId: string): Promise<void> {
@@ -436,7 +477,9 @@ export class SandboxService {
         const rec = await store.get(id);
         if (rec?.status !== 'active' || rec.autoPauseAt === null || rec.autoPauseAt > clock.now()) return;
         try {
-          await this.#pause(rec, 'auto_paused');
+          // A sandbox deleted as it pauses (auto_delete_seconds 0) needs no memory saved first.
+          const diskOnly = rec.autoPauseDiskOnly || rec.autoDeleteSeconds === 0;
+          await this.#pause(rec, 'auto_paused', !(diskOnly && this.deps.driver.stop));
           if (rec.autoDeleteSeconds === 0) await this.#delete(rec, 'auto_deleted');
         } catch (err) {
           if (rec.status !== 'active') return;

@@ -82,6 +82,7 @@ export class SnapshotService {
         if (cur.status !== 'active' && cur.status !== 'paused') {
           throw conflict(`the sandbox is ${cur.status}; only an active or paused sandbox can be snapshotted`);
         }
+        if (cur.pausedDiskOnly) throw conflict('the sandbox was paused without its memory, so there is no memory to snapshot; resume it first');
         const now = clock.now();
         const row: SnapshotRecord = {
           id: newId(),

@@ -1,0 +1,87 @@
+import { within } from '../../timeouts.ts';
+import { isMountPoint } from '../host/mounts.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
+import { waitForExit } from '../host/pids.ts';
+import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
+import { cutsConnections } from './engines.ts';
+import { channel, start, writeConfig } from './launch.ts';
+import { provisionNet } from './netns.ts';
+import { gvisorSandboxPaths } from './paths.ts';
+import type { Runsc } from './runsc.ts';
+import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
+
+/** How long the in-sandbox `sync` may take before the stop goes on without it. */
+const SYNC_TIMEOUT_MS = 10_000;
+const EXIT_WAIT_MS = 5000;
+
+/**
+ * Pauses a running sandbox keeping only its disk: its writes are flushed to the host's overlay,
+ * every process ends, the run is deleted. The layer, network namespace and meta stay, marked
+ * `stopped`, so resume boots it afresh (bootLocked). Nothing is refused: there is no memory to save.
+ * The caller holds the sandbox's lock.
+ */
+export async function stopLocked(st: DriverState, id: string): Promise<void> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const meta = await readMeta(sp.meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  const runsc = runscOf(st, meta);
+  const rs = await runsc.state(meta.runscId);
+  if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
+  // The sentry may still hold written file data; sync writes it through to the host's overlay.
+  await within(syncInside(st, id, runsc, meta.runscId), SYNC_TIMEOUT_MS).catch((err: Error) => st.logger.warn(`gvisor: sync before stopping ${id}: ${err.message}`));
+  await writeMeta(sp.meta, { ...meta, stopped: true });
+  await channel(st, id).close(0);
+  st.channels.delete(id);
+  await runsc.kill(meta.runscId);
+  await waitForExit(rs.pid, EXIT_WAIT_MS);
+  forget(st, runsc, meta.runscId);
+}
+
+/** `sync` as root in the sandbox, through the agent when it is connected, else through runsc. */
+async function syncInside(st: DriverState, id: string, runsc: Runsc, runscId: string): Promise<void> {
+  const control = st.channels.get(id)?.control;
+  if (!control) {
+    await runsc.exec(runscId, ['sync']);
+    return;
+  }
+  const proc = control.spawn({ argv: ['sync'], user: 'root', cwd: '/', stdin: false });
+  await new Promise<void>((resolve, reject) => {
+    proc.once('exit', () => resolve());
+    proc.once('error', reject);
+  });
+}
+
+/**
+ * Boots a sandbox stopped by stopLocked from its disk, as a new run with the environment it was
+ * created with; a failed boot leaves it stopped, to be tried again. The caller holds the sandbox's lock.
+ */
+export async function bootLocked(st: DriverState, id: string): Promise<void> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const meta = await readMeta(sp.meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  if (!meta.stopped) throw new Error(`sandbox ${id} has no checkpoint to restore and was not stopped`);
+  const runsc = runscOf(st, meta);
+  const runscId = `${id}-${Date.now().toString(36)}`;
+  await Promise.all([
+    writeConfig(st, { ...specOf(meta), env: meta.env ?? {} }, runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
+    // After a host restart the overlay is gone (the layer store is re-mounted by init).
+    isMountPoint(sp.rootfs).then(async (m) => {
+      if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);
+    }),
+    // The ended run's netstack took the namespace's addresses.
+    meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
+  ]);
+  await writeMeta(sp.meta, { ...meta, runscId, stopped: false, cutsConnections: cutsConnections(meta.engine) });
+  try {
+    await start(st, id, runsc, runscId, meta.resources.memoryMib, () => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
+  } catch (err) {
+    await channel(st, id).close(0);
+    await runsc.kill(runscId);
+    await runsc.deleteForce(runscId).catch(() => undefined);
+    await cg(st)
+      .remove(runscId)
+      .catch(() => undefined);
+    await writeMeta(sp.meta, meta);
+    throw err;
+  }
+}
