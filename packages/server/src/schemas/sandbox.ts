@@ -26,6 +26,10 @@ export const SecretBindings = Type.Record(Type.String(), Type.String(), {
   description: 'env-var name -> secret name; the sandbox sees only a proxy token',
 });
 
+const AutoPauseKeepMemory = Type.Boolean({
+  description: 'false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true.',
+});
+
 export const CreateSandboxBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -42,9 +46,7 @@ export const CreateSandboxBody = Type.Object(
     ),
     auto_pause_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800 })),
     auto_delete_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 2592000 })),
-    auto_pause_keep_memory: Type.Optional(
-      Type.Boolean({ description: 'false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true.' }),
-    ),
+    auto_pause_keep_memory: Type.Optional(AutoPauseKeepMemory),
     metadata: Type.Optional(Metadata),
     env: Type.Optional(EnvVars),
     network: Type.Optional(NetworkRules),
@@ -66,9 +68,7 @@ export const PatchSandboxBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     metadata: Type.Optional(Metadata),
     auto_pause_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 604800 }), Type.Null()])),
-    auto_pause_keep_memory: Type.Optional(
-      Type.Boolean({ description: 'false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true.' }),
-    ),
+    auto_pause_keep_memory: Type.Optional(AutoPauseKeepMemory),
     auto_delete_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2592000 }), Type.Null()])),
     network: Type.Optional(Type.Union([NetworkRules, Type.Null()])),
     preview_access: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')])),
