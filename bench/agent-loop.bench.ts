@@ -1,6 +1,7 @@
 /**
  * An agent's loop, per engine setting, through a real server: create -> first exec, exec round trips
- * on the control and data planes, a small file's upload and download, pause, resume, delete,
+ * on the control and data planes, a small file's upload and download, pause, resume, a pause keeping only
+ * the disk and the boot that resumes it, delete,
  * create -> `node -v` one at a time (cold, and from the default warm pool) and in a burst; next to the raw engine (`crun run /bin/true`,
  * `runsc run /bin/true` of the same build and platform) timed in the same run. Prints medians (p95
  * where the goal names one); asserts nothing.
@@ -91,6 +92,14 @@ async function measure(engine: string, rootfs: string, runsc: string): Promise<R
       }
       add('pause', await timeIt(() => api.post(`/sandboxes/${id}/pause`)));
       add('resume', await timeIt(() => api.post(`/sandboxes/${id}/resume`)));
+      add('pause keeping only the disk', await timeIt(() => api.post(`/sandboxes/${id}/pause`, { keep_memory: false })));
+      add(
+        'resume by a boot -> exec `true`',
+        await timeIt(async () => {
+          await api.post(`/sandboxes/${id}/resume`);
+          await exec(id, 'true');
+        }),
+      );
       add('delete (answer)', await timeIt(() => api.del(`/sandboxes/${id}`)));
     }
     for (let i = 0; i < N; i++) {
