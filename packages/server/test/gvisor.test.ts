@@ -131,10 +131,14 @@ test('a pause that keeps only the disk ends every process and is resumed by a fr
 });
 
 test('an auto-pause set to keep only the disk takes no checkpoint', async () => {
-  const sb = await api.post('/sandboxes', { auto_pause_seconds: 1, auto_pause_keep_memory: false });
+  const sb = await api.post('/sandboxes', { auto_pause_seconds: 600, auto_pause_keep_memory: false });
   assert.equal(sb.status, 201, JSON.stringify(sb.body));
   assert.equal(sb.body.auto_pause_keep_memory, false);
   const id = sb.body.id;
+  assert.equal((await api.patch(`/sandboxes/${id}`, { auto_pause_keep_memory: true })).body.auto_pause_keep_memory, undefined, 'PATCH sets it back');
+  const patched = await api.patch(`/sandboxes/${id}`, { auto_pause_keep_memory: false, auto_pause_seconds: 1 });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal(patched.body.auto_pause_keep_memory, false);
   await exec(id, 'echo kept > /tmp/auto');
   const paused = await waitFor('auto-pause', async () => {
     const v = (await api.get(`/sandboxes/${id}`)).body;
