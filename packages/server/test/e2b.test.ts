@@ -301,6 +301,20 @@ describe('newest SDK', () => {
     }
   });
 
+  test("connect({ onResume: 'reboot' }) boots a paused sandbox from its disk instead of restoring it", async () => {
+    const s = await Sandbox.create({ timeoutMs: 60_000 });
+    try {
+      await s.files.write('reboot.txt', 'kept');
+      await s.commands.run('sleep 1000', { background: true, timeoutMs: 0 });
+      assert.equal(await s.pause(), true);
+      const again = await Sandbox.connect(s.sandboxId, { onResume: 'reboot' });
+      assert.equal(await again.files.read('reboot.txt'), 'kept');
+      assert.equal((await again.commands.run('pgrep -x sleep || echo none')).stdout, 'none\n');
+    } finally {
+      await s.kill();
+    }
+  });
+
   test('a filesystem-only auto-pause cannot be combined with auto-resume; a bad memory flag is refused', async () => {
     const res = await fetch(`${e2bUrl}/sandboxes`, {
       method: 'POST',

@@ -130,6 +130,25 @@ test('a pause that keeps only the disk ends every process and is resumed by a fr
   assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 
+test('a resume that drops the memory a pause kept boots the sandbox from its disk', async () => {
+  const sb = await api.post('/sandboxes', {});
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id = sb.body.id;
+  await exec(id, 'echo kept > /home/user/f && (sleep 1000 >/dev/null 2>&1 &)');
+  const boot = async () => (await exec(id, 'cat /proc/sys/kernel/random/boot_id')).stdout;
+  const before = await boot();
+  const paused = await api.post(`/sandboxes/${id}/pause`);
+  assert.equal(paused.status, 200);
+  assert.ok(paused.body.latest_snapshot_id, 'the pause wrote a checkpoint');
+  assert.equal((await api.post(`/sandboxes/${id}/resume`, { keep_memory: 'no' })).status, 400);
+  const resumed = await api.post(`/sandboxes/${id}/resume`, { keep_memory: false });
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(resumed.body.latest_snapshot_id, undefined, 'its checkpoint is gone');
+  assert.notEqual(await boot(), before);
+  assert.equal((await exec(id, 'cat /home/user/f; pgrep -x sleep || echo none')).stdout, 'kept\nnone\n');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+});
+
 test('an auto-pause set to keep only the disk takes no checkpoint', async () => {
   const sb = await api.post('/sandboxes', { auto_pause_seconds: 600, auto_pause_keep_memory: false });
   assert.equal(sb.status, 201, JSON.stringify(sb.body));

@@ -188,10 +188,13 @@ export async function controlPlaneRoutes(
   /** Connect: 200 when it was running (its deadline only ever extended), 201 when it was resumed. */
   const connect = async (req: IdRequest, reply: { code(n: number): unknown }) => {
     const p = await caller(req, 'sandboxes:write');
-    const timeout = checkTimeout((req.body as { timeout?: number } | undefined)?.timeout);
+    const body = req.body as { timeout?: number; memory?: unknown } | undefined;
+    const timeout = checkTimeout(body?.timeout);
+    // memory false (the SDK's onResume 'reboot'): a paused sandbox boots from its disk instead of being restored.
+    if (body?.memory !== undefined && typeof body.memory !== 'boolean') throw badRequest('memory must be a boolean');
     const before = await sandboxes.get(p, req.params.sandboxID);
     if (before.status !== 'active' && before.status !== 'paused') throw conflict(`the sandbox is ${before.status}; retry shortly`);
-    let rec: SandboxRecord = await sandboxes.activate(p, before.id);
+    let rec: SandboxRecord = await sandboxes.activate(p, before.id, { keepMemory: body?.memory !== false });
     const resumed = before.status === 'paused';
     rec = resumed ? await sandboxes.patch(p, rec.id, resumedTimers(rec, timeout)) : await setDeadline(sandboxes, p, rec, timeout, true);
     reply.code(resumed ? 201 : 200);

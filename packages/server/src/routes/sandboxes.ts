@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
-import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, PauseSandboxBody, SandboxList } from '../schemas/sandbox.ts';
+import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, PauseSandboxBody, ResumeSandboxBody, SandboxList } from '../schemas/sandbox.ts';
 import { sandboxView, withToken } from '../services/sandboxes/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
@@ -124,12 +124,15 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     ['resume', 'Resume a paused sandbox (409 when active); returns the access token'],
     ['activate', 'Resume when paused, no-op when active; returns the access token'],
   ] as const) {
-    app.post<{ Params: SandboxIdParam }>(
+    app.post<{ Params: SandboxIdParam; Body: ResumeSandboxBody }>(
       `/sandboxes/:sandbox_id/${verb}`,
-      { onRequest, schema: { summary, tags, params: SandboxIdParam, response: { 200: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 409, 429) } } },
+      {
+        onRequest,
+        schema: { summary, tags, params: SandboxIdParam, body: ResumeSandboxBody, response: { 200: Type.Ref('SandboxWithToken'), ...errors(400, 401, 403, 404, 409, 429, 503) } },
+      },
       async (req, reply) => {
         write(req);
-        const rec = await s.sandboxes[verb](principal(req), req.params.sandbox_id);
+        const rec = await s.sandboxes[verb](principal(req), req.params.sandbox_id, { keepMemory: req.body?.keep_memory });
         reply.header('cache-control', 'no-store');
         return withToken(rec, await view(rec));
       },

@@ -61,6 +61,11 @@ export class DriverSet implements RuntimeDriver {
     if (!d.stop) throw new Error(`the ${d.name} engine cannot pause a sandbox without its memory`);
     return d.stop(id);
   }
+  dropMemory(id: string): Promise<void> {
+    const d = this.#for(id);
+    if (!d.dropMemory) throw new Error(`the ${d.name} engine cannot boot a paused sandbox from its disk`);
+    return d.dropMemory(id);
+  }
   resume(id: string): Promise<void> {
     return this.#for(id).resume(id);
   }

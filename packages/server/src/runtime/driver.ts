@@ -70,6 +70,8 @@ export interface RuntimeDriver {
    * writes, network and environment stay, and resume boots it afresh from them. Absent: the engine cannot.
    */
   stop?(id: string): Promise<void>;
+  /** Present with stop: drops the memory a pause kept, so the next resume boots the sandbox from its disk. */
+  dropMemory?(id: string): Promise<void>;
   /** Continues a paused sandbox where it was, or boots a stopped one. */
   resume(id: string): Promise<void>;
   /** Releases processes, mounts, cgroups, namespaces and disk. Idempotent. */

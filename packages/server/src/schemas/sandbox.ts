@@ -93,6 +93,22 @@ export const PauseSandboxBody = Type.Union([
 ]);
 export type PauseSandboxBody = Static<typeof PauseSandboxBody>;
 
+export const ResumeSandboxBody = Type.Union([
+  Type.Object(
+    {
+      keep_memory: Type.Optional(
+        Type.Boolean({
+          description:
+            'false: drop the memory the pause kept and boot the sandbox afresh from its disk, environment and template (as after a pause with keep_memory false). Default true: every process continues.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+export type ResumeSandboxBody = Static<typeof ResumeSandboxBody>;
+
 export const SandboxStatus = Type.Union([Type.Literal('active'), Type.Literal('pausing'), Type.Literal('paused'), Type.Literal('resuming'), Type.Literal('migrating'), Type.Literal('failed')]);
 export const SANDBOX_STATUSES = SandboxStatus.anyOf.map((s) => s.const);
 

@@ -219,6 +219,19 @@ export class ContainerDriver implements RuntimeDriver {
     });
   }
 
+  /** The frozen processes end; resume then runs the container again. */
+  dropMemory(id: string): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const sp = sandboxPaths(this.paths, id);
+      if (await exists(sp.stopped)) return;
+      const frozen = await this.cg().freezerState(id);
+      if (frozen !== 'FROZEN' && frozen !== 'FREEZING') throw new Error(`sandbox ${id} is not paused`);
+      await writeFile(sp.stopped, '');
+      await this.endProcesses(id);
+    });
+  }
+
   resume(id: string): Promise<void> {
     checkId(id);
     return this.mutex.run(id, async () => {

@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { exists } from '../../optional-files.ts';
 import { within } from '../../timeouts.ts';
 import { isMountPoint } from '../host/mounts.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
@@ -35,6 +37,17 @@ export async function stopLocked(st: DriverState, id: string): Promise<void> {
   await runsc.kill(meta.runscId);
   await waitForExit(rs.pid, EXIT_WAIT_MS);
   forget(st, runsc, meta.runscId);
+}
+
+/** Drops a paused sandbox's checkpoint: it is left stopped, for bootLocked. The caller holds the sandbox's lock. */
+export async function dropMemoryLocked(st: DriverState, id: string): Promise<void> {
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const meta = await readMeta(sp.meta);
+  if (!meta) throw new Error(`sandbox ${id} not found`);
+  if (meta.stopped) return;
+  if (!(await exists(sp.image))) throw new Error(`sandbox ${id} is not paused`);
+  await writeMeta(sp.meta, { ...meta, stopped: true });
+  await rm(sp.image, { recursive: true, force: true });
 }
 
 /** `sync` as root in the sandbox, through the agent when it is connected, else through runsc. */

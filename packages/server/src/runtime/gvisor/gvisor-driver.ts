@@ -13,7 +13,7 @@ import { lowerDirs } from '../host/overlay.ts';
 import { exists } from '../../optional-files.ts';
 import { readMeta } from './sandbox-meta.ts';
 import { checkpointLocked, restoreLocked } from './checkpoint.ts';
-import { bootLocked, stopLocked } from './disk-pause.ts';
+import { bootLocked, dropMemoryLocked, stopLocked } from './disk-pause.ts';
 import { type DriverState, forget, type GvisorDriverOptions } from './driver-state.ts';
 import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc, platformFor, runscVersion } from './engines.ts';
 import { channel, prepareShim } from './launch.ts';
@@ -151,6 +151,11 @@ export class GvisorDriver implements RuntimeDriver {
   stop(id: string): Promise<void> {
     checkId(id);
     return this.st.mutex.run(id, () => stopLocked(this.st, id));
+  }
+
+  dropMemory(id: string): Promise<void> {
+    checkId(id);
+    return this.st.mutex.run(id, () => dropMemoryLocked(this.st, id));
   }
 
   resume(id: string): Promise<void> {

@@ -332,23 +332,24 @@ export class SandboxService {
     return internal(`${what} failed and took the sandbox down (${err.message.split('\n')[0]}); it is now failed`);
   }
 
-  async resume(p: Principal, rawId: string): Promise<SandboxRecord> {
+  /** `keepMemory` false: the memory the pause kept is dropped, and the sandbox boots from its disk. */
+  async resume(p: Principal, rawId: string, opts: { keepMemory?: boolean } = {}): Promise<SandboxRecord> {
     const id = (await this.get(p, rawId)).id;
     return this.lock.run(id, async () => {
       const rec = await this.#mustGet(p, id, rawId);
       if (rec.status === 'active') throw conflict('the sandbox is already active');
       if (rec.status !== 'paused') throw conflict(`the sandbox is ${rec.status} and cannot be resumed`);
-      await this.#resume(rec);
+      await this.#resume(rec, opts.keepMemory ?? true);
       return rec;
     });
   }
 
   /** Idempotent resume: a paused sandbox is resumed, an active one is returned as it is. */
-  async activate(p: Principal, rawId: string): Promise<SandboxRecord> {
+  async activate(p: Principal, rawId: string, opts: { keepMemory?: boolean } = {}): Promise<SandboxRecord> {
     const id = (await this.get(p, rawId)).id;
     return this.lock.run(id, async () => {
       const rec = await this.#mustGet(p, id, rawId);
-      if (rec.status === 'paused') await this.#resume(rec);
+      if (rec.status === 'paused') await this.#resume(rec, opts.keepMemory ?? true);
       else if (rec.status !== 'active') throw conflict(`the sandbox is ${rec.status} and cannot be activated`);
       return rec;
     });
@@ -379,8 +380,10 @@ export class SandboxService {
     return { live, client };
   }
 
-  async #resume(rec: SandboxRecord): Promise<void> {
+  async #resume(rec: SandboxRecord, keepMemory = true): Promise<void> {
     const { store, driver, clock } = this.deps;
+    const boot = !keepMemory && !rec.pausedDiskOnly;
+    if (boot && !driver.dropMemory) throw unavailable(`the ${driver.name} engine cannot boot a paused sandbox from its disk`);
     const claim = await this.#claimActiveSlot(rec.teamId);
     rec.status = 'resuming';
     rec.updatedAt = clock.now();
@@ -390,6 +393,12 @@ export class SandboxService {
       await this.deps.slots.release(claim, clock.now());
     }
     try {
+      if (boot) {
+        await driver.dropMemory!(rec.id);
+        // The checkpoint it would have resumed from is gone.
+        rec.pausedDiskOnly = true;
+        rec.latestSnapshotId = null;
+      }
       await driver.resume(rec.id);
       if (rec.pausedDiskOnly) {
         await this.#afterBoot(rec).catch(async (err: unknown) => {
