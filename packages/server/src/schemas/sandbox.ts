@@ -77,36 +77,17 @@ export const PatchSandboxBody = Type.Object(
 );
 export type PatchSandboxBody = Static<typeof PatchSandboxBody>;
 
-export const PauseSandboxBody = Type.Union([
-  Type.Object(
-    {
-      keep_memory: Type.Optional(
-        Type.Boolean({
-          description:
-            'false: keep only the disk. Every process ends and the memory is freed; resume boots the sandbox afresh from its disk, environment and template. Never refused for open connections. Default true.',
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Null(),
-]);
+/** The optional body of pause and resume: one flag, `keep_memory`, described for each. */
+const keepMemoryBody = (description: string) => Type.Union([Type.Object({ keep_memory: Type.Optional(Type.Boolean({ description })) }, { additionalProperties: false }), Type.Null()]);
+
+export const PauseSandboxBody = keepMemoryBody(
+  'false: keep only the disk. Every process ends and the memory is freed; resume boots the sandbox afresh from its disk, environment and template. Never refused for open connections. Default true.',
+);
 export type PauseSandboxBody = Static<typeof PauseSandboxBody>;
 
-export const ResumeSandboxBody = Type.Union([
-  Type.Object(
-    {
-      keep_memory: Type.Optional(
-        Type.Boolean({
-          description:
-            'false: drop the memory the pause kept and boot the sandbox afresh from its disk, environment and template (as after a pause with keep_memory false). Default true: every process continues.',
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Null(),
-]);
+export const ResumeSandboxBody = keepMemoryBody(
+  'false: drop the memory the pause kept and boot the sandbox afresh from its disk, environment and template (as after a pause with keep_memory false). Default true: every process continues.',
+);
 export type ResumeSandboxBody = Static<typeof ResumeSandboxBody>;
 
 export const SandboxStatus = Type.Union([Type.Literal('active'), Type.Literal('pausing'), Type.Literal('paused'), Type.Literal('resuming'), Type.Literal('migrating'), Type.Literal('failed')]);
