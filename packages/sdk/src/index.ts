@@ -28,7 +28,7 @@ export { PreviewPorts } from './preview-ports.ts';
 export { Code, type RunCodeOptions } from './code.ts';
 export { Processes, type FollowOptions, type StartProcessOptions } from './processes.ts';
 export { Sandbox, type ConnectionOptions, type CreateSandboxOptions, type ListSandboxesOptions } from './sandbox.ts';
-export { Sandboxes, type ListSandboxesFilters } from './sandboxes.ts';
+export { type LifecycleOptions, Sandboxes, type ListSandboxesFilters } from './sandboxes.ts';
 export { Secrets } from './secrets.ts';
 export { SshKeys } from './ssh-keys.ts';
 export { Snapshots, type CreateSnapshotOptions, type ListSnapshotsFilters } from './snapshots.ts';

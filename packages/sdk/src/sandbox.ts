@@ -8,7 +8,7 @@ import { Files } from './files.ts';
 import type { ClientOptions, RequestOptions } from './http.ts';
 import { PreviewPorts } from './preview-ports.ts';
 import { Processes } from './processes.ts';
-import type { ListSandboxesFilters } from './sandboxes.ts';
+import type { LifecycleOptions, ListSandboxesFilters } from './sandboxes.ts';
 import type { CreateSnapshotOptions } from './snapshots.ts';
 import { Terminals } from './terminals.ts';
 import type { CreateSandboxParams, SandboxEvent, SandboxInfo, SandboxMetrics, SandboxWithToken, Snapshot, UpdateSandboxParams } from './types.ts';
@@ -125,12 +125,14 @@ export class Sandbox {
     return this.#info;
   }
 
-  async pause(opts: RequestOptions = {}): Promise<SandboxInfo> {
+  /** `keepMemory: false` keeps only the disk: every process ends, and resume boots the sandbox afresh. */
+  async pause(opts: LifecycleOptions = {}): Promise<SandboxInfo> {
     this.#info = await this.client.sandboxes.pause(this.id, opts);
     return this.#info;
   }
 
-  async resume(opts: RequestOptions = {}): Promise<SandboxInfo> {
+  /** `keepMemory: false` boots the sandbox from its disk instead of restoring its processes. */
+  async resume(opts: LifecycleOptions = {}): Promise<SandboxInfo> {
     const { access_token, ...info } = await this.client.sandboxes.resume(this.id, opts);
     this.#info = info;
     this.#accessToken = access_token;

@@ -14,6 +14,11 @@ import type {
   UpdateSandboxParams,
 } from './types.ts';
 
+/** Options of pause, resume and activate: `keepMemory: false` keeps (or restores) only the disk. */
+export interface LifecycleOptions extends RequestOptions {
+  keepMemory?: boolean;
+}
+
 export interface ListSandboxesFilters {
   /** One status or several. */
   status?: SandboxStatus | SandboxStatus[];
@@ -67,18 +72,21 @@ export class Sandboxes {
     return this.#http.json({ method: 'PATCH', path: at(id), body: params, ...opts });
   }
 
-  /** Pauses an active sandbox (ConflictError when already paused). */
-  pause(id: string, opts: RequestOptions = {}): Promise<SandboxInfo> {
+  /**
+   * Pauses an active sandbox (ConflictError when already paused). `keepMemory: false` keeps only its
+   * disk: every process ends, and resume boots it afresh.
+   */
+  pause(id: string, opts: LifecycleOptions = {}): Promise<SandboxInfo> {
     return this.#lifecycle('pause', id, opts);
   }
 
-  /** Resumes a paused sandbox (ConflictError when active). */
-  resume(id: string, opts: RequestOptions = {}): Promise<SandboxWithToken> {
+  /** Resumes a paused sandbox (ConflictError when active); `keepMemory: false` boots it from its disk instead of restoring it. */
+  resume(id: string, opts: LifecycleOptions = {}): Promise<SandboxWithToken> {
     return this.#lifecycle('resume', id, opts);
   }
 
   /** Resumes when paused, does nothing when active; either way returns the access token. */
-  activate(id: string, opts: RequestOptions = {}): Promise<SandboxWithToken> {
+  activate(id: string, opts: LifecycleOptions = {}): Promise<SandboxWithToken> {
     return this.#lifecycle('activate', id, opts);
   }
 
@@ -143,7 +151,8 @@ export class Sandboxes {
     return { path: `${at(id)}/exec` };
   }
 
-  #lifecycle<T>(verb: 'pause' | 'resume' | 'activate', id: string, opts: RequestOptions): Promise<T> {
-    return this.#http.json({ method: 'POST', path: `${at(id)}/${verb}`, timeoutMs: opts.timeoutMs ?? LIFECYCLE_TIMEOUT_MS, signal: opts.signal });
+  #lifecycle<T>(verb: 'pause' | 'resume' | 'activate', id: string, opts: LifecycleOptions): Promise<T> {
+    const body = opts.keepMemory === undefined ? undefined : { keep_memory: opts.keepMemory };
+    return this.#http.json({ method: 'POST', path: `${at(id)}/${verb}`, body, timeoutMs: opts.timeoutMs ?? LIFECYCLE_TIMEOUT_MS, signal: opts.signal });
   }
 }

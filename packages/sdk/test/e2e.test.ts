@@ -57,6 +57,15 @@ describe('SDK against a real server', () => {
     assert.equal((await Sandbox.get(sb.id, { client })).status, 'paused');
     assert.equal((await sb.resume()).status, 'active');
     assert.equal((await sb.commands.run('cat /tmp/state')).stdout, 'kept\n');
+    // Only the disk kept: the background sleep ends, the file stays; then a memory pause resumed by a boot.
+    await sb.commands.run('sleep 1000 >/dev/null 2>&1 &');
+    assert.equal((await sb.pause({ keepMemory: false })).kept_memory, false);
+    assert.equal((await sb.resume()).status, 'active');
+    assert.equal((await sb.commands.run('cat /tmp/state; pgrep -x sleep || echo none')).stdout, 'kept\nnone\n');
+    await sb.commands.run('sleep 1000 >/dev/null 2>&1 &');
+    await sb.pause();
+    await sb.resume({ keepMemory: false });
+    assert.equal((await sb.commands.run('pgrep -x sleep || echo none')).stdout, 'none\n');
 
     const connected = await Sandbox.connect(sb.id, { client });
     assert.equal(connected.accessToken, sb.accessToken);

@@ -171,6 +171,9 @@ def test_lifecycle_and_errors(api: SandpitClient) -> None:
         sandbox.pause()
         assert sandbox.resume()["status"] == "active"
         assert sandbox.commands.run("cat kept.txt").stdout == "kept"
+        assert sandbox.pause(keep_memory=False)["kept_memory"] is False
+        assert sandbox.resume(keep_memory=False)["status"] == "active"
+        assert sandbox.commands.run("cat kept.txt").stdout == "kept"
         assert sandbox.update({"metadata": {"suite": "py-lifecycle", "step": "2"}})["metadata"]["step"] == "2"
         found = [sb["id"] for page in Sandbox.list(client=api, metadata={"suite": "py-lifecycle"}, status="active") for sb in page]
         assert found == [sandbox.id]

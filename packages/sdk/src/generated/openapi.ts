@@ -2316,6 +2316,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         auto_delete_seconds?: number;
+                        /** @description false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true. */
+                        auto_pause_keep_memory?: boolean;
                         auto_pause_seconds?: number;
                         env?: {
                             [key: string]: string;
@@ -2572,6 +2574,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         auto_delete_seconds?: number | null;
+                        /** @description false: an auto-pause keeps only the disk (processes end; resume boots afresh, as POST /pause with keep_memory false). Default true. */
+                        auto_pause_keep_memory?: boolean;
                         auto_pause_seconds?: number | null;
                         /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */
                         metadata?: {
@@ -2667,7 +2671,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description false: drop the memory the pause kept and boot the sandbox afresh from its disk, environment and template (as after a pause with keep_memory false). Default true: every process continues. */
+                        keep_memory?: boolean;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -2725,6 +2736,15 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4597,7 +4617,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a sandbox (409 when already paused)
-         * @description 409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then). 500: the save took the sandbox down; it is recorded failed.
+         * @description The body is optional. By default memory and disk are kept and resume continues every process. 409 also when the engine cannot capture the sandbox as it stands (gVisor: TCP connections on its network, with Retry-After when a retry is known to work then); a pause with keep_memory false is never refused so. 500: the save took the sandbox down; it is recorded failed. 503: keep_memory false on an engine that cannot boot a sandbox again from its disk.
          */
         post: {
             parameters: {
@@ -4609,7 +4629,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description false: keep only the disk. Every process ends and the memory is freed; resume boots the sandbox afresh from its disk, environment and template. Never refused for open connections. Default true. */
+                        keep_memory?: boolean;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -4667,6 +4694,15 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4948,7 +4984,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description false: drop the memory the pause kept and boot the sandbox afresh from its disk, environment and template (as after a pause with keep_memory false). Default true: every process continues. */
+                        keep_memory?: boolean;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -5006,6 +5049,15 @@ export interface paths {
                 };
                 /** @description Every error answers with this envelope */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8987,6 +9039,8 @@ export interface components {
             /** Format: date-time */
             auto_delete_at?: string;
             auto_delete_seconds?: number;
+            /** @description Present (false) when an auto-pause keeps only the disk */
+            auto_pause_keep_memory?: boolean;
             auto_pause_seconds?: number;
             /** Format: date-time */
             created_at: string;
@@ -8996,6 +9050,8 @@ export interface components {
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
+            /** @description Present (false) while paused keeping only the disk: resume boots it afresh, its processes do not continue */
+            kept_memory?: boolean;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
             latest_snapshot_id?: string;
             /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */
@@ -9033,6 +9089,8 @@ export interface components {
             /** Format: date-time */
             auto_delete_at?: string;
             auto_delete_seconds?: number;
+            /** @description Present (false) when an auto-pause keeps only the disk */
+            auto_pause_keep_memory?: boolean;
             auto_pause_seconds?: number;
             /** Format: date-time */
             created_at: string;
@@ -9042,6 +9100,8 @@ export interface components {
             failure_reason?: string;
             /** @description Region-tagged id sb-<region>-<uuid> */
             id: string;
+            /** @description Present (false) while paused keeping only the disk: resume boots it afresh, its processes do not continue */
+            kept_memory?: boolean;
             /** @description After POST /sandboxes/{id}/snapshot: that snapshot. After a pause on a driver that pauses to disk (gvisor): the id of the checkpoint the sandbox resumes from, which is not a Snapshot resource. */
             latest_snapshot_id?: string;
             /** @description At most 64 keys, keys at most 256 bytes, values at most 2048 bytes, 16384 bytes serialized; keys starting with platform. or _platform (any case) are reserved */

@@ -188,14 +188,14 @@ class AsyncSandbox:
         self._info = await self.client.sandboxes.update(self.id, params, timeout=timeout)
         return self._info
 
-    async def pause(self, *, timeout: Optional[float] = None) -> SandboxInfo:
-        """Pauses (ConflictError when already paused)."""
-        self._info = await self.client.sandboxes.pause(self.id, timeout=timeout)
+    async def pause(self, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Pauses (ConflictError when already paused); ``keep_memory=False`` keeps only the disk: processes end, resume boots afresh."""
+        self._info = await self.client.sandboxes.pause(self.id, keep_memory=keep_memory, timeout=timeout)
         return self._info
 
-    async def resume(self, *, timeout: Optional[float] = None) -> SandboxInfo:
-        """Resumes (ConflictError when active); the access token is renewed."""
-        answer = await self.client.sandboxes.resume(self.id, timeout=timeout)
+    async def resume(self, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Resumes (ConflictError when active); the access token is renewed. ``keep_memory=False`` boots from the disk."""
+        answer = await self.client.sandboxes.resume(self.id, keep_memory=keep_memory, timeout=timeout)
         self._access_token = answer["access_token"]
         self._info = self._record(answer)
         return self._info

@@ -57,17 +57,17 @@ class AsyncSandboxes:
         """Changes name, metadata (replaced whole), timers (None disables), network rules or preview access."""
         return cast(SandboxInfo, await self._http.json("PATCH", _at(sandbox_id), body=params, timeout=timeout))
 
-    async def pause(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxInfo:
-        """Pauses an active sandbox (ConflictError when already paused)."""
-        return cast(SandboxInfo, await self._lifecycle("pause", sandbox_id, timeout))
+    async def pause(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Pauses an active sandbox (ConflictError when already paused); ``keep_memory=False`` keeps only its disk."""
+        return cast(SandboxInfo, await self._lifecycle("pause", sandbox_id, keep_memory, timeout))
 
-    async def resume(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
-        """Resumes a paused sandbox (ConflictError when active)."""
-        return cast(SandboxWithToken, await self._lifecycle("resume", sandbox_id, timeout))
+    async def resume(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxWithToken:
+        """Resumes a paused sandbox (ConflictError when active); ``keep_memory=False`` boots it from its disk."""
+        return cast(SandboxWithToken, await self._lifecycle("resume", sandbox_id, keep_memory, timeout))
 
-    async def activate(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
+    async def activate(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxWithToken:
         """Resumes when paused, does nothing when active; either way returns the access token."""
-        return cast(SandboxWithToken, await self._lifecycle("activate", sandbox_id, timeout))
+        return cast(SandboxWithToken, await self._lifecycle("activate", sandbox_id, keep_memory, timeout))
 
     async def kill(self, sandbox_id: str, *, timeout: Optional[float] = None) -> bool:
         """Deletes a sandbox; False when it was already gone (404 is swallowed, as the contract says of kill helpers)."""
@@ -115,5 +115,6 @@ class AsyncSandboxes:
         )
         return await follow_output(stream, on_stdout, on_stderr, f"POST {path}")
 
-    async def _lifecycle(self, verb: str, sandbox_id: str, timeout: Optional[float]) -> JsonObject:
-        return cast(JsonObject, await self._http.json("POST", f"{_at(sandbox_id)}/{verb}", timeout=timeout or LIFECYCLE_TIMEOUT))
+    async def _lifecycle(self, verb: str, sandbox_id: str, keep_memory: Optional[bool], timeout: Optional[float]) -> JsonObject:
+        body = None if keep_memory is None else {"keep_memory": keep_memory}
+        return cast(JsonObject, await self._http.json("POST", f"{_at(sandbox_id)}/{verb}", body=body, timeout=timeout or LIFECYCLE_TIMEOUT))

@@ -58,17 +58,17 @@ class Sandboxes:
         """Changes name, metadata (replaced whole), timers (None disables), network rules or preview access."""
         return cast(SandboxInfo, self._http.json("PATCH", _at(sandbox_id), body=params, timeout=timeout))
 
-    def pause(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxInfo:
-        """Pauses an active sandbox (ConflictError when already paused)."""
-        return cast(SandboxInfo, self._lifecycle("pause", sandbox_id, timeout))
+    def pause(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Pauses an active sandbox (ConflictError when already paused); ``keep_memory=False`` keeps only its disk."""
+        return cast(SandboxInfo, self._lifecycle("pause", sandbox_id, keep_memory, timeout))
 
-    def resume(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
-        """Resumes a paused sandbox (ConflictError when active)."""
-        return cast(SandboxWithToken, self._lifecycle("resume", sandbox_id, timeout))
+    def resume(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxWithToken:
+        """Resumes a paused sandbox (ConflictError when active); ``keep_memory=False`` boots it from its disk."""
+        return cast(SandboxWithToken, self._lifecycle("resume", sandbox_id, keep_memory, timeout))
 
-    def activate(self, sandbox_id: str, *, timeout: Optional[float] = None) -> SandboxWithToken:
+    def activate(self, sandbox_id: str, *, keep_memory: Optional[bool] = None, timeout: Optional[float] = None) -> SandboxWithToken:
         """Resumes when paused, does nothing when active; either way returns the access token."""
-        return cast(SandboxWithToken, self._lifecycle("activate", sandbox_id, timeout))
+        return cast(SandboxWithToken, self._lifecycle("activate", sandbox_id, keep_memory, timeout))
 
     def kill(self, sandbox_id: str, *, timeout: Optional[float] = None) -> bool:
         """Deletes a sandbox; False when it was already gone (404 is swallowed, as the contract says of kill helpers)."""
@@ -116,5 +116,6 @@ class Sandboxes:
         )
         return follow_output(stream, on_stdout, on_stderr, f"POST {path}")
 
-    def _lifecycle(self, verb: str, sandbox_id: str, timeout: Optional[float]) -> JsonObject:
-        return cast(JsonObject, self._http.json("POST", f"{_at(sandbox_id)}/{verb}", timeout=timeout or LIFECYCLE_TIMEOUT))
+    def _lifecycle(self, verb: str, sandbox_id: str, keep_memory: Optional[bool], timeout: Optional[float]) -> JsonObject:
+        body = None if keep_memory is None else {"keep_memory": keep_memory}
+        return cast(JsonObject, self._http.json("POST", f"{_at(sandbox_id)}/{verb}", body=body, timeout=timeout or LIFECYCLE_TIMEOUT))
