@@ -70,6 +70,10 @@ describe('sandpit CLI against a real server', () => {
     assert.equal(again.code, 1);
     assert.match(again.stderr, /\[409 conflict\]/);
     assert.match((await ok(['sandbox', 'resume', id])).stdout, new RegExp(`${id} active`));
+    assert.equal(JSON.parse((await ok(['sandbox', 'pause', '--disk-only', '--json', id])).stdout).kept_memory, false);
+    assert.match((await ok(['sandbox', 'resume', id])).stdout, new RegExp(`${id} active`));
+    await ok(['sandbox', 'pause', id]);
+    assert.match((await ok(['sandbox', 'resume', '--boot', id])).stdout, new RegExp(`${id} active`));
 
     assert.equal((await ok(['sandbox', 'kill', id])).stdout, `killed ${id}\n`);
     assert.equal((await ok(['sandbox', 'kill', id])).stdout, `${id} was already gone\n`);

@@ -131,9 +131,10 @@ export function sandboxCommand(): Command {
   sandbox.addCommand(
     apiCommand('pause', 'pause a sandbox (its full state is kept)')
       .argument('<id>', 'sandbox id')
+      .option('--disk-only', 'keep only its disk: every process ends, and resume boots it afresh')
       .action(
-        run(async (id: string, opts: ApiOptions) => {
-          const info = await spin(`pausing ${id}`, opts, () => connect(opts).sandboxes.pause(id));
+        run(async (id: string, opts: ApiOptions & { diskOnly?: boolean }) => {
+          const info = await spin(`pausing ${id}`, opts, () => connect(opts).sandboxes.pause(id, opts.diskOnly ? { keepMemory: false } : {}));
           if (opts.json) printJson(info);
           else console.log(`${info.id} ${info.status}`);
         }),
@@ -143,9 +144,10 @@ export function sandboxCommand(): Command {
   sandbox.addCommand(
     apiCommand('resume', 'resume a paused sandbox')
       .argument('<id>', 'sandbox id')
+      .option('--boot', 'boot it from its disk instead of restoring its processes')
       .action(
-        run(async (id: string, opts: ApiOptions) => {
-          const info = await spin(`resuming ${id}`, opts, () => connect(opts).sandboxes.resume(id));
+        run(async (id: string, opts: ApiOptions & { boot?: boolean }) => {
+          const info = await spin(`resuming ${id}`, opts, () => connect(opts).sandboxes.resume(id, opts.boot ? { keepMemory: false } : {}));
           if (opts.json) printJson(info);
           else console.log(`${info.id} ${info.status}`);
         }),
