@@ -47,6 +47,12 @@ function metadataFilter(raw: string | undefined): [string, string][] {
   return [...new URLSearchParams(raw)].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)]);
 }
 
+/** An optional boolean field of a request body: absent, or a boolean (400 otherwise). */
+function optionalBoolean(value: unknown, name: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw badRequest(`${name} must be a boolean`);
+  return value;
+}
+
 /** E2B's SandboxVolumeMount list as Sandpit's mounts (read-write: E2B's have no read-only flag). */
 function volumeMountsOf(raw: unknown): VolumeMount[] {
   if (!Array.isArray(raw)) throw badRequest('volumeMounts must be a list of {name, path}');
@@ -71,13 +77,12 @@ export async function controlPlaneRoutes(
     const p = await caller(req, 'sandboxes:write');
     const body = (req.body ?? {}) as NewSandbox;
     const timeout = checkTimeout(body.timeout);
-    if (body.autoPauseMemory !== undefined && typeof body.autoPauseMemory !== 'boolean') throw badRequest('autoPauseMemory must be a boolean');
+    optionalBoolean(body.autoPauseMemory, 'autoPauseMemory');
     // Traffic alone never resumes a filesystem-only pause (E2B's rule): it would reboot the sandbox under the caller.
     if (body.autoPauseMemory === false && body.autoResume?.enabled === true)
       throw badRequest('autoResume cannot be combined with autoPauseMemory false: a filesystem-only pause must be resumed explicitly');
     const snapshot = await snapshotOf(deps.snapshots, p, body.templateID ?? '');
-    const publicTraffic = body.network?.allowPublicTraffic;
-    if (publicTraffic !== undefined && typeof publicTraffic !== 'boolean') throw badRequest('network.allowPublicTraffic must be a boolean');
+    const publicTraffic = optionalBoolean(body.network?.allowPublicTraffic, 'network.allowPublicTraffic');
     // E2B's ports are public unless allowPublicTraffic is false; then they need the traffic token.
     const previewAccess = publicTraffic === false ? 'public' : 'legacy_public';
     const rec = await sandboxes.create(
@@ -147,8 +152,7 @@ export async function controlPlaneRoutes(
       rec = await sandboxes.patch(p, rec.id, { auto_delete_seconds: null });
       pausedKillers.add(rec.id);
     }
-    const memory = (req.body as { memory?: unknown } | undefined)?.memory;
-    if (memory !== undefined && typeof memory !== 'boolean') throw badRequest('memory must be a boolean');
+    const memory = optionalBoolean((req.body as { memory?: unknown } | undefined)?.memory, 'memory');
     try {
       await sandboxes.pause(p, rec.id, { keepMemory: memory !== false });
     } catch (err) {
@@ -191,10 +195,10 @@ export async function controlPlaneRoutes(
     const body = req.body as { timeout?: number; memory?: unknown } | undefined;
     const timeout = checkTimeout(body?.timeout);
     // memory false (the SDK's onResume 'reboot'): a paused sandbox boots from its disk instead of being restored.
-    if (body?.memory !== undefined && typeof body.memory !== 'boolean') throw badRequest('memory must be a boolean');
+    const memory = optionalBoolean(body?.memory, 'memory');
     const before = await sandboxes.get(p, req.params.sandboxID);
     if (before.status !== 'active' && before.status !== 'paused') throw conflict(`the sandbox is ${before.status}; retry shortly`);
-    let rec: SandboxRecord = await sandboxes.activate(p, before.id, { keepMemory: body?.memory !== false });
+    let rec: SandboxRecord = await sandboxes.activate(p, before.id, { keepMemory: memory !== false });
     const resumed = before.status === 'paused';
     rec = resumed ? await sandboxes.patch(p, rec.id, resumedTimers(rec, timeout)) : await setDeadline(sandboxes, p, rec, timeout, true);
     reply.code(resumed ? 201 : 200);

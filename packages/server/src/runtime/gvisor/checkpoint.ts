@@ -3,19 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exists } from '../../optional-files.ts';
 import { within } from '../../timeouts.ts';
 import { CaptureRefused } from '../driver.ts';
-import { isMountPoint } from '../host/mounts.ts';
-import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { isAlive, waitForExit } from '../host/pids.ts';
-import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
-import { channel, start, writeConfig } from './launch.ts';
-import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints, provisionNet } from './netns.ts';
+import { type DriverState, forget, runscOf } from './driver-state.ts';
+import { channel, startNewRun } from './launch.ts';
+import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints } from './netns.ts';
 import { acceptsWithin } from '../host/tcp-accept.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
-import { cutsConnections, savesEpollWatchedSockets } from './engines.ts';
+import { savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc, RunscState } from './runsc.ts';
-import { readMeta, type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts';
+import { readMeta, type SandboxMeta } from './sandbox-meta.ts';
 
 const CHANNEL_CLOSE_TIMEOUT_MS = 2000;
 /** How long a saved sandbox may take to exit before it is left to the background delete. */
@@ -144,28 +142,9 @@ export async function restoreLocked(st: DriverState, id: string, image: string):
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
   if (!(await exists(image))) throw new Error(`sandbox ${id} has no checkpoint to restore`);
-  const runsc = runscOf(st, meta);
-  const runscId = `${id}-${Date.now().toString(36)}`;
-  await Promise.all([
-    writeConfig(st, specOf(meta), runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
-    writeMeta(sp.meta, { ...meta, runscId, cutsConnections: cutsConnections(meta.engine) }),
-    // After a host restart the overlay is gone (the layer store is re-mounted by init).
-    isMountPoint(sp.rootfs).then(async (m) => {
-      if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);
-    }),
-    meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
-  ]);
-  try {
-    await start(st, id, runsc, runscId, meta.resources.memoryMib, () => runsc.restore(runscId, sp.dir, image, sp.log, !!meta.netnsPath));
-  } catch (err) {
-    await channel(st, id).close(0);
-    await runsc.deleteForce(runscId).catch(() => undefined);
-    await cg(st)
-      .remove(runscId)
-      .catch(() => undefined);
-    throw err;
-  }
-  await listenersAccept(st, id, runsc, runscId, meta);
+  // The env lives in the image.
+  const runscId = await startNewRun(st, meta, {}, (runsc, rid) => runsc.restore(rid, sp.dir, image, sp.log, !!meta.netnsPath));
+  await listenersAccept(st, id, runscOf(st, meta), runscId, meta);
 }
 
 /** The sandbox's IPv4 addresses on its NIC, where the host reaches it. */

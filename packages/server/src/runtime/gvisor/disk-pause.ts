@@ -1,16 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { exists } from '../../optional-files.ts';
 import { within } from '../../timeouts.ts';
-import { isMountPoint } from '../host/mounts.ts';
-import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { waitForExit } from '../host/pids.ts';
-import { cg, type DriverState, forget, runscOf } from './driver-state.ts';
-import { cutsConnections } from './engines.ts';
-import { channel, start, writeConfig } from './launch.ts';
-import { provisionNet } from './netns.ts';
+import { type DriverState, forget, runscOf } from './driver-state.ts';
+import { channel, startNewRun } from './launch.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
-import { readMeta, specOf, writeMeta } from './sandbox-meta.ts';
+import { readMeta, writeMeta } from './sandbox-meta.ts';
 
 /** How long the in-sandbox `sync` may take before the stop goes on without it. */
 const SYNC_TIMEOUT_MS = 10_000;
@@ -73,28 +69,5 @@ export async function bootLocked(st: DriverState, id: string): Promise<void> {
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
   if (!meta.stopped) throw new Error(`sandbox ${id} has no checkpoint to restore and was not stopped`);
-  const runsc = runscOf(st, meta);
-  const runscId = `${id}-${Date.now().toString(36)}`;
-  await Promise.all([
-    writeConfig(st, { ...specOf(meta), env: meta.env ?? {} }, runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
-    // After a host restart the overlay is gone (the layer store is re-mounted by init).
-    isMountPoint(sp.rootfs).then(async (m) => {
-      if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);
-    }),
-    // The ended run's netstack took the namespace's addresses.
-    meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
-  ]);
-  await writeMeta(sp.meta, { ...meta, runscId, stopped: false, cutsConnections: cutsConnections(meta.engine) });
-  try {
-    await start(st, id, runsc, runscId, meta.resources.memoryMib, () => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
-  } catch (err) {
-    await channel(st, id).close(0);
-    await runsc.kill(runscId);
-    await runsc.deleteForce(runscId).catch(() => undefined);
-    await cg(st)
-      .remove(runscId)
-      .catch(() => undefined);
-    await writeMeta(sp.meta, meta);
-    throw err;
-  }
+  await startNewRun(st, meta, meta.env ?? {}, (runsc, runscId) => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
 }

@@ -2,13 +2,17 @@ import { lstat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { exists } from '../../optional-files.ts';
 import type { SandboxSpec } from '../driver.ts';
+import { isMountPoint } from '../host/mounts.ts';
 import { ociConfig } from '../host/oci-config.ts';
-import { lowerDirs } from '../host/overlay.ts';
+import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { AgentChannel } from './agent-channel.ts';
-import { cg, type DriverState } from './driver-state.ts';
+import { cg, type DriverState, runscOf } from './driver-state.ts';
 import { unpinEngine, withEngineMemory } from './engine-cgroup.ts';
+import { cutsConnections } from './engines.ts';
+import { provisionNet } from './netns.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
+import { type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts';
 
 /** Where the agent dials inside the sandbox: the bind-mounted run dir. */
 const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
@@ -67,6 +71,41 @@ export async function start(st: DriverState, id: string, runsc: Runsc, runscId: 
   await withEngineMemory(cg(st), runscId, memoryMib * 1024 * 1024, launch);
   await unpinEngine(cg(st), runscId);
   await ch.ready(st.opts.readyTimeoutMs ?? 15_000, async () => (await runsc.state(runscId))?.status === 'running');
+}
+
+/**
+ * Starts a new run of a sandbox that has none (a restore, or a boot after a disk-only pause): its config
+ * with `env`, its overlay again after a host restart, its namespace's addresses back from the ended run's
+ * netstack, then `launch` (runsc run or restore). A failed start removes the run and puts the meta back
+ * as it was. Answers the new run's id. The caller holds the sandbox's lock.
+ */
+export async function startNewRun(st: DriverState, meta: SandboxMeta, env: Record<string, string>, launch: (runsc: Runsc, runscId: string) => Promise<void>): Promise<string> {
+  const { id } = meta;
+  const sp = gvisorSandboxPaths(st.paths, id);
+  const runsc = runscOf(st, meta);
+  const runscId = `${id}-${Date.now().toString(36)}`;
+  await Promise.all([
+    writeConfig(st, { ...specOf(meta), env }, runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
+    writeMeta(sp.meta, { ...meta, runscId, stopped: undefined, cutsConnections: cutsConnections(meta.engine) }),
+    // After a host restart the overlay is gone (the layer store is re-mounted by init).
+    isMountPoint(sp.rootfs).then(async (m) => {
+      if (!m) await mountOverlay(lowerDirs(meta), st.layers.upper(id), st.layers.work(id), sp.rootfs);
+    }),
+    meta.netnsPath && meta.net ? provisionNet(meta.netnsPath, meta.net) : undefined,
+  ]);
+  try {
+    await start(st, id, runsc, runscId, meta.resources.memoryMib, () => launch(runsc, runscId));
+  } catch (err) {
+    await channel(st, id).close(0);
+    await runsc.kill(runscId);
+    await runsc.deleteForce(runscId).catch(() => undefined);
+    await cg(st)
+      .remove(runscId)
+      .catch(() => undefined);
+    await writeMeta(sp.meta, meta);
+    throw err;
+  }
+  return runscId;
 }
 
 /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
