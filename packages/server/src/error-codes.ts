@@ -36,6 +36,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
 
+export const isErrorCode = (c: string): c is ErrorCode => Object.hasOwn(ERROR_CODES, c);
+
 /** The generic code of an HTTP status (for errors raised by Fastify itself), if it has one. */
 export function genericCode(status: number): ErrorCode | undefined {
   return ERROR_CODE_LIST.find((c) => ERROR_CODES[c] === status);

@@ -104,6 +104,9 @@ import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
 import { NodeDrain } from './cluster/drain.ts';
 import { NodePeers } from './cluster/node-peer.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
+import { LiveMoveSteps } from './services/sandboxes/live-move.ts';
+import { SandboxMigrations } from './services/sandboxes/sandbox-migrations.ts';
+import { SandboxRelocation } from './cluster/sandbox-relocation.ts';
 import { snapshotTemplateFiles } from './services/templates/snapshot-template-files.ts';
 import { UnusedFiles } from './services/templates/unused-files.ts';
 import type { RoleEdge } from './app.ts';
@@ -427,17 +430,18 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const sharedStore = dialectOf(db) === 'postgres';
     const rateLimits = sharedStore ? new SharedRateLimits(new RateLimitStore(db), clock) : undefined;
     const nodes = new NodeService({ store: nodeStore, sandboxes: store, clock, log, lostMs: config.cluster.lostMs });
+    const placement = new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs });
+    const relocation = directory && new SandboxRelocation({ nodes, placement, directory, volumes: volumeStore });
     // Asked only while serving, so the port is the one bound.
     const publicUrl = () => config.cluster.publicUrl ?? `http://${config.publicHost}:${boundPort(app, config.port)}`;
     const regions = new RegionService({ own: config.region, ownUrl: publicUrl, store: role === 'api' ? new RegionStore(db) : undefined, clock, liveMs: config.cluster.lostMs });
-    const placement = new Placement({ store: nodeStore, clock, lostMs: config.cluster.lostMs });
     const edge: RoleEdge | undefined =
       role === 'api'
         ? {
             role,
             key: config.cluster.key!,
             nodes,
-            drain: new NodeDrain({ nodes, sandboxes: store, placement, directory: directory!, volumes: volumeStore, log }),
+            drain: new NodeDrain({ nodes, sandboxes: store, relocation: relocation!, log }),
             forward: {
               directory: directory!,
               placement,
@@ -460,6 +464,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
                 driver,
                 network,
                 lock: sandboxes.lock,
+                live: new LiveMoveSteps(sandboxes),
                 peers: peers!,
                 relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
                 clock,
@@ -500,6 +505,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         regions,
         volumes,
         volumeFiles,
+        migrations: new SandboxMigrations({ sandboxes, store, relocator: relocation }),
         sshKeys,
         sshPort: () => sshPort,
         readiness,

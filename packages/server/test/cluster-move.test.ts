@@ -7,9 +7,10 @@ import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, ServerProcess } from './helpers/server-process.ts';
 
 /**
- * Snapshots and paused sandboxes between nodes (PostgreSQL, one API replica, two gVisor nodes):
- * a fork placed off its snapshot's cordoned node fetches the snapshot there and continues its
- * processes; a node whose holder is lost answers 503 saying so.
+ * Snapshots and sandboxes between nodes (PostgreSQL, two API replicas, two gVisor nodes): a fork
+ * placed off its snapshot's cordoned node fetches the snapshot there and continues its processes;
+ * drain and migrate move paused and running sandboxes with their processes; a node whose holder is
+ * lost answers 503 saying so.
  */
 const key = randomBytes(32);
 const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '6000', ...extra });
@@ -119,7 +120,7 @@ test("a fork placed off its snapshot's cordoned node: the snapshot is shipped th
   }
 });
 
-test('drain moves a paused sandbox to another node, where it resumes with its files and processes; a running one is left and counted', async () => {
+test('drain moves a paused sandbox and a running one to another node: the paused one resumes there, the running one keeps running there, both with their files and processes', async () => {
   const [x, y] = [...nodes.keys()] as [string, string];
   await setState('cordon', y);
   let paused: string;
@@ -134,36 +135,110 @@ test('drain moves a paused sandbox to another node, where it resumes with its fi
     await setState('uncordon', y);
   }
   assert.equal((await sandboxCounts()).get(x), 2);
-  await exec(paused, `echo moved > /home/user/mark && ${COUNTER}`);
-  // The other replica now remembers the sandbox on x.
-  assert.equal((await otherApi.post(`/sandboxes/${paused}/exec`, { command: 'true' })).status, 200);
-  await until('the counter runs', async () => Number(await exec(paused, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  for (const id of [paused, running]) await exec(id, `echo moved > /home/user/mark && ${COUNTER}`);
+  // The other replica now remembers the sandboxes on x.
+  for (const id of [paused, running]) assert.equal((await otherApi.post(`/sandboxes/${id}/exec`, { command: 'true' })).status, 200);
+  for (const id of [paused, running]) await until('the counter runs', async () => Number(await exec(id, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
   assert.equal((await api.post(`/sandboxes/${paused}/pause`)).status, 200);
   const drained = await internal(`/internal/nodes/${x}/drain`, 'POST');
   assert.equal(drained.status, 200);
-  assert.deepEqual(await drained.json(), { moved: [{ id: paused, to: y }], left: 1, failed: [] });
+  const answer = (await drained.json()) as { moved: { id: string; to: string }[]; left: number; failed: unknown[] };
+  const byId = (l: { id: string; to: string }[]) => [...l].sort((p, q) => p.id.localeCompare(q.id));
+  assert.deepEqual({ ...answer, moved: byId(answer.moved) }, { moved: byId([paused, running].map((id) => ({ id, to: y }))), left: 0, failed: [] });
   try {
     const counts = await sandboxCounts();
-    assert.equal(counts.get(x), 1, 'the running sandbox stays');
-    assert.equal(counts.get(y), 1, 'the paused one is on the other node');
+    assert.equal(counts.get(x), 0, 'the draining node is empty');
+    assert.equal(counts.get(y), 2, 'both are on the other node');
     assert.equal((await api.get(`/sandboxes/${paused}`)).body.status, 'paused');
-    // x takes sandboxes again at once; the other replica, which did not move it, still finds it on y.
+    const moved = await api.get(`/sandboxes/${running}`);
+    assert.equal(moved.body.status, 'active', 'the running one runs on after its move');
+    assert.equal(moved.body.node, y);
+    // x takes sandboxes again at once; the other replica, which did not move them, still finds them on y.
     await setState('uncordon', x);
     await new Promise((r) => setTimeout(r, 1100));
     const resumed = await otherApi.post(`/sandboxes/${paused}/resume`);
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
-    assert.equal(await exec(paused, 'cat /home/user/mark'), 'moved');
-    const c1 = Number(await exec(paused, 'cat /tmp/count'));
-    await until('the moved counter continues', async () => Number(await exec(paused, 'cat /tmp/count')) > c1, 10_000);
+    for (const id of [paused, running]) {
+      assert.equal(await exec(id, 'cat /home/user/mark'), 'moved');
+      const c1 = Number(await exec(id, 'cat /tmp/count'));
+      await until('the moved counter continues', async () => Number(await exec(id, 'cat /tmp/count')) > c1, 10_000);
+    }
     // Its address now comes from the new node's pool (100.<110+i>.0.0/16).
     const addr = await exec(paused, 'cat /proc/net/fib_trie 2>/dev/null | grep -o "100\\.11[0-9]\\.[0-9.]*" | sort -u | head -3; ip -4 -o addr 2>/dev/null');
     assert.match(addr, new RegExp(`100\\.${110 + Number(y.slice(1))}\\.`), addr);
-    // The running sandbox on the draining node still works.
-    assert.equal(await exec(running, 'echo still-here'), 'still-here');
+    assert.equal((await otherApi.post(`/sandboxes/${running}/exec`, { command: 'echo via-the-other-replica' })).body.stdout, 'via-the-other-replica\n');
     for (const id of [paused, running]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
   } finally {
     await setState('uncordon', x);
   }
+});
+
+test('migrate moves a running sandbox with its memory: migrating while it moves, then active on the named node with the same id and access token; what cannot move answers 409 and stays', async () => {
+  const sb = await api.post('/sandboxes', { metadata: { case: 'migrate' } });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id: string = sb.body.id;
+  const from: string = (await api.get(`/sandboxes/${id}`)).body.node;
+  assert.ok(nodes.has(from), `GET shows the node holding it: ${from}`);
+  const to = [...nodes.keys()].find((n) => n !== from)!;
+  // A process whose state lives only in memory: a shell variable counting up.
+  await exec(id, `echo kept > /home/user/mark && ${COUNTER}`);
+  await until('the counter runs', async () => Number(await exec(id, 'cat /tmp/count 2>/dev/null || echo 0')) > 0);
+  // The counting subshell (the pattern does not match this command's own shell).
+  const pid = await exec(id, "pgrep -o -f 'count[.]new'");
+  assert.match(pid, /^\d+$/);
+
+  // Bad input changes nothing.
+  for (const [body, status] of [
+    [{ node: to, extra: 1 }, 400],
+    [{ node: 'no-such-node' }, 404],
+    [{ node: from }, 409],
+  ] as const) {
+    const res = await api.post(`/sandboxes/${id}/migrate`, body);
+    assert.equal(res.status, status, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, { 400: 'bad_request', 404: 'not_found', 409: 'conflict' }[status]);
+  }
+  assert.equal((await api.get(`/sandboxes/${id}`)).body.node, from);
+
+  const before = Number(await exec(id, 'cat /tmp/count'));
+  const moved = await api.post(`/sandboxes/${id}/migrate`, { node: to });
+  assert.equal(moved.status, 200, JSON.stringify(moved.body));
+  assert.equal(moved.body.status, 'active');
+  assert.equal(moved.body.node, to);
+  assert.equal(moved.body.id, id);
+  assert.deepEqual(moved.body.metadata, { case: 'migrate' });
+  // Every process came along with its memory: the same counter process, counting on from where it was.
+  assert.equal(await exec(id, "pgrep -o -f 'count[.]new'"), pid);
+  const after = Number(await exec(id, 'cat /tmp/count'));
+  assert.ok(after >= before, `${after} >= ${before}`);
+  await until('the counter continues on the new node', async () => Number(await exec(id, 'cat /tmp/count')) > after, 10_000);
+  assert.equal(await exec(id, 'cat /home/user/mark'), 'kept');
+  // The same access token reaches it on the data plane, through either replica.
+  for (const a of [apiProc.url, otherApiProc.url]) {
+    const res = await fetch(`${a}/exec`, {
+      method: 'POST',
+      headers: { 'x-platform-sandbox-id': id, 'x-access-token': sb.body.access_token, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'cat /home/user/mark' }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { stdout: string }).stdout, 'kept\n');
+  }
+  const events = (await api.get(`/sandboxes/${id}/events`)).body.events.map((e: { type: string }) => e.type);
+  assert.deepEqual(
+    events.filter((t: string) => t.startsWith('migrat')),
+    ['migrating', 'migrated'],
+  );
+  assert.ok(!events.includes('paused'), 'a move is not a pause');
+  const counts = await sandboxCounts();
+  assert.equal(counts.get(to)! >= 1, true);
+
+  // A sandbox paused without its memory has no checkpoint to move: 409, and it stays paused where it is.
+  assert.equal((await api.post(`/sandboxes/${id}/pause`, { keep_memory: false })).status, 200);
+  const refused = await api.post(`/sandboxes/${id}/migrate`, {});
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  const still = (await api.get(`/sandboxes/${id}`)).body;
+  assert.equal(still.status, 'paused');
+  assert.equal(still.node, to);
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 
 test("a fork whose snapshot's holder is lost: 503 saying the snapshot cannot be shipped; with the holder back it forks", async () => {

@@ -303,6 +303,22 @@ describe('state machine', () => {
     assertEnvelope(await api.post(`/sandboxes/${sb.id}/pause`), 404, 'not_found');
   });
 
+  test('migrate on one host: 409 and nothing changes; it needs sandboxes:move; the node is shown only with that permission', async () => {
+    const sb = await create();
+    assertEnvelope(await api.post(`/sandboxes/${sb.id}/migrate`, {}), 409, 'conflict');
+    assertEnvelope(await api.post(`/sandboxes/${sb.id}/migrate`, { node: 7 }), 400, 'bad_request');
+    assertEnvelope(await api.post('/sandboxes/sb-local-00000000-0000-4000-8000-000000000000/migrate', {}), 404, 'not_found');
+    const made = await api.post('/api-keys', { name: 'runner', permissions: ['sandboxes:read', 'sandboxes:write'] });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const runner = new Api(server.url, made.body.key);
+    assertEnvelope(await runner.post(`/sandboxes/${sb.id}/migrate`, {}), 403, 'forbidden');
+    const seen = await runner.get(`/sandboxes/${sb.id}`);
+    assert.equal(seen.body.status, 'active');
+    assert.ok(!('node' in seen.body));
+    assert.equal((await api.del(`/api-keys/${made.body.id}`)).status, 204);
+    assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+  });
+
   test('patch: name, metadata replaced, timers set and cleared, network set and reset', async () => {
     const sb = await create({ metadata: { a: '1' } });
     const res = await api.patch(`/sandboxes/${sb.id}`, {

@@ -4606,6 +4606,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandbox_id}/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a sandbox to another node (several hosts; needs sandboxes:move)
+         * @description A running gVisor sandbox moves with every process and its memory: it is migrating while it moves (its connections are cut as by a pause) and active on the new node when this returns, with the same id, access token, files, network rules, secrets and preview ports. A paused one moves paused. 409: it cannot move (an engine whose memory is not on disk, a pause that kept only the disk, volumes it mounts, a transition under way, a single-host installation); nothing changed. 503: the target is lost, full or takes no sandboxes (nothing changed), or the copy failed (it runs on where it was).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description PublicSandboxId: a UUID or sb-<region>-<uuid> */
+                    sandbox_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The node to move it to; default: the one placement picks in its region */
+                        node?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Sandbox"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Every error answers with this envelope */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandbox_id}/pause": {
         parameters: {
             query?: never;
@@ -9066,6 +9169,8 @@ export interface components {
                 /** @description CIDRs only */
                 deny_out?: string[];
             };
+            /** @description The node holding it (several hosts), shown to keys with sandboxes:move */
+            node?: string;
             preview_access: "legacy_public" | "public" | "private";
             region: string;
             resources: {
@@ -9116,6 +9221,8 @@ export interface components {
                 /** @description CIDRs only */
                 deny_out?: string[];
             };
+            /** @description The node holding it (several hosts), shown to keys with sandboxes:move */
+            node?: string;
             preview_access: "legacy_public" | "public" | "private";
             region: string;
             resources: {

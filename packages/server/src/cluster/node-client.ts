@@ -1,4 +1,6 @@
 import { Agent } from 'node:http';
+import { isErrorCode } from '../error-codes.ts';
+import { ApiError } from '../errors.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
@@ -85,7 +87,7 @@ export class NodeDirectory {
     return { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) };
   }
 
-  /** A POST on a node's internal API; rejects with the node's error message unless it answers 2xx. */
+  /** A POST on a node's internal API; rejects unless it answers 2xx, with the node's error as it answered it when it sent the envelope. */
   async post(n: NodeRecord, path: string, body: unknown, timeoutMs: number): Promise<void> {
     const res = await fetch(new URL(path, n.url), {
       method: 'POST',
@@ -93,8 +95,12 @@ export class NodeDirectory {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const answer = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
-    if (!res.ok) throw new Error(`node ${n.id} answered ${res.status} to ${path}${answer?.error?.message ? `: ${answer.error.message}` : ''}`);
+    const answer = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
+    if (res.ok) return;
+    // The node's own answer (a 409 for a sandbox that cannot move) is the caller's, as the node put it.
+    const code = answer?.error?.code;
+    if (code !== undefined && isErrorCode(code) && answer?.error?.message) throw new ApiError(res.status, code, answer.error.message);
+    throw new Error(`node ${n.id} answered ${res.status} to ${path}`);
   }
 
   /** A JSON call on a node's internal API. */

@@ -7,6 +7,7 @@ export type RequestSubject = { kind: 'sandbox'; id: string; region?: string } | 
 
 const DATA_PLANE = /^\/(exec|files|processes|terminals)(\/|$)/;
 const SANDBOX_PATH = /^\/sandboxes\/([^/?]+)/;
+const MIGRATE_PATH = /^\/sandboxes\/[^/?]+\/migrate\/?$/;
 const SNAPSHOT_PATH = /^\/snapshots\/([^/?]+)$/;
 const BUILD_PATH = /^\/templates\/[^/?]+\/builds\/([^/?]+)/;
 /** One volume and its files; the list and the create are not about one volume. */
@@ -30,6 +31,8 @@ export function requestSubject(method: string, url: string, headers: IncomingHtt
     const raw = SANDBOX_HOST.exec(host)?.[1] ?? one(headers['x-platform-sandbox-id']) ?? (q < 0 ? undefined : (new URLSearchParams(url.slice(q + 1)).get('sandbox_id') ?? undefined));
     return raw === undefined ? undefined : sandbox(raw);
   }
+  // A migrate is run by the API replica itself: it picks the target and tells the source node.
+  if (method === 'POST' && MIGRATE_PATH.test(path)) return undefined;
   const sb = SANDBOX_PATH.exec(path);
   if (sb) return sandbox(decode(sb[1]!));
   const snap = SNAPSHOT_PATH.exec(path);

@@ -10,9 +10,10 @@ const Part = Type.Object({ sandbox_id: Type.String({ pattern: '^[0-9a-f-]{36}$' 
 const NodeRef = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /**
- * A node's side of moving paused sandboxes (drain), for API replicas and other nodes (the node guard
+ * A node's side of moving sandboxes (drain, migrate), for API replicas and other nodes (the node guard
  * has checked their token): a source is told to move one, the target pulls it (manifest, then each
- * part streamed) and the source switches it over; a target drops a copy the switch did not take.
+ * part streamed); the source switches a paused one over, the target commits a running one (switches it
+ * over and resumes it); a target drops a copy the switch did not take.
  */
 export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDriver, mover: SandboxMover) {
   const moves = (): SandboxMoves => {
@@ -41,6 +42,10 @@ export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDri
   });
   app.post<{ Params: { sandbox_id: string }; Body: { from: string } }>('/internal/sandboxes/:sandbox_id/move-in', { schema: { hide, params: Id, body: NodeRef('from') } }, async (req, reply) => {
     await mover.moveIn(req.params.sandbox_id, req.body.from);
+    reply.code(204);
+  });
+  app.post<{ Params: { sandbox_id: string }; Body: { from: string } }>('/internal/sandboxes/:sandbox_id/move-commit', { schema: { hide, params: Id, body: NodeRef('from') } }, async (req, reply) => {
+    await mover.commit(req.params.sandbox_id, req.body.from);
     reply.code(204);
   });
   app.post<{ Params: { sandbox_id: string } }>('/internal/sandboxes/:sandbox_id/discard', { schema: { hide, params: Id } }, async (req, reply) => {

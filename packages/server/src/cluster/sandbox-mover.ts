@@ -4,7 +4,9 @@ import { ApiError, conflict, notFound, unavailable } from '../errors.ts';
 import type { PreparedNetwork } from '../network/hooks.ts';
 import type { RuntimeDriver, SandboxManifest, SandboxMoves, TemplateFiles } from '../runtime/driver.ts';
 import type { KeyedLock } from '../runtime/host/keyed-lock.ts';
-import type { NetworkRules, SandboxStore } from '../store/sandboxes.ts';
+import type { LiveMoveSteps } from '../services/sandboxes/live-move.ts';
+import type { NetworkRules, SandboxRecord, SandboxStore } from '../store/sandboxes.ts';
+import type { NodeRecord } from '../store/nodes.ts';
 import type { NodePeers } from './node-peer.ts';
 
 /** The network steps of a move: a namespace from this node's pool with the bindings already stored, and its release when the sandbox leaves. */
@@ -20,6 +22,8 @@ export interface SandboxMoverDeps {
   network: MoveNetwork | undefined;
   /** The sandbox service's per-sandbox lock: a move excludes every operation on the sandbox here. */
   lock: KeyedLock;
+  /** A running sandbox's checkpoint and resume, as the sandbox service does them. */
+  live: LiveMoveSteps;
   peers: NodePeers;
   relocate: (templateId: string | null, t: TemplateFiles) => Promise<TemplateFiles>;
   clock: Clock;
@@ -30,11 +34,13 @@ export interface SandboxMoverDeps {
 export const MOVE_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * Moves paused sandboxes between nodes (a drain). The source, holding the sandbox's lock, asks the
- * target to pull the checkpoint image and writable layer; the target checks them against the
- * source's manifest and keeps them paused with a namespace from its own pool; only then does the
- * source switch the sandbox's node in the store (one conditional update) and delete its copy. A
- * failure before the switch leaves the sandbox where it was; resume then happens on the new node.
+ * Moves sandboxes between nodes (a drain, or a migrate). The source, holding the sandbox's lock, asks
+ * the target to pull the checkpoint image and writable layer; the target checks them against the
+ * source's manifest and keeps them paused with a namespace from its own pool. A paused sandbox is then
+ * switched over by the source (one conditional update of its node in the store) and stays paused. A
+ * running one is checkpointed first (`migrating`, its connections cut as by a pause); the target
+ * switches it over and resumes it, so whichever node the store names after a crash holds its
+ * checkpoint. A failure before the switch leaves the sandbox where it was, running again if it ran.
  */
 export class SandboxMover {
   readonly #d: SandboxMoverDeps;
@@ -45,31 +51,84 @@ export class SandboxMover {
 
   #moves(): SandboxMoves {
     const m = this.#d.driver.moves;
-    if (!m) throw unavailable(`the ${this.#d.driver.name} driver cannot move sandboxes between nodes (a paused sandbox's memory is not on disk)`);
+    if (!m) throw conflict(`the ${this.#d.driver.name} engine cannot move sandboxes between nodes (a sandbox's memory is not kept on disk); it stays here`);
     return m;
   }
 
-  /** On the source: moves paused sandbox `id` to node `to`. */
+  /** On the source: moves sandbox `id` (paused or running) to node `to`. */
   async moveOut(id: string, to: string): Promise<void> {
     const d = this.#d;
     this.#moves();
     await d.lock.run(id, async () => {
       const rec = await d.store.get(id);
       if (!rec || rec.nodeId !== d.nodeId) throw notFound('no such sandbox on this node');
-      if (rec.status !== 'paused') throw conflict(`the sandbox is ${rec.status}; only a paused sandbox is moved`);
+      if (rec.status !== 'paused' && rec.status !== 'active') throw conflict(`the sandbox is ${rec.status}; only a paused or running sandbox is moved`);
+      if (rec.status === 'paused' && rec.pausedDiskOnly) throw conflict('the sandbox was paused without its memory; a move copies a checkpoint, so it stays here');
+      if (to === d.nodeId) throw conflict(`the sandbox is on node '${to}' already`);
       const target = await d.peers.live(to, 'the move target');
       const started = d.clock.now();
-      await d.peers.call(target, `/internal/sandboxes/${id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
-      if (!(await d.store.moveNode(id, d.nodeId, to, d.clock.now()))) {
-        await d.peers
-          .call(target, `/internal/sandboxes/${id}/discard`, { method: 'POST' })
-          .catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: the target kept a copy it should drop'));
-        throw conflict('the sandbox changed while it was copied; it stays here');
-      }
+      if (rec.status === 'active') await this.#moveRunning(rec, target);
+      else await this.#movePaused(rec, target);
       // It lives on `to` now: this node's copy and namespace go (its secret bindings stay, for the target).
       await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
       await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
-      d.log.info({ sandbox: id, to, ms: d.clock.now() - started }, 'paused sandbox moved to another node');
+      d.log.info({ sandbox: id, to, ms: d.clock.now() - started, running: rec.status !== 'paused' }, 'sandbox moved to another node');
+    });
+  }
+
+  async #movePaused(rec: SandboxRecord, target: NodeRecord): Promise<void> {
+    const d = this.#d;
+    await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
+    if (!(await d.store.moveNode(rec.id, d.nodeId, target.id, d.clock.now()))) {
+      await this.#dropCopy(target, rec.id);
+      throw conflict('the sandbox changed while it was copied; it stays here');
+    }
+  }
+
+  async #moveRunning(rec: SandboxRecord, target: NodeRecord): Promise<void> {
+    const d = this.#d;
+    await d.live.checkpoint(rec, target.id);
+    try {
+      await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
+    } catch (err) {
+      await d.live.resumeHere(rec, target.id, (err as Error).message);
+      throw unavailable(`the sandbox could not be copied to node '${target.id}'; it runs on here (${(err as Error).message})`);
+    }
+    let resumeFailed: Error | undefined;
+    try {
+      await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-commit`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
+    } catch (err) {
+      // The target may have switched it over and then failed to resume it (it stays paused there), or never got the call: the store says which.
+      if ((await d.store.get(rec.id))?.nodeId !== target.id) {
+        await this.#dropCopy(target, rec.id);
+        await d.live.resumeHere(rec, target.id, (err as Error).message);
+        throw unavailable(`node '${target.id}' did not take the sandbox over; it runs on here (${(err as Error).message})`);
+      }
+      resumeFailed = err as Error;
+    }
+    if (resumeFailed) {
+      await d.driver.destroy(rec.id).catch(() => undefined);
+      await d.network?.release(rec.id, true).catch(() => undefined);
+      throw unavailable(`the sandbox moved to node '${target.id}', which did not resume it (${resumeFailed.message}); a sandbox a node could not resume is paused there`);
+    }
+  }
+
+  async #dropCopy(target: NodeRecord, id: string): Promise<void> {
+    await this.#d.peers
+      .call(target, `/internal/sandboxes/${id}/discard`, { method: 'POST' })
+      .catch((err: Error) => this.#d.log.error({ sandbox: id, err: err.message }, 'move: the target kept a copy it should drop'));
+  }
+
+  /** On the target: the source has checkpointed running sandbox `id` and this node holds the copy: it becomes the sandbox's node and resumes it. */
+  async commit(id: string, from: string): Promise<void> {
+    const d = this.#d;
+    await d.lock.run(id, async () => {
+      const rec = await d.store.get(id);
+      if (!rec || rec.nodeId !== from || rec.status !== 'migrating') throw conflict(`sandbox ${id} is not being moved from node '${from}'`);
+      if ((await d.driver.state(id)) !== 'paused') throw conflict(`this node holds no copy of sandbox ${id}`);
+      if (!(await d.store.moveNode(id, from, d.nodeId, d.clock.now(), 'migrating'))) throw conflict('the sandbox changed while it was copied; it stays on the source');
+      rec.nodeId = d.nodeId;
+      await d.live.resumeMoved(rec, from);
     });
   }
 
@@ -78,7 +137,7 @@ export class SandboxMover {
     const d = this.#d;
     const moves = this.#moves();
     const rec = await d.store.get(id);
-    if (!rec || rec.nodeId !== from || rec.status !== 'paused') throw conflict(`sandbox ${id} is not paused on node '${from}'`);
+    if (!rec || rec.nodeId !== from || (rec.status !== 'paused' && rec.status !== 'migrating')) throw conflict(`sandbox ${id} is not paused or being moved on node '${from}'`);
     const source = await d.peers.live(from, 'the move source');
     // A copy left by an earlier attempt that was never switched over (the source failed in between) goes first.
     if ((await d.driver.state(id)) !== 'missing') await this.discard(id);

@@ -20,6 +20,7 @@ import type { ProcessService } from '../services/data-plane/processes.ts';
 import type { SharedRateLimits } from '../services/access/rate-limits.ts';
 import type { SandboxEvents } from '../services/sandboxes/sandbox-events.ts';
 import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
+import type { SandboxMigrations } from '../services/sandboxes/sandbox-migrations.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SecretsService } from '../services/networking/secrets.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
@@ -76,6 +77,7 @@ export interface Services {
   rateLimits?: SharedRateLimits;
   volumes: VolumeService;
   volumeFiles: VolumeFiles;
+  migrations: SandboxMigrations;
   /** What GET /readyz checks. */
   readiness: Readiness;
 }

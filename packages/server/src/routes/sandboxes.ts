@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
 import { errors, SandboxIdParam } from '../schemas/common.ts';
-import { CreateSandboxBody, ListSandboxesQuery, PatchSandboxBody, PauseSandboxBody, ResumeSandboxBody, SandboxList } from '../schemas/sandbox.ts';
+import { CreateSandboxBody, ListSandboxesQuery, MigrateSandboxBody, PatchSandboxBody, PauseSandboxBody, ResumeSandboxBody, SandboxList } from '../schemas/sandbox.ts';
 import { sandboxView, withToken } from '../services/sandboxes/sandbox-view.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
 import { apiKeyHook, principal, type Services } from './context.ts';
@@ -14,11 +14,12 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
   const read = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:read');
   const write = (req: FastifyRequest) => s.auth.require(principal(req), 'sandboxes:write');
   const tags = ['sandboxes'];
-  const views = async (recs: SandboxRecord[]) => {
+  const views = async (req: FastifyRequest, recs: SandboxRecord[]) => {
     const revoked = await s.secrets.revokedNames(recs.filter((r) => Object.keys(r.secrets).length > 0).map((r) => r.id));
-    return recs.map((r) => sandboxView(r, revoked.get(r.id) ?? NONE_REVOKED));
+    const showNode = principal(req).permissions.includes('sandboxes:move');
+    return recs.map((r) => sandboxView(r, revoked.get(r.id) ?? NONE_REVOKED, showNode));
   };
-  const view = async (rec: SandboxRecord) => (await views([rec]))[0]!;
+  const view = async (req: FastifyRequest, rec: SandboxRecord) => (await views(req, [rec]))[0]!;
 
   app.post<{ Body: CreateSandboxBody }>(
     '/sandboxes',
@@ -35,7 +36,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
       write(req);
       const rec = await s.sandboxes.create(principal(req), req.body);
       reply.code(201).header('cache-control', 'no-store');
-      return withToken(rec, await view(rec));
+      return withToken(rec, await view(req, rec));
     },
   );
 
@@ -66,7 +67,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         return v;
       };
       const page = await s.sandboxes.list(principal(req), { limit: single('limit'), cursor: single('cursor'), status: single('status'), metadata });
-      return { sandboxes: await views(page.items), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+      return { sandboxes: await views(req, page.items), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
     },
   );
 
@@ -75,7 +76,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     { onRequest, schema: { summary: 'Get a sandbox', tags, params: SandboxIdParam, response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404) } } },
     async (req) => {
       read(req);
-      return view(await s.sandboxes.get(principal(req), req.params.sandbox_id));
+      return view(req, await s.sandboxes.get(principal(req), req.params.sandbox_id));
     },
   );
 
@@ -93,7 +94,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return view(await s.sandboxes.patch(principal(req), req.params.sandbox_id, req.body));
+      return view(req, await s.sandboxes.patch(principal(req), req.params.sandbox_id, req.body));
     },
   );
 
@@ -116,7 +117,7 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
     },
     async (req) => {
       write(req);
-      return view(await s.sandboxes.pause(principal(req), req.params.sandbox_id, { keepMemory: req.body?.keep_memory }));
+      return view(req, await s.sandboxes.pause(principal(req), req.params.sandbox_id, { keepMemory: req.body?.keep_memory }));
     },
   );
 
@@ -134,10 +135,33 @@ export async function sandboxRoutes(app: FastifyInstance, s: Services) {
         write(req);
         const rec = await s.sandboxes[verb](principal(req), req.params.sandbox_id, { keepMemory: req.body?.keep_memory });
         reply.header('cache-control', 'no-store');
-        return withToken(rec, await view(rec));
+        return withToken(rec, await view(req, rec));
       },
     );
   }
+
+  app.post<{ Params: SandboxIdParam; Body: MigrateSandboxBody }>(
+    '/sandboxes/:sandbox_id/migrate',
+    {
+      onRequest,
+      schema: {
+        summary: 'Move a sandbox to another node (several hosts; needs sandboxes:move)',
+        description:
+          'A running gVisor sandbox moves with every process and its memory: it is migrating while it moves (its connections are cut as by a pause) and active on the new node when this returns, ' +
+          'with the same id, access token, files, network rules, secrets and preview ports. A paused one moves paused. ' +
+          '409: it cannot move (an engine whose memory is not on disk, a pause that kept only the disk, volumes it mounts, a transition under way, a single-host installation); nothing changed. ' +
+          '503: the target is lost, full or takes no sandboxes (nothing changed), or the copy failed (it runs on where it was).',
+        tags,
+        params: SandboxIdParam,
+        body: MigrateSandboxBody,
+        response: { 200: Type.Ref('Sandbox'), ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => {
+      s.auth.require(principal(req), 'sandboxes:move');
+      return view(req, await s.migrations.migrate(principal(req), req.params.sandbox_id, req.body?.node));
+    },
+  );
 
   app.delete<{ Params: SandboxIdParam }>(
     '/sandboxes/:sandbox_id',

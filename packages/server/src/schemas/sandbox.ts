@@ -90,6 +90,15 @@ export const ResumeSandboxBody = keepMemoryBody(
 );
 export type ResumeSandboxBody = Static<typeof ResumeSandboxBody>;
 
+export const MigrateSandboxBody = Type.Union([
+  Type.Object(
+    { node: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The node to move it to; default: the one placement picks in its region' })) },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+export type MigrateSandboxBody = Static<typeof MigrateSandboxBody>;
+
 export const SandboxStatus = Type.Union([Type.Literal('active'), Type.Literal('pausing'), Type.Literal('paused'), Type.Literal('resuming'), Type.Literal('migrating'), Type.Literal('failed')]);
 export const SANDBOX_STATUSES = SandboxStatus.anyOf.map((s) => s.const);
 
@@ -122,6 +131,7 @@ const sandboxFields = {
   secrets: Type.Array(Type.Object({ env: Type.String(), secret: Type.String(), revoked: Type.Boolean() })),
   resources: Resources,
   region: Type.String(),
+  node: Type.Optional(Type.String({ description: 'The node holding it (several hosts), shown to keys with sandboxes:move' })),
   created_at: DateTime,
   updated_at: DateTime,
 };

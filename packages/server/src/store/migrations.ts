@@ -20,6 +20,7 @@ import { webhooks } from './migrations/0018-webhooks.ts';
 import { volumes } from './migrations/0020-volumes.ts';
 import { sshKeys } from './migrations/0023-ssh-keys.ts';
 import { diskOnlyPause } from './migrations/0024-disk-only-pause.ts';
+import { sandboxMoves } from './migrations/0025-sandbox-moves.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0020_volumes': volumes,
   '0023_ssh_keys': sshKeys,
   '0024_disk_only_pause': diskOnlyPause,
+  '0025_sandbox_moves': sandboxMoves,
 };
 
 export const migrationProvider: MigrationProvider = {

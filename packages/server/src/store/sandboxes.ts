@@ -288,25 +288,26 @@ export class SandboxStore {
     return rows.map((r) => r.id);
   }
 
-  /** A node's live sandboxes: the paused ones (which a drain moves) and how many others there are. */
-  async onNode(nodeId: string): Promise<{ paused: SandboxRecord[]; others: number }> {
+  /** A node's live sandboxes: the paused and active ones (which a drain moves) and how many others (in a transition, failed) there are. */
+  async onNode(nodeId: string): Promise<{ movable: SandboxRecord[]; others: number }> {
     const rows = await this.db.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).execute();
-    const paused = rows.filter((r) => r.status === 'paused').map(fromRow);
-    return { paused, others: rows.length - paused.length };
+    const movable = rows.filter((r) => r.status === 'paused' || r.status === 'active').map(fromRow);
+    return { movable, others: rows.length - movable.length };
   }
 
   /**
    * Moves a paused sandbox's record from node `from` to `to`, and marks `from` as moved out of (API replicas
-   * drop their cached locations on it), in one transaction; false when it is no longer paused there.
+   * drop their cached locations on it), in one transaction; false when it is no longer `status` (paused, or
+   * migrating for a running one) there.
    */
-  async moveNode(id: string, from: string, to: string, now: number): Promise<boolean> {
+  async moveNode(id: string, from: string, to: string, now: number, status: 'paused' | 'migrating' = 'paused'): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       const r = await tx
         .updateTable('sandboxes')
         .set({ node_id: to, updated_at: now })
         .where('id', '=', id)
         .where('node_id', '=', from)
-        .where('status', '=', 'paused')
+        .where('status', '=', status)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;

@@ -2,6 +2,7 @@
 export const PERMISSIONS = [
   'sandboxes:read',
   'sandboxes:write',
+  'sandboxes:move',
   'snapshots:read',
   'snapshots:write',
   'templates:read',
@@ -25,8 +26,8 @@ export const ROLES = ['owner', 'admin', 'member', 'billing_viewer'] as const;
 export type Role = (typeof ROLES)[number];
 export const isRole = (r: string): r is Role => (ROLES as readonly string[]).includes(r);
 
-/** Members run sandboxes but cannot manage the team, its keys or see its bill. */
-const MEMBER_EXCLUDED: readonly Permission[] = ['keys:manage', 'members:manage', 'billing:read', 'audit:read', 'webhooks:manage'];
+/** Members run sandboxes but cannot move them between nodes, manage the team, its keys or see its bill. */
+const MEMBER_EXCLUDED: readonly Permission[] = ['sandboxes:move', 'keys:manage', 'members:manage', 'billing:read', 'audit:read', 'webhooks:manage'];
 
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,

@@ -19,6 +19,7 @@ const ACTIONS: Record<string, AuditAction> = {
   'DELETE /sandboxes/:sandbox_id': act('sandbox.delete', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/pause': act('sandbox.pause', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/resume': act('sandbox.resume', param('sandbox_id')),
+  'POST /sandboxes/:sandbox_id/migrate': act('sandbox.migrate', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/activate': act('sandbox.activate', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/exec': act('sandbox.exec', param('sandbox_id')),
   'POST /sandboxes/:sandbox_id/exec/stream': act('sandbox.exec', param('sandbox_id')),

@@ -13,6 +13,8 @@ export interface PlacementNeed {
   holder?: string;
   /** Only this node: the one keeping the volumes the sandbox mounts (503 while it is lost or takes no sandboxes). */
   node?: string;
+  /** What `node` is to the caller when not the volumes' node, e.g. 'the move target' (in the error messages). */
+  nodeRole?: string;
   /** Never this node (the one a drain moves sandboxes off). */
   exclude?: string;
 }
@@ -62,11 +64,12 @@ export class Placement {
     if (need.holder !== undefined && !live.some((x) => x.id === need.holder)) {
       throw unavailable(`node '${need.holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped to another node; retry when it is back`);
     }
+    const role = need.nodeRole ?? 'which keeps the volumes the sandbox mounts';
     if (need.node !== undefined && !live.some((x) => x.id === need.node)) {
-      throw unavailable(`node '${need.node}', which keeps the volumes the sandbox mounts, is lost; they come back with it (nothing was deleted), retry then`);
+      throw unavailable(`node '${need.node}', ${role}, is lost${need.nodeRole ? '' : '; they come back with it (nothing was deleted), retry then'}`);
     }
     const candidates = live.filter((n) => n.state === 'ready' && n.id !== need.exclude && (need.node === undefined || n.id === need.node));
-    if (need.node !== undefined && candidates.length === 0) throw unavailable(`node '${need.node}', which keeps the volumes the sandbox mounts, takes no sandboxes now (cordoned or draining)`);
+    if (need.node !== undefined && candidates.length === 0) throw unavailable(`node '${need.node}', ${role}, takes no sandboxes now (cordoned or draining)`);
     if (candidates.length === 0) throw unavailable(all.length === 0 ? `region '${need.region}' has no nodes` : `no node of region '${need.region}' is ready to take sandboxes`);
     let best: { node: NodeRecord; score: number } | undefined;
     for (const node of candidates) {
@@ -79,10 +82,7 @@ export class Placement {
       const score = memory / node.memoryMib - (need.templateKey && node.templates.includes(need.templateKey) ? TEMPLATE_BONUS : 0) - (node.id === need.holder ? HOLDER_BONUS : 0);
       if (!best || score < best.score) best = { node, score };
     }
-    if (!best)
-      throw unavailable(
-        need.node === undefined ? `every node of region '${need.region}' is full; retry later` : `node '${need.node}', which keeps the volumes the sandbox mounts, is full; retry later`,
-      );
+    if (!best) throw unavailable(need.node === undefined ? `every node of region '${need.region}' is full; retry later` : `node '${need.node}', ${role}, is full; retry later`);
     const id = best.node.id;
     const p = this.#pending.get(id) ?? { count: 0, memoryMib: 0 };
     p.count += 1;

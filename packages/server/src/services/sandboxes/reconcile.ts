@@ -8,7 +8,7 @@ import type { SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
  * - engine running  -> the sandbox is active (a pause or resume cut short is settled as active);
  * - engine frozen   -> the sandbox is paused (its auto-delete window is armed from now);
  * - engine has nothing (host rebooted, init died) -> failed: its processes and memory are gone;
- * - engine state without a live row (a create or delete cut short) -> destroyed;
+ * - engine state without a live row here (a create or delete cut short, a move's other copy) -> destroyed;
  * - a failed sandbox's engine state (its node was declared lost meanwhile) -> destroyed: the store's view wins.
  */
 export async function reconcile(store: SandboxStore, driver: RuntimeDriver, clock: Clock, log: Logger): Promise<void> {
@@ -66,9 +66,10 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
   for (const id of await driver.list()) {
     if (known.has(id)) continue;
     // Read again: on a node back from being lost this runs while it is live, and a sandbox created
-    // since the list above has its row by now.
+    // since the list above has its row by now. A copy of a sandbox that lives on another node (a move
+    // cut short by a restart, before or after its switch) goes.
     const since = await store.get(id);
-    if (since && since.status !== 'failed') continue;
+    if (since && since.status !== 'failed' && (store.node === null || since.nodeId === store.node)) continue;
     log.warn({ sandbox: id }, 'reconciled: removing engine state with no live sandbox');
     await driver.destroy(id).catch((err) => log.error({ sandbox: id, err: String(err) }, 'cleanup of an orphan failed'));
   }

@@ -21,7 +21,7 @@ export function reasonOf(e: SandboxEventRecord): string {
     case 'created':
       return 'created by request';
     case 'paused':
-      return during === 'snapshot' ? 'paused to take a snapshot' : 'paused by request';
+      return during === 'snapshot' ? 'paused to take a snapshot' : during === 'migrate' ? 'paused: a move between nodes could not resume it' : 'paused by request';
     case 'auto_paused':
       return 'paused by auto-pause after its idle timeout';
     case 'resumed':
@@ -34,6 +34,12 @@ export function reasonOf(e: SandboxEventRecord): string {
       return 'found running when the server started';
     case 'reconciled_paused':
       return 'found paused when the server started';
+    case 'migrating':
+      return `moving with its memory to node '${String(e.data?.to)}'`;
+    case 'migrated':
+      return `running on node '${String(e.data?.to)}', moved from node '${String(e.data?.from)}'`;
+    case 'migrate_failed':
+      return `the move to node '${String(e.data?.to)}' did not happen; it runs on where it was`;
     case 'updated':
       return 'settings updated by request';
     case 'deleted':

@@ -3,8 +3,8 @@ import { taggedSandboxId } from '../../ids.ts';
 import type { Sandbox } from '../../schemas/sandbox.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 
-/** The API shape of a sandbox: absent fields are omitted, never null. `revokedSecrets`: which of its bound secrets are revoked. */
-export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string>): Sandbox {
+/** The API shape of a sandbox: absent fields are omitted, never null. `revokedSecrets`: which of its bound secrets are revoked; `showNode`: the caller may see where it runs. */
+export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string>, showNode = false): Sandbox {
   const v: Sandbox = {
     id: taggedSandboxId(s.region, s.id),
     template_id: s.templateId,
@@ -27,6 +27,7 @@ export function sandboxView(s: SandboxRecord, revokedSecrets: ReadonlySet<string
   if (s.autoDeleteSeconds !== null) v.auto_delete_seconds = s.autoDeleteSeconds;
   if (s.autoDeleteAt !== null && s.status === 'paused') v.auto_delete_at = iso(s.autoDeleteAt);
   if (s.network !== null) v.network = s.network;
+  if (showNode && s.nodeId) v.node = s.nodeId;
   return v;
 }
 

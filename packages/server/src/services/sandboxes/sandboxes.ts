@@ -362,6 +362,7 @@ export class SandboxService {
     return this.lock.run(rec.id, async () => {
       const cur = await this.deps.store.get(rec.id);
       if (!cur) throw notFound('sandbox not found');
+      this.#stillHere(cur);
       if (cur.status === 'paused') await this.#resume(cur);
       else if (cur.status !== 'active') {
         throw conflict(`the sandbox is ${cur.status}${cur.failureReason ? ` (${cur.failureReason})` : ''}; commands cannot run in it`);
@@ -511,8 +512,12 @@ export class SandboxService {
   async #mustGet(p: Principal, id: string, rawId: string): Promise<SandboxRecord> {
     const rec = await this.deps.store.get(id);
     if (!rec || rec.teamId !== p.teamId) throw notFound(`sandbox '${rawId}' not found`);
-    // A drain moved it to another node while this request waited for its lock here.
-    if (this.deps.store.node !== null && rec.nodeId !== this.deps.store.node) throw unavailable('the sandbox was moved to another node while this request waited; retry it');
+    this.#stillHere(rec);
     return rec;
+  }
+
+  /** A move (drain, migrate) took it to another node while a request waited for its lock here: the retry is sent there. */
+  #stillHere(rec: SandboxRecord): void {
+    if (this.deps.store.node !== null && rec.nodeId !== this.deps.store.node) throw unavailable('the sandbox was moved to another node while this request waited; retry it');
   }
 }
