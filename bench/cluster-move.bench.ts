@@ -2,7 +2,10 @@
  * Issue 12 item 5: what shipping a snapshot and moving a paused sandbox between nodes cost, next to
  * the raw copy (`tar -c | tar -x` of the same directories on the same disk) timed in the same run.
  * - fork on the snapshot's holder vs a fork placed on the other node (the holder cordoned), which fetches it first;
- * - drain of a node holding one paused sandbox (its move) vs the raw copy of its image and layer.
+ * - drain of a node holding one paused sandbox (its move) vs the raw copy of its image and layer;
+ * - issue 27 item 1: a live move (POST /migrate) of the same sandbox running, and of an idle base
+ *   sandbox (1 GiB of memory, 1 vCPU), while a probe runs `true` in it over the API: the downtime
+ *   (the longest gap between two answers) next to pause + move + resume of the same sandbox.
  * The sandbox holds BENCH_MIB (default 64) MiB of files and as much in memory, so both parts have weight.
  * Run: node bench/cluster-move.bench.ts   (BENCH_ROUNDS default 5)
  */
@@ -82,11 +85,41 @@ try {
   if (setup.status !== 200) throw new Error(JSON.stringify(setup.body));
   await new Promise((r) => setTimeout(r, 3000));
 
+  /** A live move while a probe execs `true` in the sandbox: the call's time and the longest gap between two answers. */
+  const liveMove = async (sid: string): Promise<{ total: number; gap: number }> => {
+    const answers: number[] = [];
+    let moving = true;
+    const probe = (async () => {
+      while (moving) {
+        const r = await api.post(`/sandboxes/${sid}/exec`, { command: 'true' }).catch(() => undefined);
+        if (r?.status === 200) answers.push(performance.now());
+        else await new Promise((res) => setTimeout(res, 5));
+      }
+    })();
+    await new Promise((res) => setTimeout(res, 300));
+    const total = await timeIt(async () => {
+      const m = await api.post(`/sandboxes/${sid}/migrate`, {});
+      if (m.status !== 200) throw new Error(`migrate: ${JSON.stringify(m.body)}`);
+    });
+    // Until the probe has an answer from the new node.
+    const after = answers.length;
+    await until(async () => answers.length > after + 1);
+    moving = false;
+    await probe;
+    return { total, gap: Math.max(...answers.slice(1).map((t, i) => t - answers[i]!)) };
+  };
+
   const onHolder: number[] = [];
   const shipped: number[] = [];
   const rawSnap: number[] = [];
   const moved: number[] = [];
   const rawMove: number[] = [];
+  const pauses: number[] = [];
+  const resumes: number[] = [];
+  const live: number[] = [];
+  const liveGap: number[] = [];
+  const idleLive: number[] = [];
+  const idleGap: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const snap = await api.post(`/sandboxes/${id}/snapshot`, {});
     await until(async () => (await api.get(`/snapshots/${snap.body.id}`)).body.status === 'ready');
@@ -121,6 +154,21 @@ try {
     holder = other(holder);
     const resumed = await api.post(`/sandboxes/${id}/resume`);
     if (resumed.status !== 200) throw new Error(`resume after the move failed: ${JSON.stringify(resumed.body)}`);
+    // The same sandbox paused and resumed in place, then moved running to the other node.
+    pauses.push(await timeIt(() => api.post(`/sandboxes/${id}/pause`)));
+    resumes.push(await timeIt(() => api.post(`/sandboxes/${id}/resume`)));
+    const m = await liveMove(id);
+    live.push(m.total);
+    liveGap.push(m.gap);
+    holder = other(holder);
+  }
+  // An idle base sandbox, moved back and forth once a drain cannot pick it up with the other.
+  const idle = await api.post('/sandboxes', {});
+  if (idle.status !== 201) throw new Error(JSON.stringify(idle.body));
+  for (let r = 0; r < ROUNDS; r++) {
+    const i = await liveMove(idle.body.id);
+    idleLive.push(i.total);
+    idleGap.push(i.gap);
   }
   const size = (await run('du', ['-sm', join(nodes.get(holder)!.dataDir, 'gvisor', 'layers', bare)])).stdout.split('\t')[0];
   console.log(`sandbox with ${MIB} MiB of files (layer now ${size} MiB) and ${MIB} MiB of memory; ${ROUNDS} rounds`);
@@ -135,9 +183,19 @@ try {
   report('drain moving one paused sandbox', moved);
   report('raw tar pipe of its image and layer', rawMove);
   ratio('move vs raw tar', moved, rawMove);
+  report('pause of the same sandbox', pauses);
+  report('resume of the same sandbox', resumes);
+  const parts = pauses.map((p, k) => p + moved[k]! + resumes[k]!);
+  report('pause + move + resume', parts);
+  report('live move (POST /migrate), whole call', live);
+  report('live move: longest gap between answers', liveGap);
+  ratio('live move downtime vs pause + move + resume', liveGap, parts);
+  report('idle 1 GiB sandbox: live move, whole call', idleLive);
+  report('idle 1 GiB sandbox: longest gap', idleGap, '1500 ms');
   // What the nodes logged of each copy (bytes and ms inside the node).
-  for (const n of nodes.values()) for (const line of n.output.split('\n')) if (/snapshot shipped here|paused sandbox moved/.test(line)) console.log(line.slice(0, 300));
+  for (const n of nodes.values()) for (const line of n.output.split('\n')) if (/snapshot shipped here|sandbox moved to another node|sandbox copied here/.test(line)) console.log(line.slice(0, 300));
   await api.del(`/sandboxes/${id}`);
+  await api.del(`/sandboxes/${idle.body.id}`);
 } finally {
   for (const s of servers) await s.stop().catch(() => undefined);
   await pg.stop();

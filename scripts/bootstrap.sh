@@ -30,6 +30,8 @@ ensure_packages() {
   # Templates from container images: registry protocol and verified blob copies, then OCI unpacking.
   command -v skopeo >/dev/null || missing+=(skopeo)
   command -v umoci >/dev/null || missing+=(umoci)
+  # Nodes pull sandbox and snapshot files from each other with curl straight into tar (cluster moves).
+  command -v curl >/dev/null || missing+=(curl)
   apt_install "${missing[@]}"
 }
 

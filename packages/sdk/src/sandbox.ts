@@ -139,6 +139,12 @@ export class Sandbox {
     return info;
   }
 
+  /** Moves it to another node, processes and all (see Sandboxes.migrate). */
+  async migrate(params: { node?: string } = {}, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    this.#info = await this.client.sandboxes.migrate(this.id, params, opts);
+    return this.#info;
+  }
+
   /** Sampled CPU, memory, disk and network use (see Sandboxes.metrics). */
   metrics(params: { since?: Date | string } = {}, opts: RequestOptions = {}): Promise<SandboxMetrics> {
     return this.client.sandboxes.metrics(this.id, params, opts);

@@ -90,6 +90,15 @@ export class Sandboxes {
     return this.#lifecycle('activate', id, opts);
   }
 
+  /**
+   * Moves a sandbox to another node (several hosts; the `sandboxes:move` permission): a running gVisor
+   * sandbox keeps every process and its memory, id and access token; `node` picks the target, else
+   * placement does. ConflictError when it cannot move; nothing changed then.
+   */
+  migrate(id: string, params: { node?: string } = {}, opts: RequestOptions = {}): Promise<SandboxInfo> {
+    return this.#http.json({ method: 'POST', path: `${at(id)}/migrate`, body: params, timeoutMs: opts.timeoutMs ?? LIFECYCLE_TIMEOUT_MS, signal: opts.signal });
+  }
+
   /** Deletes a sandbox; false when it was already gone (404 is swallowed, as the contract says of kill helpers). */
   async kill(id: string, opts: RequestOptions = {}): Promise<boolean> {
     try {

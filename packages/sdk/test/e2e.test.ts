@@ -67,6 +67,10 @@ describe('SDK against a real server', () => {
     await sb.resume({ keepMemory: false });
     assert.equal((await sb.commands.run('pgrep -x sleep || echo none')).stdout, 'none\n');
 
+    // One host has no other node to move it to: 409, and it runs on.
+    await assert.rejects(sb.migrate(), ConflictError);
+    assert.equal((await Sandbox.get(sb.id, { client })).status, 'active');
+
     const connected = await Sandbox.connect(sb.id, { client });
     assert.equal(connected.accessToken, sb.accessToken);
 

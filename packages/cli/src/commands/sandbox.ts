@@ -155,6 +155,19 @@ export function sandboxCommand(): Command {
   );
 
   sandbox.addCommand(
+    apiCommand('migrate', 'move a sandbox to another node; a running gVisor one keeps its processes (several hosts)')
+      .argument('<id>', 'sandbox id')
+      .option('--to <node>', 'the node to move it to (default: the one placement picks)')
+      .action(
+        run(async (id: string, opts: ApiOptions & { to?: string }) => {
+          const info = await spin(`moving ${id}`, opts, () => connect(opts).sandboxes.migrate(id, opts.to === undefined ? {} : { node: opts.to }));
+          if (opts.json) printJson(info);
+          else console.log(`${info.id} ${info.status} on ${info.node ?? 'its node'}`);
+        }),
+      ),
+  );
+
+  sandbox.addCommand(
     apiCommand('kill', 'delete sandboxes and everything they hold (already-deleted ones are not an error)')
       .alias('rm')
       .argument('<id...>', 'sandbox ids')

@@ -174,6 +174,9 @@ def test_lifecycle_and_errors(api: SandpitClient) -> None:
         assert sandbox.pause(keep_memory=False)["kept_memory"] is False
         assert sandbox.resume(keep_memory=False)["status"] == "active"
         assert sandbox.commands.run("cat kept.txt").stdout == "kept"
+        # One host has no other node to move it to: 409, and it runs on.
+        with pytest.raises(ConflictError):
+            sandbox.migrate()
         assert sandbox.update({"metadata": {"suite": "py-lifecycle", "step": "2"}})["metadata"]["step"] == "2"
         found = [sb["id"] for page in Sandbox.list(client=api, metadata={"suite": "py-lifecycle"}, status="active") for sb in page]
         assert found == [sandbox.id]

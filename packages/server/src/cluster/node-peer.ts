@@ -1,7 +1,7 @@
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
+import { fetchTree } from '../runtime/host/tree-transfer.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 
@@ -43,10 +43,15 @@ export class NodePeers {
     return (await (await this.call(n, path, init)).json()) as T;
   }
 
-  /** A streamed body from `n` (a tar part), read as it arrives. */
-  async stream(n: NodeRecord, path: string): Promise<Readable> {
-    const res = await this.call(n, path);
-    if (!res.body) throw new Error(`node '${n.id}' sent no body for ${path}`);
-    return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  /**
+   * Fetches the tar part at `path` of node `n` into directory `dest` (curl straight into tar), then checks
+   * the digest of the bytes received against the one `n` took of the bytes it sent.
+   */
+  async fetchPart(n: NodeRecord, path: string, dest: string): Promise<void> {
+    const transfer = randomUUID();
+    const url = new URL(`${path}?transfer=${transfer}`, n.url);
+    const got = await fetchTree(url.href, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest);
+    const { digest } = await this.json<{ digest: string }>(n, `${path}/digest?transfer=${transfer}`);
+    if (digest !== got) throw new Error(`the copy of ${path} from node '${n.id}' differs from what it sent (BLAKE2b)`);
   }
 }

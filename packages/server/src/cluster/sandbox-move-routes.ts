@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, unavailable } from '../errors.ts';
 import type { RuntimeDriver, SandboxMoves } from '../runtime/driver.ts';
+import { digestOrNotFound, servePart, Transfer } from './part-serving.ts';
 import type { SandboxMover } from './sandbox-mover.ts';
 
 const Id = Type.Object({ sandbox_id: Type.String({ pattern: '^[0-9a-f-]{36}$' }) });
@@ -12,7 +12,7 @@ const NodeRef = (name: string) => Type.Object({ [name]: Type.String({ minLength:
 /**
  * A node's side of moving sandboxes (drain, migrate), for API replicas and other nodes (the node guard
  * has checked their token): a source is told to move one, the target pulls it (manifest, then each
- * part streamed); the source switches a paused one over, the target commits a running one (switches it
+ * part streamed and its digest); the source switches a paused one over, the target commits a running one (switches it
  * over and resumes it); a target drops a copy the switch did not take.
  */
 export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDriver, mover: SandboxMover) {
@@ -26,16 +26,24 @@ export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDri
     if (!m) throw notFound('no paused sandbox with that id on this node');
     return m;
   });
-  app.get<{ Params: { sandbox_id: string; part: string } }>('/internal/sandboxes/:sandbox_id/move/parts/:part', { schema: { hide, params: Part } }, async (req, reply) => {
-    let stream: Readable;
-    try {
-      stream = moves().pack(req.params.sandbox_id, req.params.part);
-    } catch {
-      throw notFound(`a sandbox has no part '${req.params.part}'`);
-    }
-    reply.type('application/x-tar');
-    return stream;
-  });
+  app.get<{ Params: { sandbox_id: string; part: string }; Querystring: { transfer?: string } }>(
+    '/internal/sandboxes/:sandbox_id/move/parts/:part',
+    { schema: { hide, params: Part, querystring: Transfer } },
+    async (req, reply) => {
+      let root: string;
+      try {
+        root = moves().partDir(req.params.sandbox_id, req.params.part);
+      } catch {
+        throw notFound(`a sandbox has no part '${req.params.part}'`);
+      }
+      await servePart(reply, root, req.query.transfer);
+    },
+  );
+  app.get<{ Params: { sandbox_id: string; part: string }; Querystring: { transfer: string } }>(
+    '/internal/sandboxes/:sandbox_id/move/parts/:part/digest',
+    { schema: { hide, params: Part, querystring: Type.Required(Transfer) } },
+    async (req) => ({ digest: await digestOrNotFound(req.query.transfer) }),
+  );
   app.post<{ Params: { sandbox_id: string }; Body: { to: string } }>('/internal/sandboxes/:sandbox_id/move', { schema: { hide, params: Id, body: NodeRef('to') } }, async (req, reply) => {
     await mover.moveOut(req.params.sandbox_id, req.body.to);
     reply.code(204);

@@ -59,41 +59,47 @@ export class SandboxMover {
   async moveOut(id: string, to: string): Promise<void> {
     const d = this.#d;
     this.#moves();
-    await d.lock.run(id, async () => {
+    const started = d.clock.now();
+    const moved = await d.lock.run(id, async () => {
       const rec = await d.store.get(id);
       if (!rec || rec.nodeId !== d.nodeId) throw notFound('no such sandbox on this node');
       if (rec.status !== 'paused' && rec.status !== 'active') throw conflict(`the sandbox is ${rec.status}; only a paused or running sandbox is moved`);
       if (rec.status === 'paused' && rec.pausedDiskOnly) throw conflict('the sandbox was paused without its memory; a move copies a checkpoint, so it stays here');
       if (to === d.nodeId) throw conflict(`the sandbox is on node '${to}' already`);
       const target = await d.peers.live(to, 'the move target');
-      const started = d.clock.now();
-      if (rec.status === 'active') await this.#moveRunning(rec, target);
-      else await this.#movePaused(rec, target);
-      // It lives on `to` now: this node's copy and namespace go (its secret bindings stay, for the target).
-      await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
-      await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
-      d.log.info({ sandbox: id, to, ms: d.clock.now() - started, running: rec.status !== 'paused' }, 'sandbox moved to another node');
+      const running = rec.status === 'active';
+      return { running, phases: running ? await this.#moveRunning(rec, target) : await this.#movePaused(rec, target) };
     });
+    // It lives on `to` now. Requests that waited for its lock here are sent on at once; this node's
+    // copy and namespace go after (its secret bindings stay, for the target).
+    await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
+    await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
+    d.log.info({ sandbox: id, to, ms: d.clock.now() - started, ...moved }, 'sandbox moved to another node');
   }
 
-  async #movePaused(rec: SandboxRecord, target: NodeRecord): Promise<void> {
+  async #movePaused(rec: SandboxRecord, target: NodeRecord): Promise<Record<string, number>> {
     const d = this.#d;
+    const t0 = d.clock.now();
     await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
     if (!(await d.store.moveNode(rec.id, d.nodeId, target.id, d.clock.now()))) {
       await this.#dropCopy(target, rec.id);
       throw conflict('the sandbox changed while it was copied; it stays here');
     }
+    return { copy: d.clock.now() - t0 };
   }
 
-  async #moveRunning(rec: SandboxRecord, target: NodeRecord): Promise<void> {
+  async #moveRunning(rec: SandboxRecord, target: NodeRecord): Promise<Record<string, number>> {
     const d = this.#d;
+    const t0 = d.clock.now();
     await d.live.checkpoint(rec, target.id);
+    const t1 = d.clock.now();
     try {
       await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
     } catch (err) {
       await d.live.resumeHere(rec, target.id, (err as Error).message);
       throw unavailable(`the sandbox could not be copied to node '${target.id}'; it runs on here (${(err as Error).message})`);
     }
+    const t2 = d.clock.now();
     let resumeFailed: Error | undefined;
     try {
       await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-commit`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
@@ -111,6 +117,7 @@ export class SandboxMover {
       await d.network?.release(rec.id, true).catch(() => undefined);
       throw unavailable(`the sandbox moved to node '${target.id}', which did not resume it (${resumeFailed.message}); a sandbox a node could not resume is paused there`);
     }
+    return { checkpoint: t1 - t0, copy: t2 - t1, commit: d.clock.now() - t2 };
   }
 
   async #dropCopy(target: NodeRecord, id: string): Promise<void> {
@@ -143,12 +150,27 @@ export class SandboxMover {
     if ((await d.driver.state(id)) !== 'missing') await this.discard(id);
     const path = `/internal/sandboxes/${id}/move`;
     let net: PreparedNetwork | undefined;
+    // Where a move's time goes, for the operator's log.
+    const ms: Record<string, number> = {};
+    let mark = d.clock.now();
+    const phase = (name: string) => {
+      const now = d.clock.now();
+      ms[name] = now - mark;
+      mark = now;
+    };
     try {
       const manifest = await d.peers.json<SandboxManifest>(source, `${path}/manifest`, { timeoutMs: MOVE_TIMEOUT_MS });
+      phase('manifest');
       const template = await d.relocate(rec.templateId, manifest.template);
+      phase('template');
       net = await d.network?.prepare({ teamId: rec.teamId, sandboxId: id, templateRoot: template.root, network: rec.network, secrets: {}, moved: true });
       await net?.ready;
-      await moves.receive({ id, template, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts }, manifest, (part) => d.peers.stream(source, `${path}/parts/${part}`));
+      phase('network');
+      await moves.receive({ id, template, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts }, manifest, (part, dest) =>
+        d.peers.fetchPart(source, `${path}/parts/${part}`, dest),
+      );
+      phase('copy');
+      d.log.info({ sandbox: id, from, ms }, 'sandbox copied here');
     } catch (err) {
       if (net) await d.network?.release(id, true).catch(() => undefined);
       if (err instanceof ApiError) throw err;

@@ -92,7 +92,7 @@ export class SnapshotShipping {
       await transfer.receive(
         snapshot.id,
         manifest,
-        (part) => peers.stream(holder, `${path}/parts/${part}`),
+        (part, dest) => peers.fetchPart(holder, `${path}/parts/${part}`, dest),
         (t) => this.#deps.relocate(snapshot.templateId, t),
       );
     } catch (err) {

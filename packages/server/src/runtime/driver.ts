@@ -1,6 +1,5 @@
 /** What every isolation engine (container, gvisor) offers the services above it. */
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import type { EngineHealth } from './engine-health.ts';
 import type { LayerBase } from './host/layer-changes.ts';
 import type { TreeFile } from './host/tree-transfer.ts';
@@ -158,18 +157,21 @@ export interface TemplateFiles {
   layers: string[];
 }
 
-/** Copying a complete snapshot between nodes: the holder packs its parts, the receiver verifies and keeps them. */
+/** Fetches one part from the sending node into the existing directory `dest` (unpacked, its bytes' digest checked against the sender's). */
+export type FetchPart = (part: string, dest: string) => Promise<void>;
+
+/** Copying a complete snapshot between nodes: the holder sends its parts, the receiver checks and keeps them. */
 export interface SnapshotTransfer {
   /** The complete snapshot's parts and files; undefined when it is not here. */
   manifest(snapshotId: string): Promise<SnapshotManifest | undefined>;
-  /** One part as a tar stream. */
-  pack(snapshotId: string, part: string): Readable;
+  /** The directory one part is sent from (as a tar stream). */
+  partDir(snapshotId: string, part: string): string;
   /**
-   * Receives a snapshot: each part is opened, unpacked into a temporary place and checked against
-   * `manifest`; only then is it renamed into place, so a failed copy leaves nothing that looks whole.
+   * Receives a snapshot: each part is fetched into a temporary place and checked against `manifest`;
+   * only then is it renamed into place, so a failed copy leaves nothing that looks whole.
    * `relocate` gives this node's paths of the snapshot's template files.
    */
-  receive(snapshotId: string, manifest: SnapshotManifest, open: (part: string) => Promise<Readable>, relocate: (t: TemplateFiles) => Promise<TemplateFiles>): Promise<void>;
+  receive(snapshotId: string, manifest: SnapshotManifest, fetch: FetchPart, relocate: (t: TemplateFiles) => Promise<TemplateFiles>): Promise<void>;
 }
 
 /** Ids become path components and crun container names: allow only a safe alphabet. */
@@ -207,11 +209,11 @@ export interface MoveTarget {
 export interface SandboxMoves {
   /** The paused sandbox's parts and files; undefined when it is not here or not paused. */
   manifest(id: string): Promise<SandboxManifest | undefined>;
-  /** One part as a tar stream. */
-  pack(id: string, part: string): Readable;
+  /** The directory one part is sent from (as a tar stream). */
+  partDir(id: string, part: string): string;
   /**
    * Makes the sandbox paused here from another node's copy, each part checked against `manifest`
    * before it is kept; a failure leaves nothing of it here. Resume then restores it into `target`'s namespace.
    */
-  receive(target: MoveTarget, manifest: SandboxManifest, open: (part: string) => Promise<Readable>): Promise<void>;
+  receive(target: MoveTarget, manifest: SandboxManifest, fetch: FetchPart): Promise<void>;
 }

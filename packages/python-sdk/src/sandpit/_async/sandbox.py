@@ -200,6 +200,11 @@ class AsyncSandbox:
         self._info = self._record(answer)
         return self._info
 
+    async def migrate(self, *, node: Optional[str] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Moves it to another node, processes and all (see Sandboxes.migrate)."""
+        self._info = await self.client.sandboxes.migrate(self.id, node=node, timeout=timeout)
+        return self._info
+
     async def kill(self, *, timeout: Optional[float] = None) -> bool:
         """Deletes the sandbox; False when it was already gone."""
         return await self.client.sandboxes.kill(self.id, timeout=timeout)

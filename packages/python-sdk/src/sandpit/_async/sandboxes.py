@@ -69,6 +69,12 @@ class AsyncSandboxes:
         """Resumes when paused, does nothing when active; either way returns the access token."""
         return cast(SandboxWithToken, await self._lifecycle("activate", sandbox_id, keep_memory, timeout))
 
+    async def migrate(self, sandbox_id: str, *, node: Optional[str] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Moves a sandbox to another node (several hosts; ``sandboxes:move``): a running gVisor sandbox keeps its
+        processes, memory, id and token. ``node`` picks the target, else placement does; ConflictError when it cannot move."""
+        body = {} if node is None else {"node": node}
+        return cast(SandboxInfo, await self._http.json("POST", f"{_at(sandbox_id)}/migrate", body=body, timeout=timeout or LIFECYCLE_TIMEOUT))
+
     async def kill(self, sandbox_id: str, *, timeout: Optional[float] = None) -> bool:
         """Deletes a sandbox; False when it was already gone (404 is swallowed, as the contract says of kill helpers)."""
         try:

@@ -201,6 +201,11 @@ class Sandbox:
         self._info = self._record(answer)
         return self._info
 
+    def migrate(self, *, node: Optional[str] = None, timeout: Optional[float] = None) -> SandboxInfo:
+        """Moves it to another node, processes and all (see Sandboxes.migrate)."""
+        self._info = self.client.sandboxes.migrate(self.id, node=node, timeout=timeout)
+        return self._info
+
     def kill(self, *, timeout: Optional[float] = None) -> bool:
         """Deletes the sandbox; False when it was already gone."""
         return self.client.sandboxes.kill(self.id, timeout=timeout)

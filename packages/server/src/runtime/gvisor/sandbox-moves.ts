@@ -1,8 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import { exists } from '../../optional-files.ts';
-import { checkId, type MoveTarget, type SandboxManifest, type SandboxMoves } from '../driver.ts';
-import { packTree, treeManifest, unpackTree, verifyTree } from '../host/tree-transfer.ts';
+import { checkId, type FetchPart, type MoveTarget, type SandboxManifest, type SandboxMoves } from '../driver.ts';
+import { treeManifest, verifyTree } from '../host/tree-transfer.ts';
 import type { DriverState } from './driver-state.ts';
 import { destroyLocked } from './lifecycle.ts';
 import { captureNet } from './netns.ts';
@@ -26,20 +25,20 @@ export function gvisorSandboxMoves(st: DriverState): SandboxMoves {
         return { files: { image, layer }, template: { root: meta.templateRoot, layers: meta.templateLayers ?? [] }, meta };
       });
     },
-    pack: (id, part) => {
+    partDir: (id, part) => {
       checkId(id);
-      if (part === 'image') return packTree(gvisorSandboxPaths(st.paths, id).image);
-      if (part === 'layer') return packTree(st.layers.dir(id));
+      if (part === 'image') return gvisorSandboxPaths(st.paths, id).image;
+      if (part === 'layer') return st.layers.dir(id);
       throw new Error(`a sandbox has no part ${JSON.stringify(part)}`);
     },
-    receive: (target, manifest, open) => {
+    receive: (target, manifest, fetch) => {
       checkId(target.id);
-      return st.mutex.run(target.id, () => receive(st, target, manifest, open));
+      return st.mutex.run(target.id, () => receive(st, target, manifest, fetch));
     },
   };
 }
 
-async function receive(st: DriverState, target: MoveTarget, manifest: SandboxManifest, open: (part: string) => Promise<Readable>): Promise<void> {
+async function receive(st: DriverState, target: MoveTarget, manifest: SandboxManifest, fetch: FetchPart): Promise<void> {
   const id = target.id;
   const meta = manifest.meta as SandboxMeta;
   const { image, layer } = manifest.files;
@@ -54,8 +53,8 @@ async function receive(st: DriverState, target: MoveTarget, manifest: SandboxMan
     const [subvolId, net] = await Promise.all([
       capped,
       target.netnsPath ? (target.netConfig ?? captureNet(target.netnsPath)) : undefined,
-      ready.then(async () => unpackTree(await open('layer'), st.layers.dir(id))),
-      open('image').then((s) => unpackTree(s, sp.partial)),
+      ready.then(() => fetch('layer', st.layers.dir(id))),
+      fetch('image', sp.partial),
     ]);
     await Promise.all([verifyTree(st.layers.dir(id), layer), verifyTree(sp.partial, image)]);
     await rename(sp.partial, sp.image);

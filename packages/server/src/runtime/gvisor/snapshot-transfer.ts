@@ -1,10 +1,9 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { exists, readJson } from '../../optional-files.ts';
 import { checkId, type SnapshotManifest, type SnapshotTransfer, type TemplateFiles } from '../driver.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
-import { packTree, treeManifest, unpackTree, verifyTree } from '../host/tree-transfer.ts';
+import { treeManifest, verifyTree } from '../host/tree-transfer.ts';
 import type { DriverState } from './driver-state.ts';
 import { removeTree } from './layer-copies.ts';
 import { snapshotPaths } from './paths.ts';
@@ -30,10 +29,10 @@ export function gvisorSnapshotTransfer(st: DriverState): SnapshotTransfer {
       const [dir, image] = await Promise.all([treeManifest(snap.dir), treeManifest(snap.image)]);
       return { dir, image };
     },
-    pack: (snapshotId, part) => packTree(partDir(snapshotId, part)),
-    receive: (snapshotId, manifest, open, relocate) => {
+    partDir,
+    receive: (snapshotId, manifest, fetch, relocate) => {
       checkId(snapshotId);
-      return st.mutex.run(`snapshot-${snapshotId}`, () => receive(st, snapshotId, manifest, open, relocate));
+      return st.mutex.run(`snapshot-${snapshotId}`, () => receive(st, snapshotId, manifest, fetch, relocate));
     },
   };
 }
@@ -42,7 +41,7 @@ async function receive(
   st: DriverState,
   snapshotId: string,
   manifest: SnapshotManifest,
-  open: (part: Part) => Promise<Readable>,
+  fetch: (part: Part, dest: string) => Promise<void>,
   relocate: (t: TemplateFiles) => Promise<TemplateFiles>,
 ): Promise<void> {
   const snap = snapshotPaths(st.paths, snapshotId);
@@ -55,7 +54,7 @@ async function receive(
     // Forks thaw the layer by a subvolume snapshot on btrfs, so it must be a subvolume, as a captured one is.
     const layer = join(snap.partial, 'layer');
     if (st.layers.quotas) await runCaptured('btrfs', ['subvolume', 'create', layer]);
-    await Promise.all([open('dir').then((s) => unpackTree(s, snap.partial)), open('image').then((s) => unpackTree(s, snap.imagePartial))]);
+    await Promise.all([fetch('dir', snap.partial), fetch('image', snap.imagePartial)]);
     await Promise.all([verifyTree(snap.partial, dirFiles), verifyTree(snap.imagePartial, imageFiles)]);
     const sm = await readJson<SnapshotMeta>(join(snap.partial, 'snapshot.json'));
     if (!sm) throw new Error(`snapshot ${snapshotId} arrived without its metadata`);

@@ -1,0 +1,50 @@
+import { Type } from 'typebox';
+import { notFound } from '../errors.ts';
+import type { FastifyReply } from 'fastify';
+import { sendTree } from '../runtime/host/tree-transfer.ts';
+
+/** How long the digest of a part sent is kept for its receiver to ask for it. */
+const KEEP_MS = 10 * 60_000;
+
+/** Digests of parts this node sent, by the transfer id their receiver chose. */
+const sent = new Map<string, { digest: Promise<string>; at: number }>();
+
+/**
+ * Sends directory `root` as one part of a move or a snapshot shipping (a tar stream), and remembers
+ * the digest of the bytes sent under `transfer` for the receiver to check its copy against (partDigest).
+ * A tar that fails cuts the answer, so the receiver's fetch fails too.
+ */
+export async function servePart(reply: FastifyReply, root: string, transfer: string | undefined): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'application/x-tar' });
+  const digest = sendTree(root, res);
+  if (transfer !== undefined) {
+    const now = Date.now();
+    for (const [k, v] of sent) if (now - v.at > KEEP_MS) sent.delete(k);
+    sent.set(transfer, { digest, at: now });
+  }
+  try {
+    await digest;
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+/** The digest of the part sent under `transfer` (once it is sent whole); undefined for an unknown transfer or a failed send. */
+async function partDigest(transfer: string): Promise<string | undefined> {
+  const s = sent.get(transfer);
+  if (!s) return undefined;
+  sent.delete(transfer);
+  return s.digest.catch(() => undefined);
+}
+
+/** The query of a part and of its digest: the receiver's id for this transfer. */
+export const Transfer = Type.Object({ transfer: Type.Optional(Type.String({ pattern: '^[0-9a-f-]{36}$' })) });
+
+export async function digestOrNotFound(transfer: string): Promise<string> {
+  const d = await partDigest(transfer);
+  if (d === undefined) throw notFound('no part was sent whole under that transfer id');
+  return d;
+}
