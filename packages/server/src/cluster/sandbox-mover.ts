@@ -32,6 +32,8 @@ export interface SandboxMoverDeps {
 
 /** A move (a checkpoint and a layer copied, possibly large, over a slow link) can take this long. */
 export const MOVE_TIMEOUT_MS = 10 * 60_000;
+/** How long a target keeps a copy the source has not switched over or committed (the source died in between). */
+const UNCLAIMED_COPY_MS = 30_000;
 
 /**
  * Moves sandboxes between nodes (a drain, or a migrate). The source, holding the sandbox's lock, asks
@@ -44,6 +46,8 @@ export const MOVE_TIMEOUT_MS = 10 * 60_000;
  */
 export class SandboxMover {
   readonly #d: SandboxMoverDeps;
+  /** The latest copy received of each sandbox, until it is claimed or dropped. */
+  readonly #copies = new Map<string, symbol>();
 
   constructor(deps: SandboxMoverDeps) {
     this.#d = deps;
@@ -149,6 +153,9 @@ export class SandboxMover {
     // A copy left by an earlier attempt that was never switched over (the source failed in between) goes first.
     if ((await d.driver.state(id)) !== 'missing') await this.discard(id);
     const path = `/internal/sandboxes/${id}/move`;
+    // Any earlier copy's wait ends here: this one is the copy now.
+    const copy = Symbol(id);
+    this.#copies.set(id, copy);
     let net: PreparedNetwork | undefined;
     // Where a move's time goes, for the operator's log.
     const ms: Record<string, number> = {};
@@ -171,11 +178,29 @@ export class SandboxMover {
       );
       phase('copy');
       d.log.info({ sandbox: id, from, ms }, 'sandbox copied here');
+      // The source switches it over (or commits) next; if it dies first, this copy is nobody's.
+      setTimeout(() => void this.#dropIfNotMine(id, copy), UNCLAIMED_COPY_MS).unref();
     } catch (err) {
       if (net) await d.network?.release(id, true).catch(() => undefined);
       if (err instanceof ApiError) throw err;
       throw unavailable(`copying sandbox ${id} from node '${from}' failed: ${(err as Error).message}`);
     }
+  }
+
+  /** A copy the store never named this node for (its source died before the switch) goes. */
+  async #dropIfNotMine(id: string, copy: symbol): Promise<void> {
+    const d = this.#d;
+    // A later copy of the same sandbox has its own wait.
+    if (this.#copies.get(id) !== copy) return;
+    this.#copies.delete(id);
+    await d.lock
+      .run(id, async () => {
+        const rec = await d.store.get(id);
+        if (rec?.nodeId === d.nodeId || (await d.driver.state(id)) === 'missing') return;
+        d.log.warn({ sandbox: id }, 'move: dropping a copy its source never switched over');
+        await this.discard(id);
+      })
+      .catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: dropping an unclaimed copy failed'));
   }
 
   /** On the target: drops a copy the source could not switch to. */

@@ -1,4 +1,4 @@
-import { conflict, notFound, unavailable } from '../errors.ts';
+import { ApiError, conflict, notFound, unavailable } from '../errors.ts';
 import type { NodeService } from '../services/fleet/nodes.ts';
 import type { Placement } from '../services/fleet/placement.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
@@ -49,6 +49,10 @@ export class SandboxRelocation {
     });
     try {
       await d.directory.post(source, `/internal/sandboxes/${rec.id}/move`, { to: chosen.node.id }, MOVE_TIMEOUT_MS);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      // The source went away mid-move: the store says where the sandbox is (its restart settles it there, paused or running).
+      throw unavailable(`node '${source.id}' did not finish the move (${(err as Error).message}); GET the sandbox to see where it is`);
     } finally {
       chosen.release();
       // Whatever happened, where it lives is read again from the store.

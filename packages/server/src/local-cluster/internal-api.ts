@@ -17,6 +17,8 @@ export interface NodeView {
   sandboxes: number;
   allocated_vcpus: number;
   allocated_memory_mib: number;
+  /** With `nodes(url, { sandboxes: true })`: its live sandboxes. */
+  sandbox_list?: { id: string; status: string }[];
 }
 
 export type NodeAction = 'cordon' | 'uncordon' | 'drain';
@@ -51,8 +53,8 @@ export class InternalApi {
     return body;
   }
 
-  async nodes(apiUrl: string): Promise<NodeView[]> {
-    return ((await this.#call(`${apiUrl}/internal/nodes`, 'GET')) as { nodes: NodeView[] }).nodes;
+  async nodes(apiUrl: string, opts: { sandboxes?: boolean } = {}): Promise<NodeView[]> {
+    return ((await this.#call(`${apiUrl}/internal/nodes${opts.sandboxes ? '?sandboxes=true' : ''}`, 'GET')) as { nodes: NodeView[] }).nodes;
   }
 
   /** A drain answers what it moved and what it left (it copies paused sandboxes, so it may take minutes). */

@@ -225,7 +225,10 @@ export class LocalCluster {
         const apis = await Promise.all(
           r.apis.map(async (a) => ({ name: a.name, url: a.url, pid: a.process?.pid ?? null, running: a.process ? running(a.process) : false, up: await answersInfo(a.url) })),
         );
-        const views = await this.#nodeViews(apis.filter((a) => a.up).map((a) => a.url));
+        const views = await this.#nodeViews(
+          apis.filter((a) => a.up).map((a) => a.url),
+          true,
+        );
         const nodes = r.nodes.map((n): NodeStatus => {
           const view = views.get(n.name);
           return {
@@ -283,10 +286,11 @@ export class LocalCluster {
   }
 
   /** Nodes by id from the first API that answers. */
-  async #nodeViews(apiUrls: string[]): Promise<Map<string, NodeView>> {
+  /** `sandboxes`: with each node's live sandboxes (status), not while waiting for readiness. */
+  async #nodeViews(apiUrls: string[], sandboxes = false): Promise<Map<string, NodeView>> {
     for (const url of apiUrls) {
       try {
-        return new Map((await this.#internal.nodes(url)).map((n) => [n.id, n]));
+        return new Map((await this.#internal.nodes(url, { sandboxes })).map((n) => [n.id, n]));
       } catch {
         // the next API of the region
       }

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts';
 import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
 import { errors } from '../schemas/common.ts';
 import type { NodeDrain } from '../cluster/drain.ts';
-import { DrainAnswer, HeartbeatAnswer, NodeActionParams, NodeList, NodeReport } from '../schemas/node.ts';
+import { DrainAnswer, HeartbeatAnswer, NodeActionParams, NodeList, NodeListQuery, NodeReport } from '../schemas/node.ts';
 import type { NodeService, NodeView } from '../services/fleet/nodes.ts';
 
 const view = (n: NodeView) => ({
@@ -27,7 +27,7 @@ const view = (n: NodeView) => ({
 
 /**
  * The internal channel's API-replica side: nodes register and heartbeat here, operators (the
- * `sandpit cluster` commands) list, cordon and drain them (a drain moves the node's paused sandboxes and answers what it did). Every call carries a token signed with
+ * `sandpit cluster` commands) list them (with their sandboxes on request), cordon and drain them (a drain moves the node's sandboxes and answers what it did). Every call carries a token signed with
  * the cluster key for the `api` audience (`Authorization: Bearer ...`); anything else is 401.
  */
 export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeService, drain: NodeDrain, key: Buffer) {
@@ -55,7 +55,16 @@ export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeServic
     });
   });
 
-  app.get('/internal/nodes', { onRequest, schema: { hide, response: { 200: NodeList, ...errors(401) } } }, async () => ({ nodes: (await nodes.list()).map(view) }));
+  app.get<{ Querystring: { sandboxes?: 'true' | 'false' } }>(
+    '/internal/nodes',
+    { onRequest, schema: { hide, querystring: NodeListQuery, response: { 200: NodeList, ...errors(400, 401) } } },
+    async (req) => {
+      const list = (await nodes.list()).map(view);
+      if (req.query.sandboxes !== 'true') return { nodes: list };
+      const held = await nodes.sandboxesByNode();
+      return { nodes: list.map((n) => ({ ...n, sandbox_list: held.get(n.id) ?? [] })) };
+    },
+  );
 
   app.post<{ Params: NodeActionParams }>(
     '/internal/nodes/:node_id/:action',

@@ -37,10 +37,14 @@ export const NodeView = Type.Object({
   sandboxes: Type.Integer(),
   allocated_vcpus: Type.Integer(),
   allocated_memory_mib: Type.Integer(),
+  sandbox_list: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), status: Type.String() }), { description: 'Its live sandboxes, with ?sandboxes=true (the operator\'s cluster status)' }),
+  ),
 });
 export type NodeView = Static<typeof NodeView>;
 
 export const NodeList = Type.Object({ nodes: Type.Array(NodeView) });
+export const NodeListQuery = Type.Object({ sandboxes: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) });
 
 export const NodeActionParams = Type.Object({
   node_id: Type.String({ minLength: 1, maxLength: 64 }),

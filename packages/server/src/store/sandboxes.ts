@@ -288,6 +288,18 @@ export class SandboxStore {
     return rows.map((r) => r.id);
   }
 
+  /** Every live sandbox placed on a node: where it is and its status (the operator's cluster status). */
+  async liveByNode(): Promise<{ id: string; region: string; nodeId: string; status: string }[]> {
+    const rows = await this.db
+      .selectFrom('sandboxes')
+      .select(['id', 'region', 'node_id', 'status'])
+      .where('deleted_at', 'is', null)
+      .where('node_id', 'is not', null)
+      .orderBy('created_at')
+      .execute();
+    return rows.map((r) => ({ id: r.id, region: r.region, nodeId: r.node_id!, status: r.status }));
+  }
+
   /** A node's live sandboxes: the paused and active ones (which a drain moves) and how many others (in a transition, failed) there are. */
   async onNode(nodeId: string): Promise<{ movable: SandboxRecord[]; others: number }> {
     const rows = await this.db.selectFrom('sandboxes').selectAll().where('node_id', '=', nodeId).where('deleted_at', 'is', null).execute();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { notFound } from '../../errors.ts';
+import { taggedSandboxId } from '../../ids.ts';
 import type { NodeLoad, NodeRecord, NodeReport, NodeState, NodeStore } from '../../store/nodes.ts';
 import type { SandboxStore } from '../../store/sandboxes.ts';
 
@@ -82,6 +83,17 @@ export class NodeService {
     const nodes = await this.#store.list(region);
     const load = await this.#store.load(nodes.map((n) => n.id));
     return nodes.map((n) => ({ ...n, status: this.isLive(n) ? n.state : 'lost', load: load.get(n.id) ?? NO_LOAD }));
+  }
+
+  /** Each node's live sandboxes (tagged ids) and their status. */
+  async sandboxesByNode(): Promise<Map<string, { id: string; status: string }[]>> {
+    const out = new Map<string, { id: string; status: string }[]>();
+    for (const r of await this.#sandboxes.liveByNode()) {
+      const list = out.get(r.nodeId) ?? [];
+      list.push({ id: taggedSandboxId(r.region, r.id), status: r.status });
+      out.set(r.nodeId, list);
+    }
+    return out;
   }
 
   async setState(id: string, state: NodeState): Promise<void> {
