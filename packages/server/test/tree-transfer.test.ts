@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { fetchTree, sendTree, treeManifest, verifyTree } from '../src/runtime/host/tree-transfer.ts';
+import { fetchTree, sendTree, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
 
 /**
  * How snapshots and sandboxes travel between nodes: a tar stream over HTTP, sent through a FIFO and

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
-import { fetchTree } from '../runtime/host/tree-transfer.ts';
+import { fetchTree } from '../runtime/tree-transfer.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 

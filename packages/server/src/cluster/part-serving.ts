@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors.ts';
 import type { FastifyReply } from 'fastify';
-import { sendTree } from '../runtime/host/tree-transfer.ts';
+import { sendTree } from '../runtime/tree-transfer.ts';
 
 /** How long the digest of a part sent is kept for its receiver to ask for it. */
 const KEEP_MS = 10 * 60_000;

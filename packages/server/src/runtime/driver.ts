@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { EngineHealth } from './engine-health.ts';
 import type { LayerBase } from './host/layer-changes.ts';
-import type { TreeFile } from './host/tree-transfer.ts';
+import type { TreeFile } from './tree-transfer.ts';
 
 export type DriverName = 'container' | 'gvisor';
 

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { exists } from '../../optional-files.ts';
 import { checkId, type FetchPart, type MoveTarget, type SandboxManifest, type SandboxMoves } from '../driver.ts';
-import { treeManifest, verifyTree } from '../host/tree-transfer.ts';
+import { treeManifest, verifyTree } from '../tree-transfer.ts';
 import type { DriverState } from './driver-state.ts';
 import { destroyLocked } from './lifecycle.ts';
 import { captureNet } from './netns.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { exists, readJson } from '../../optional-files.ts';
 import { checkId, type SnapshotManifest, type SnapshotTransfer, type TemplateFiles } from '../driver.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
-import { treeManifest, verifyTree } from '../host/tree-transfer.ts';
+import { treeManifest, verifyTree } from '../tree-transfer.ts';
 import type { DriverState } from './driver-state.ts';
 import { removeTree } from './layer-copies.ts';
 import { snapshotPaths } from './paths.ts';

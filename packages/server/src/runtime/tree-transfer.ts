@@ -5,7 +5,7 @@ import { mkdtemp, open, readdir, lstat, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { runCaptured } from './posix-spawn.ts';
+import { runCaptured } from './host/posix-spawn.ts';
 
 /** A regular file of a tree: its path relative to the root and its size. */
 export interface TreeFile {
