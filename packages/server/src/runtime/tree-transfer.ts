@@ -65,7 +65,12 @@ export async function sendTree(root: string, out: Writable): Promise<string> {
     done.catch(() => undefined);
     // tar opens the FIFO only once it runs: if it fails first, a writer opened here ends the wait of the
     // open below (which then reads nothing), so no thread is left blocked on it.
-    done.catch(() => open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then((w) => w.close(), () => undefined));
+    done.catch(() =>
+      open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then(
+        (w) => w.close(),
+        () => undefined,
+      ),
+    );
     const fh = await open(fifo, 'r');
     const hash = createHash('blake2b512');
     try {

@@ -37,9 +37,7 @@ export const NodeView = Type.Object({
   sandboxes: Type.Integer(),
   allocated_vcpus: Type.Integer(),
   allocated_memory_mib: Type.Integer(),
-  sandbox_list: Type.Optional(
-    Type.Array(Type.Object({ id: Type.String(), status: Type.String() }), { description: 'Its live sandboxes, with ?sandboxes=true (the operator\'s cluster status)' }),
-  ),
+  sandbox_list: Type.Optional(Type.Array(Type.Object({ id: Type.String(), status: Type.String() }), { description: "Its live sandboxes, with ?sandboxes=true (the operator's cluster status)" })),
 });
 export type NodeView = Static<typeof NodeView>;
 

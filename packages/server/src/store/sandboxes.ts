@@ -290,13 +290,7 @@ export class SandboxStore {
 
   /** Every live sandbox placed on a node: where it is and its status (the operator's cluster status). */
   async liveByNode(): Promise<{ id: string; region: string; nodeId: string; status: string }[]> {
-    const rows = await this.db
-      .selectFrom('sandboxes')
-      .select(['id', 'region', 'node_id', 'status'])
-      .where('deleted_at', 'is', null)
-      .where('node_id', 'is not', null)
-      .orderBy('created_at')
-      .execute();
+    const rows = await this.db.selectFrom('sandboxes').select(['id', 'region', 'node_id', 'status']).where('deleted_at', 'is', null).where('node_id', 'is not', null).orderBy('created_at').execute();
     return rows.map((r) => ({ id: r.id, region: r.region, nodeId: r.node_id!, status: r.status }));
   }
 
