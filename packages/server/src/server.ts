@@ -586,7 +586,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             url: config.cluster.nodeUrl ?? `http://${config.host}:${port}`,
             engine: driver.name,
             templates: templateStore,
-            copies: copies!,
+            copies: { held: () => [...copies!.held(), ...(shipping?.held() ?? [])] },
             allocated: async () => (await nodeStore.load([nodeId!])).get(nodeId!) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 },
             tokens: tokens!,
             log,

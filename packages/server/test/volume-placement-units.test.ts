@@ -7,7 +7,7 @@ import type { NodeRecord, NodeState, NodeStore } from '../src/store/nodes.ts';
 const NOW = 1_000_000;
 const LOST_MS = 10_000;
 
-function node(id: string, opts: { state?: NodeState; lost?: boolean; memoryMib?: number } = {}): NodeRecord {
+function node(id: string, opts: { state?: NodeState; lost?: boolean; memoryMib?: number; holds?: string[] } = {}): NodeRecord {
   return {
     id,
     region: 'local',
@@ -18,7 +18,7 @@ function node(id: string, opts: { state?: NodeState; lost?: boolean; memoryMib?:
     maxSandboxes: 0,
     engines: ['container'],
     labels: {},
-    templates: [],
+    templates: opts.holds ?? [],
     allocated: { sandboxes: 0, vcpus: 0, memoryMib: opts.memoryMib ?? 0 },
     state: opts.state ?? 'ready',
     registeredAt: 0,
@@ -54,4 +54,12 @@ test('a create bound to a node goes there even when another is less loaded, and 
   await assert.rejects(cordoned.choose({ ...need, node: 'b' }), (e: any) => e.status === 503 && /'b'.*takes no sandboxes/.test(e.message));
   const full = placement([node('a'), node('b', { memoryMib: 4000 })]);
   await assert.rejects(full.choose({ ...need, node: 'b' }), (e: any) => e.status === 503 && /'b'.*is full/.test(e.message));
+});
+
+test("a fork goes to its snapshot's holder while it has room, else to a node holding a copy of the snapshot, even a busier one", async () => {
+  const fork = { ...need, holder: 'a', templateKey: 'snapshot:s1' };
+  const nodes = (holder: Parameters<typeof node>[1]) => [node('a', holder), node('b', { memoryMib: 1000, holds: ['snapshot:s1'] }), node('c')];
+  assert.equal((await placement(nodes({ memoryMib: 2000 })).choose(fork)).node.id, 'a');
+  assert.equal((await placement(nodes({ state: 'cordoned' })).choose(fork)).node.id, 'b');
+  assert.equal((await placement(nodes({ state: 'cordoned' })).choose({ ...fork, templateKey: 'snapshot:other' })).node.id, 'c');
 });

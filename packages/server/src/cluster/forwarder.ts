@@ -14,6 +14,7 @@ import type { NodeRecord } from '../store/nodes.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { NodeDirectory } from './node-client.ts';
 import { requestSubject } from './request-target.ts';
+import { snapshotCopyKey } from './snapshot-shipping.ts';
 import { type VolumeHomes, volumeNodeLost } from './volume-homes.ts';
 
 export interface ForwarderDeps {
@@ -126,7 +127,7 @@ function baseNeed(region: string): PlacementNeed {
 
 /**
  * Where a create runs: the region asked for (this one by default; 400 for one nobody knows); a fork
- * on its snapshot's node while that takes sandboxes, else on another that fetches the snapshot, in the snapshot's region, with the snapshot's resources (a fork into another
+ * on its snapshot's node while that takes sandboxes, else preferably on one holding a copy of it, else on another that fetches the snapshot, in the snapshot's region, with the snapshot's resources (a fork into another
  * region is refused: snapshots are not shipped between regions); a team template prefers a node
  * holding its files. A create that mounts volumes (a fork: those its snapshot's sandbox mounted) runs
  * on the node keeping them; a snapshot held elsewhere is shipped there.
@@ -155,7 +156,7 @@ async function imageNeed(deps: ForwarderDeps, p: Principal, body: CreateSandboxB
     if (asked !== undefined && asked !== holder.region) {
       throw badRequest(`snapshot ${snap.id} lives in region '${holder.region}': fork it there (snapshots are not copied between regions)`);
     }
-    return { region: holder.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, holder: holder.id };
+    return { region: holder.region, vcpus: snap.resources.vcpu_count, memoryMib: snap.resources.memory_mib, holder: holder.id, templateKey: snapshotCopyKey(snap.id) };
   }
   const region = asked ?? deps.regions.own;
   const ref = body.from_template;

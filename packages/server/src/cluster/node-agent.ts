@@ -23,7 +23,7 @@ export interface NodeAgentDeps {
   templates: TemplateStore;
   /** What this node's live sandboxes hold. */
   allocated: () => Promise<NodeLoad>;
-  /** Templates built elsewhere that this node holds a copy of. */
+  /** Templates built elsewhere, and snapshots taken elsewhere, that this node holds a copy of. */
   copies: { held(): string[] };
   tokens: TokenCache;
   log: Logger;

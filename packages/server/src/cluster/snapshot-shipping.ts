@@ -25,6 +25,9 @@ const MANIFEST_TIMEOUT_MS = 60_000;
  * from its holder over the internal channel (signed for the holder), streamed, checked against the
  * holder's manifest and kept, so the next fork of it here starts at once. One fetch per snapshot at a time.
  */
+/** How a node holding a copy of snapshot `id` says so among the content it reports (beside template version keys). */
+export const snapshotCopyKey = (id: string) => `snapshot:${id}`;
+
 export class SnapshotShipping {
   readonly #deps: SnapshotShippingDeps;
   readonly #fetching = new Map<string, Promise<void>>();
@@ -52,6 +55,11 @@ export class SnapshotShipping {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#sweeping;
+  }
+
+  /** The copies held here, as the keys placement prefers a fork's node by (reported in heartbeats). */
+  held(): string[] {
+    return [...this.#copies].map(snapshotCopyKey);
   }
 
   /** Deletes the copies whose snapshot was deleted (the holder deletes only its own files). */

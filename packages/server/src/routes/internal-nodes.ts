@@ -18,7 +18,7 @@ const view = (n: NodeView) => ({
   max_sandboxes: n.maxSandboxes,
   labels: n.labels,
   engines: n.engines,
-  templates: n.templates.length,
+  templates: n.templates.filter((k) => !k.startsWith('snapshot:')).length,
   heartbeat_at: iso(n.heartbeatAt),
   sandboxes: n.load.sandboxes,
   allocated_vcpus: n.load.vcpus,

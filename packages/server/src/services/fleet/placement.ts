@@ -7,7 +7,7 @@ export interface PlacementNeed {
   region: string;
   vcpus: number;
   memoryMib: number;
-  /** Version key of the team template it starts from: a node holding its files is preferred. */
+  /** What it starts from that nodes may already hold (a team template's version key, a copy of a fork's snapshot): a node holding it is preferred. */
   templateKey?: string;
   /** The node holding the snapshot a fork starts from: preferred while it takes sandboxes and has room; elsewhere the snapshot is shipped from it, so it must be live. */
   holder?: string;
