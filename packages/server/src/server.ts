@@ -288,6 +288,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             peers: peers!,
             relocate: (templateId, t) => snapshotTemplateFiles(templateFiles, templateId, t),
             snapshot: (id) => snapshotStore.get(id),
+            counted: (id, bytes) => snapshotStore.addCopyBytes(id, bytes),
             nodeId: nodeId!,
             log,
           })

@@ -107,6 +107,9 @@ test("a fork placed off its snapshot's cordoned node: the snapshot is shipped th
     assert.equal(after.get(holder), counts.get(holder), 'the cordoned holder took no sandbox');
     assert.equal(await exec(fork.body.id, 'cat /home/user/mark'), 'shipped');
     assert.equal(await exec(fork.body.id, 'cat /home/user/layer.txt'), 'from-template');
+    // The copy kept on the other node counts in the snapshot's size: about twice what its holder alone keeps.
+    const grown = (await api.get(`/snapshots/${ready.id}`)).body.size_bytes;
+    assert.ok(grown > ready.size_bytes * 1.5 && grown < ready.size_bytes * 2.5, `${grown} vs ${ready.size_bytes}`);
     await until('the template rebuilt on the fork node', async () => (await internalNodes()).find((n) => n.id === other).templates > 0);
     // The counter process came along in the checkpoint and keeps counting there.
     const c1 = Number(await exec(fork.body.id, 'cat /tmp/count'));

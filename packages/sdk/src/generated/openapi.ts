@@ -9265,7 +9265,7 @@ export interface components {
             sandbox_id: string;
             /**
              * Format: int64
-             * @description Bytes held on disk (memory image and disk layer); 0 until ready
+             * @description Bytes held on disk (memory image and disk layer), copies kept on other nodes included; 0 until ready
              */
             size_bytes: number;
             status: "creating" | "ready" | "failed" | "deleting";

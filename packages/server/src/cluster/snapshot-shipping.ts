@@ -10,6 +10,8 @@ export interface SnapshotShippingDeps {
   relocate: (templateId: string | null, t: TemplateFiles) => Promise<TemplateFiles>;
   /** The live snapshot row (any node's); undefined once deleted. */
   snapshot: (id: string) => Promise<{ nodeId?: string | null } | undefined>;
+  /** Counts a copy kept here in the snapshot's size. */
+  counted: (id: string, bytes: number) => Promise<void>;
   nodeId: string;
   log: Logger;
 }
@@ -17,13 +19,14 @@ export interface SnapshotShippingDeps {
 /** How often copies of deleted snapshots are looked for. */
 const SWEEP_MS = 60_000;
 
-/** How long the holder may take to list and checksum a snapshot's files. */
+/** How long the holder may take to list a snapshot's files. */
 const MANIFEST_TIMEOUT_MS = 60_000;
 
 /**
  * A node's copies of snapshots another node holds: a fork placed here fetches the snapshot's files
  * from its holder over the internal channel (signed for the holder), streamed, checked against the
- * holder's manifest and kept, so the next fork of it here starts at once. One fetch per snapshot at a time.
+ * holder's manifest and digest and kept (its bytes counted in the snapshot's size_bytes), so the next fork
+ * of it here starts at once. One fetch per snapshot at a time.
  */
 /** How a node holding a copy of snapshot `id` says so among the content it reports (beside template version keys). */
 export const snapshotCopyKey = (id: string) => `snapshot:${id}`;
@@ -111,6 +114,7 @@ export class SnapshotShipping {
     const bytes = Object.values(manifest)
       .flat()
       .reduce((n, f) => n + f.size, 0);
+    await this.#deps.counted(snapshot.id, bytes).catch((err: Error) => log.warn({ snapshot: snapshot.id, err: err.message }, 'counting the copy in the snapshot size failed'));
     log.info({ snapshot: snapshot.id, from: holder.id, bytes, ms: Date.now() - started }, 'snapshot shipped here from its holder');
   }
 }

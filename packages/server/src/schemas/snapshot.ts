@@ -11,7 +11,7 @@ export const Snapshot = Type.Object(
     kind: Type.Literal('mem+fs', { description: 'Memory and disk' }),
     status: SnapshotStatus,
     name: Type.Union([Type.String(), Type.Null()]),
-    size_bytes: Type.Integer({ format: 'int64', description: 'Bytes held on disk (memory image and disk layer); 0 until ready' }),
+    size_bytes: Type.Integer({ format: 'int64', description: 'Bytes held on disk (memory image and disk layer), copies kept on other nodes included; 0 until ready' }),
     resources: Resources,
     created_at: DateTime,
     ready_at: Type.Union([DateTime, Type.Null()]),

@@ -104,6 +104,16 @@ export class SnapshotStore {
     }
   }
 
+  /** A copy of the snapshot kept on another node adds its bytes to the snapshot's size (it holds that much more disk). */
+  async addCopyBytes(id: string, bytes: number): Promise<void> {
+    await this.db
+      .updateTable('snapshots')
+      .set((eb) => ({ size_bytes: eb('size_bytes', '+', bytes) }))
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .execute();
+  }
+
   /** Writes the row; `event` (snapshot.ready, snapshot.failed) is appended to resource_events in the same transaction. */
   async save(s: SnapshotRecord, event?: ResourceEvent): Promise<void> {
     const { id: _id, node_id: _node, ...rest } = toRow(s);
