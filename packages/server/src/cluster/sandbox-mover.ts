@@ -68,7 +68,6 @@ export class SandboxMover {
       const rec = await d.store.get(id);
       if (!rec || rec.nodeId !== d.nodeId) throw notFound('no such sandbox on this node');
       if (rec.status !== 'paused' && rec.status !== 'active') throw conflict(`the sandbox is ${rec.status}; only a paused or running sandbox is moved`);
-      if (rec.status === 'paused' && rec.pausedDiskOnly) throw conflict('the sandbox was paused without its memory; a move copies a checkpoint, so it stays here');
       if (to === d.nodeId) throw conflict(`the sandbox is on node '${to}' already`);
       const target = await d.peers.live(to, 'the move target');
       const running = rec.status === 'active';

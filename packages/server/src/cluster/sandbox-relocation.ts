@@ -30,7 +30,6 @@ export class SandboxRelocation {
   async move(rec: SandboxRecord, to?: string): Promise<string> {
     const d = this.#d;
     if (rec.status !== 'active' && rec.status !== 'paused') throw conflict(`the sandbox is ${rec.status}; only a running or paused sandbox moves`);
-    if (rec.status === 'paused' && rec.pausedDiskOnly) throw conflict('the sandbox was paused without its memory; a move copies a checkpoint, so it stays where it is');
     const source = rec.nodeId ? await d.nodes.get(rec.nodeId) : undefined;
     if (!source || !d.nodes.isLive(source)) throw unavailable(`node '${rec.nodeId}' is not live: its sandboxes cannot be copied off it`);
     if (to !== undefined) {

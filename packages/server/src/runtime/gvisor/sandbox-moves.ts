@@ -11,7 +11,8 @@ import { readMeta, type SandboxMeta, writeMeta } from './sandbox-meta.ts';
 /**
  * A paused gVisor sandbox travels as its checkpoint image and its writable layer (upper and work
  * dirs); its record goes with the manifest. On the receiving node it is paused as it was, with this
- * node's namespace, addresses and mounts in its record, so the next resume restores it here.
+ * node's namespace, addresses and mounts in its record, so the next resume restores it here. One paused
+ * keeping only its disk travels as its layer alone, and the next resume boots it here.
  */
 export function gvisorSandboxMoves(st: DriverState): SandboxMoves {
   return {
@@ -20,9 +21,16 @@ export function gvisorSandboxMoves(st: DriverState): SandboxMoves {
       return st.mutex.run(id, async () => {
         const sp = gvisorSandboxPaths(st.paths, id);
         const meta = await readMeta(sp.meta);
-        if (!meta || !(await exists(sp.image))) return undefined;
+        if (!meta) return undefined;
+        const template = { root: meta.templateRoot, layers: meta.templateLayers ?? [] };
+        // Paused keeping only its disk: the layer is all there is, and the target boots it.
+        if (meta.stopped) {
+          const files: SandboxManifest['files'] = { layer: await treeManifest(st.layers.dir(id)) };
+          return { files, template, meta };
+        }
+        if (!(await exists(sp.image))) return undefined;
         const [image, layer] = await Promise.all([treeManifest(sp.image), treeManifest(st.layers.dir(id))]);
-        return { files: { image, layer }, template: { root: meta.templateRoot, layers: meta.templateLayers ?? [] }, meta };
+        return { files: { image, layer }, template, meta };
       });
     },
     partDir: (id, part) => {
@@ -42,7 +50,7 @@ async function receive(st: DriverState, target: MoveTarget, manifest: SandboxMan
   const id = target.id;
   const meta = manifest.meta as SandboxMeta;
   const { image, layer } = manifest.files;
-  if (meta?.id !== id || !image || !layer) throw new Error(`the manifest of sandbox ${id} is not one of a paused gvisor sandbox`);
+  if (meta?.id !== id || !layer || (!image && !meta.stopped)) throw new Error(`the manifest of sandbox ${id} is not one of a paused gvisor sandbox`);
   if (!!meta.netnsPath !== !!target.netnsPath) throw new Error(`sandbox ${id} ran ${meta.netnsPath ? 'with' : 'without'} a network namespace; the move target must too`);
   const sp = gvisorSandboxPaths(st.paths, id);
   if (await exists(sp.dir)) throw new Error(`sandbox ${id} already exists on this node`);
@@ -54,10 +62,11 @@ async function receive(st: DriverState, target: MoveTarget, manifest: SandboxMan
       capped,
       target.netnsPath ? (target.netConfig ?? captureNet(target.netnsPath)) : undefined,
       ready.then(() => fetch('layer', st.layers.dir(id))),
-      fetch('image', sp.partial),
+      image && fetch('image', sp.partial),
     ]);
-    await Promise.all([verifyTree(st.layers.dir(id), layer), verifyTree(sp.partial, image)]);
-    await rename(sp.partial, sp.image);
+    await Promise.all([verifyTree(st.layers.dir(id), layer), image && verifyTree(sp.partial, image)]);
+    if (image) await rename(sp.partial, sp.image);
+    else await rm(sp.partial, { recursive: true, force: true });
     const { netnsPath: _n, net: _c, mounts: _m, templateLayers: _l, ...own } = meta;
     await writeMeta(sp.meta, {
       ...own,
