@@ -106,6 +106,8 @@ import { NodePeers } from './cluster/node-peer.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { LiveMoveSteps } from './services/sandboxes/live-move.ts';
 import { SandboxMigrations } from './services/sandboxes/sandbox-migrations.ts';
+import { FileMetadataService } from './services/data-plane/file-metadata.ts';
+import { FileMetadataStore } from './store/file-metadata.ts';
 import { SandboxRelocation } from './cluster/sandbox-relocation.ts';
 import { snapshotTemplateFiles } from './services/templates/snapshot-template-files.ts';
 import { UnusedFiles } from './services/templates/unused-files.ts';
@@ -527,6 +529,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               auth,
               sandboxes,
               files,
+              fileMetadata: new FileMetadataService(new FileMetadataStore(db)),
               sessions,
               sandboxMetrics,
               snapshots,

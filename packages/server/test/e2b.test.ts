@@ -285,6 +285,55 @@ describe('newest SDK', () => {
     }
   });
 
+  test('file metadata (envd 0.6.2): set on write, shown by getInfo, list and rename, cleared by a plain overwrite, dropped with the file', async () => {
+    const info = await sbx.files.write('meta/a.txt', 'a', { metadata: { author: 'mish', purpose: 'upload' } });
+    assert.deepEqual(info.metadata, { author: 'mish', purpose: 'upload' });
+    assert.deepEqual((await sbx.files.getInfo('meta/a.txt')).metadata, { author: 'mish', purpose: 'upload' });
+    const many = await sbx.files.writeFiles(
+      [
+        { path: 'meta/b.txt', data: 'b' },
+        { path: 'meta/c.txt', data: 'c' },
+      ],
+      { metadata: { source: 'suite' } },
+    );
+    assert.deepEqual(
+      many.map((w) => w.metadata),
+      [{ source: 'suite' }, { source: 'suite' }],
+    );
+    const listed = await sbx.files.list('meta');
+    assert.deepEqual(
+      listed.map((e) => [e.name, e.metadata]),
+      [
+        ['a.txt', { author: 'mish', purpose: 'upload' }],
+        ['b.txt', { source: 'suite' }],
+        ['c.txt', { source: 'suite' }],
+      ],
+    );
+    assert.deepEqual((await sbx.files.rename('meta/a.txt', 'meta/renamed.txt')).metadata, { author: 'mish', purpose: 'upload' });
+    assert.equal((await sbx.files.getInfo('meta/b.txt', {})).metadata?.source, 'suite');
+    assert.equal((await sbx.files.write('meta/b.txt', 'plain')).metadata, undefined);
+    assert.equal((await sbx.files.getInfo('meta/b.txt')).metadata, undefined);
+    // A directory's removal drops what its files carried: a new file there starts without.
+    await sbx.files.remove('meta');
+    await sbx.files.write('meta/renamed.txt', 'new');
+    assert.equal((await sbx.files.getInfo('meta/renamed.txt')).metadata, undefined);
+    // The server checks too: a value too long is 400, and nothing is written.
+    const url = `${e2bUrl}/files?path=${encodeURIComponent('/home/user/meta/refused.txt')}&username=user`;
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/octet-stream',
+        'x-metadata-big': 'x'.repeat(2000),
+        'e2b-sandbox-id': sbx.sandboxId,
+        'e2b-sandbox-port': '49983',
+        'x-access-token': (sbx as any).envdAccessToken ?? '',
+      },
+      body: 'x',
+    });
+    assert.equal(res.status, 400, await res.text());
+    assert.equal(await sbx.files.exists('meta/refused.txt'), false);
+  });
+
   test('pause({ keepMemory: false }): processes end, files stay, connect boots it again', async () => {
     const s = await Sandbox.create({ timeoutMs: 60_000, envs: { FROM_CREATE: 'kept' } });
     try {

@@ -22,6 +22,7 @@ import { toE2bError } from './errors.ts';
 import { forkRoute } from './fork-route.ts';
 import { metricsRoutes } from './metrics-routes.ts';
 import { snapshotRoutes } from './snapshot-routes.ts';
+import type { FileMetadataService } from '../services/data-plane/file-metadata.ts';
 import { FilesystemRpc } from './envd/filesystem-rpc.ts';
 import { envdHttpRoutes } from './envd/http-routes.ts';
 import { ProcessRpc } from './envd/process-rpc.ts';
@@ -37,6 +38,8 @@ export interface E2bDeps {
   auth: AuthService;
   sandboxes: SandboxService;
   files: FileService;
+  /** User metadata on files (envd 0.6.2's `X-Metadata-*`), kept by the platform. */
+  fileMetadata: FileMetadataService;
   sessions: SessionRegistry;
   /** Sampled per-sandbox series, served as E2B's metrics; without it the route is absent (404). */
   sandboxMetrics?: SandboxMetrics;
@@ -108,7 +111,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   if (volumes) await app.register((a) => volumeContentRoutes(a, { ...deps, ...volumes }));
 
   const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
-  const filesystem = new FilesystemRpc(deps.sandboxes, deps.files);
+  const filesystem = new FilesystemRpc(deps.sandboxes, deps.files, deps.fileMetadata);
   await app.register(
     async (a) => {
       await envdHttpRoutes(a, deps);

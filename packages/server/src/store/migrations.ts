@@ -21,6 +21,7 @@ import { volumes } from './migrations/0020-volumes.ts';
 import { sshKeys } from './migrations/0023-ssh-keys.ts';
 import { diskOnlyPause } from './migrations/0024-disk-only-pause.ts';
 import { sandboxMoves } from './migrations/0025-sandbox-moves.ts';
+import { fileMetadata } from './migrations/0026-file-metadata.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0023_ssh_keys': sshKeys,
   '0024_disk_only_pause': diskOnlyPause,
   '0025_sandbox_moves': sandboxMoves,
+  '0026_file_metadata': fileMetadata,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -189,6 +189,8 @@ export class SandboxStore {
         await tx.deleteFrom('sandbox_metadata').where('sandbox_id', '=', s.id).execute();
         if (s.deletedAt === null) await insertMetadata(tx, s);
       }
+      // Its files are gone, and with them their metadata.
+      if (s.deletedAt !== null) await tx.deleteFrom('file_metadata').where('sandbox_id', '=', s.id).execute();
       if (event) {
         await lockEventLog(tx);
         await tx

@@ -304,6 +304,13 @@ export interface SshKeyTable {
   created_at: number;
 }
 
+export interface FileMetadataTable {
+  sandbox_id: string;
+  path: string;
+  /** A JSON object of strings. */
+  data: string;
+}
+
 export interface Database {
   teams: TeamTable;
   users: UserTable;
@@ -334,6 +341,7 @@ export interface Database {
   region_endpoints: RegionEndpointTable;
   auth_epoch: AuthEpochTable;
   ssh_keys: SshKeyTable;
+  file_metadata: FileMetadataTable;
   volumes: VolumeTable;
   volume_mounts: VolumeMountTable;
   audit_log: AuditLogTable;

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { FileEntry } from '../../services/data-plane/files.ts';
+import type { FileMetadata } from '../../store/file-metadata.ts';
 
 const FILE_TYPE: Record<FileEntry['type'], string> = {
   file: 'FILE_TYPE_FILE',
@@ -19,8 +20,8 @@ const account = (id: number | undefined) => (id === undefined ? '' : (ACCOUNT[id
  */
 const DIR_BLOCK = 4096;
 
-/** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string). */
-export function entryInfo(e: FileEntry): Record<string, unknown> {
+/** A Sandpit file entry as envd's `filesystem.EntryInfo` in proto3 JSON (int64 as a string), with its user metadata if it has any. */
+export function entryInfo(e: FileEntry, metadata?: FileMetadata): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: e.name,
     type: FILE_TYPE[e.type],
@@ -34,8 +35,9 @@ export function entryInfo(e: FileEntry): Record<string, unknown> {
   };
   // envd reports where a link points as an absolute path.
   if (e.symlink_target !== undefined) out.symlinkTarget = posix.resolve(posix.dirname(e.path), e.symlink_target);
+  if (metadata) out.metadata = metadata;
   return out;
 }
 
 /** The entry shape envd's HTTP /files upload answers with. */
-export const writtenInfo = (e: FileEntry) => ({ name: e.name, type: e.type === 'dir' ? 'directory' : 'file', path: e.path });
+export const writtenInfo = (e: FileEntry, metadata?: FileMetadata) => ({ name: e.name, type: e.type === 'dir' ? 'directory' : 'file', path: e.path, ...(metadata ? { metadata } : {}) });

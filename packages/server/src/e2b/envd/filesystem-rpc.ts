@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.ts';
-import type { FileService, WatchEvent } from '../../services/data-plane/files.ts';
+import type { FileMetadataService } from '../../services/data-plane/file-metadata.ts';
+import type { FileEntry, FileService, WatchEvent } from '../../services/data-plane/files.ts';
 import type { SandboxService } from '../../services/sandboxes/sandboxes.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import type { Message, StreamContext } from '../connect.ts';
@@ -45,11 +46,22 @@ function fsEvents(root: string, ev: WatchEvent): Message[] {
 export class FilesystemRpc {
   readonly sandboxes: SandboxService;
   readonly files: FileService;
+  readonly metadata: FileMetadataService;
   readonly #watchers = new Map<string, PollingWatcher>();
 
-  constructor(sandboxes: SandboxService, files: FileService) {
+  constructor(sandboxes: SandboxService, files: FileService, metadata: FileMetadataService) {
     this.sandboxes = sandboxes;
     this.files = files;
+    this.metadata = metadata;
+  }
+
+  /** Entries as envd's, each with its user metadata. */
+  async #entries(rec: SandboxRecord, list: FileEntry[]): Promise<Message[]> {
+    const metadata = await this.metadata.of(
+      rec,
+      list.map((e) => e.path),
+    );
+    return list.map((e) => entryInfo(e, metadata.get(e.path)));
   }
 
   async #call(req: FastifyRequest): Promise<{ rec: SandboxRecord; user: string }> {
@@ -58,7 +70,7 @@ export class FilesystemRpc {
 
   stat = async (req: FastifyRequest, msg: Message): Promise<Message> => {
     const { rec, user } = await this.#call(req);
-    return { entry: entryInfo(await this.files.stat(rec, userPath(msg.path, user), user)) };
+    return { entry: (await this.#entries(rec, [await this.files.stat(rec, userPath(msg.path, user), user)]))[0] };
   };
 
   listDir = async (req: FastifyRequest, msg: Message): Promise<Message> => {
@@ -69,15 +81,15 @@ export class FilesystemRpc {
     const top = await this.files.stat(rec, root, user);
     if (top.type !== 'dir') throw new ConnectError('invalid_argument', `${root} is not a directory`);
     // Depth first, names in order within a directory: the order envd's directory walk gives.
-    const entries: Message[] = [];
+    const found: FileEntry[] = [];
     const walk = async (dir: string, level: number): Promise<void> => {
       for (const e of await this.files.list(rec, dir, user)) {
-        entries.push(entryInfo(e));
+        found.push(e);
         if (e.type === 'dir' && level < Math.max(depth, 1)) await walk(e.path, level + 1);
       }
     };
     await walk(root, 1);
-    return { entries };
+    return { entries: await this.#entries(rec, found) };
   };
 
   makeDir = async (req: FastifyRequest, msg: Message): Promise<Message> => {
@@ -93,7 +105,9 @@ export class FilesystemRpc {
 
   move = async (req: FastifyRequest, msg: Message): Promise<Message> => {
     const { rec, user } = await this.#call(req);
-    return { entry: entryInfo(await this.files.rename(rec, userPath(msg.source, user), userPath(msg.destination, user), true, user)) };
+    const moved = await this.files.rename(rec, userPath(msg.source, user), userPath(msg.destination, user), true, user);
+    await this.metadata.moved(rec, userPath(msg.source, user), moved.path);
+    return { entry: (await this.#entries(rec, [moved]))[0] };
   };
 
   remove = async (req: FastifyRequest, msg: Message): Promise<Message> => {
@@ -102,6 +116,7 @@ export class FilesystemRpc {
     await this.files.remove(rec, userPath(msg.path, user), true, user).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     });
+    await this.metadata.removed(rec, userPath(msg.path, user));
     return {};
   };
 

@@ -2,12 +2,16 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, badRequest } from '../../errors.ts';
+import type { FileMetadataService } from '../../services/data-plane/file-metadata.ts';
 import type { FileEntry, FileService } from '../../services/data-plane/files.ts';
+import type { FileMetadata } from '../../store/file-metadata.ts';
 import type { SandboxService } from '../../services/sandboxes/sandboxes.ts';
 import { toE2bError } from '../errors.ts';
 import { writtenInfo } from './entry.ts';
 import { filesSandbox } from './signed-files.ts';
 import { envdSandbox, envdUser, userPath } from './target.ts';
+
+const METADATA_HEADER = 'x-metadata-';
 
 interface FilesQuery {
   path?: string;
@@ -16,14 +20,23 @@ interface FilesQuery {
   signature_expiration?: string;
 }
 
+/** E2B's upload metadata: one `X-Metadata-<key>` header per key (header names arrive lower-cased). */
+function metadataOf(headers: FastifyRequest['headers']): FileMetadata | undefined {
+  const out: FileMetadata = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(METADATA_HEADER) && name.length > METADATA_HEADER.length) out[name.slice(METADATA_HEADER.length)] = Array.isArray(value) ? value.join(', ') : (value ?? '');
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 const fail = (reply: FastifyReply, err: unknown) => {
   const { status, body } = toE2bError(err);
   return reply.code(status).send(body);
 };
 
 /** envd's plain HTTP routes: health, and file download/upload (raw, multipart, octet-stream, gzip). */
-export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: SandboxService; files: FileService }) {
-  const { sandboxes, files } = deps;
+export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: SandboxService; files: FileService; fileMetadata: FileMetadataService }) {
+  const { sandboxes, files, fileMetadata } = deps;
 
   app.get('/health', async (req, reply) => {
     try {
@@ -54,6 +67,9 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
     try {
       const rec = await filesSandbox(sandboxes, req, 'write');
       const user = envdUser(req, req.query.username);
+      const metadata = metadataOf(req.headers);
+      // Checked before anything is written: a refused write creates no file.
+      if (metadata) fileMetadata.check(metadata);
       const type = String(req.headers['content-type'] ?? '');
       const body = req.body as Readable;
       const written: FileEntry[] = [];
@@ -81,7 +97,9 @@ export async function envdHttpRoutes(app: FastifyInstance, deps: { sandboxes: Sa
         const gzip = String(req.headers['content-encoding'] ?? '').toLowerCase() === 'gzip';
         written.push(await files.upload(rec, userPath(req.query.path, user), gzip ? body.pipe(createGunzip()) : body, user));
       }
-      return reply.code(200).send(written.map(writtenInfo));
+      // Every file of the upload gets the request's metadata; a write without any clears what an earlier one set.
+      for (const e of written) await fileMetadata.written(rec, e.path, metadata);
+      return reply.code(200).send(written.map((e) => writtenInfo(e, metadata)));
     } catch (err) {
       if (!(err instanceof ApiError)) req.log.error({ err: String(err) }, 'e2b upload failed');
       return fail(reply, err);
