@@ -15,7 +15,9 @@ import { Api, ServerProcess } from './helpers/server-process.ts';
  * lost answers 503 saying so.
  */
 const key = randomBytes(32);
-const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: '6000', ...extra });
+/** Long enough for a node killed by a test to restart on a loaded host before it is declared lost (its sandboxes would fail). */
+const LOST_MS = 15_000;
+const env = (extra: Record<string, string>) => ({ SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_NODE_LOST_MS: String(LOST_MS), ...extra });
 const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count.new && mv count.new count; sleep 0.05; done) >/dev/null 2>&1 &';
 
 let pg: PostgresCluster;
@@ -277,9 +279,9 @@ test('a node killed during a live move (the target, then the source): the sandbo
     }
     await new Promise((r) => setTimeout(r, 150));
     await nodes.get(victim)!.kill9();
-    const answer = await moving;
+    // Back at once, as a supervisor would restart it, well inside the loss deadline.
+    const [answer] = await Promise.all([moving, nodes.get(victim)!.launch()]);
     assert.equal(answer.status, 503, `the ${victimRole} was killed mid-move: ${JSON.stringify(answer.body)}`);
-    await nodes.get(victim)!.launch();
     await until('both nodes ready again', async () => (await internalNodes()).filter((n) => n.state === 'ready').length === 2, 60_000);
     // Replicas read the node list at most every second (docs/cluster.md).
     await new Promise((r) => setTimeout(r, 1100));
@@ -307,7 +309,7 @@ test("a fork whose snapshot's holder is lost: 503 saying the snapshot cannot be 
   assert.equal((await api.del(`/sandboxes/${sb.body.id}`)).status, 204);
   const victim = nodes.get(holder)!;
   await victim.kill9();
-  await until(`node ${holder} lost`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'lost'), 20_000);
+  await until(`node ${holder} lost`, async () => (await internalNodes()).find((n) => n.id === holder && n.state === 'lost'), LOST_MS + 20_000);
   const fork = await api.post('/sandboxes', { from_snapshot: snap.body.id });
   assert.equal(fork.status, 503, JSON.stringify(fork.body));
   assert.match(fork.body.error.message, new RegExp(`node '${holder}', which holds the snapshot, is lost or not reachable, so the snapshot cannot be shipped`));
