@@ -96,8 +96,11 @@ test('layers and images no template or sandbox uses are removed after the grace 
   // The template goes: its layers, the unpacked image and the image's blobs all follow.
   const imageBytes = await bytes(imagesDir());
   assert.equal((await api.del('/templates/gc')).status, 204);
-  await until('every layer and the image are collected', async () => (await names(layersDir())).length === 0 && (await names(join(imagesDir(), 'rootfs'))).length === 0);
-  assert.deepEqual(await names(join(imagesDir(), 'oci/blobs/sha256')), [], 'no blob of the image is left');
+  // The blobs go in the same sweep, after the unpacked image: waited for too, not raced.
+  await until(
+    'every layer, the image and its blobs are collected',
+    async () => (await names(layersDir())).length === 0 && (await names(join(imagesDir(), 'rootfs'))).length === 0 && (await names(join(imagesDir(), 'oci/blobs/sha256'))).length === 0,
+  );
   const index = JSON.parse(await readFile(join(imagesDir(), 'oci/index.json'), 'utf8')) as { manifests: unknown[] };
   assert.deepEqual(index.manifests, []);
   assert.ok(imageBytes - (await bytes(imagesDir())) > 1024 * 1024, "the image's disk came back");

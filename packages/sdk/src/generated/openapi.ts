@@ -4617,7 +4617,7 @@ export interface paths {
         put?: never;
         /**
          * Move a sandbox to another node (several hosts; needs sandboxes:move)
-         * @description A running gVisor sandbox moves with every process and its memory: it is migrating while it moves (its connections are cut as by a pause) and active on the new node when this returns, with the same id, access token, files, network rules, secrets and preview ports. A paused one moves paused. 409: it cannot move (an engine whose memory is not on disk, a pause that kept only the disk, volumes it mounts, a transition under way, a single-host installation); nothing changed. 503: the target is lost, full or takes no sandboxes (nothing changed), or the copy failed (it runs on where it was).
+         * @description A running gVisor sandbox moves with every process and its memory: it is migrating while it moves (its connections are cut as by a pause) and active on the new node when this returns, with the same id, access token, files, network rules, secrets and preview ports. A paused one moves paused (one paused keeping only its disk moves its disk, and boots there on resume). 409: it cannot move (an engine whose memory is not on disk, volumes it mounts, a transition under way, a single-host installation); nothing changed. 503: the target is lost, full or takes no sandboxes (nothing changed), or the copy failed (it runs on where it was).
          */
         post: {
             parameters: {
