@@ -17,8 +17,8 @@ export interface NodeDrainDeps {
  * Drains a node: it takes no new sandboxes, and each of its paused and running sandboxes is moved to a
  * node that placement picks (one at a time: each copy is disk- and network-bound; a running one is
  * checkpointed, copied and resumed there, see SandboxMover). What cannot move stays and is counted
- * with why: a sandbox of an engine whose memory is not on disk (crun), one paused without its memory,
- * one that mounts volumes (volumes do not move between nodes), one in a transition. The operator can
+ * with why: a sandbox of an engine whose memory is not on disk (crun), one that mounts volumes
+ * (volumes do not move between nodes), one in a transition. The operator can
  * deal with those and drain again, or let them end.
  */
 export class NodeDrain {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
 import { ApiError, badRequest, conflict, rawErrorResponse } from '../errors.ts';
+import { snapshotCopyKey } from '../schemas/node.ts';
 import type { CreateSandboxBody } from '../schemas/sandbox.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { Placement, PlacementNeed } from '../services/fleet/placement.ts';
@@ -14,7 +15,6 @@ import type { NodeRecord } from '../store/nodes.ts';
 import type { SnapshotStore } from '../store/snapshots.ts';
 import type { NodeDirectory } from './node-client.ts';
 import { requestSubject } from './request-target.ts';
-import { snapshotCopyKey } from './snapshot-shipping.ts';
 import { type VolumeHomes, volumeNodeLost } from './volume-homes.ts';
 
 export interface ForwarderDeps {

@@ -64,63 +64,69 @@ export class SandboxMover {
     const d = this.#d;
     this.#moves();
     const started = d.clock.now();
-    const moved = await d.lock.run(id, async () => {
-      const rec = await d.store.get(id);
-      if (!rec || rec.nodeId !== d.nodeId) throw notFound('no such sandbox on this node');
-      if (rec.status !== 'paused' && rec.status !== 'active') throw conflict(`the sandbox is ${rec.status}; only a paused or running sandbox is moved`);
-      if (to === d.nodeId) throw conflict(`the sandbox is on node '${to}' already`);
-      const target = await d.peers.live(to, 'the move target');
-      const running = rec.status === 'active';
-      return { running, phases: running ? await this.#moveRunning(rec, target) : await this.#movePaused(rec, target) };
-    });
+    let failure: unknown;
+    const moved = await d.lock
+      .run(id, async () => {
+        const rec = await d.store.get(id);
+        if (!rec || rec.nodeId !== d.nodeId) throw notFound('no such sandbox on this node');
+        if (rec.status !== 'paused' && rec.status !== 'active') throw conflict(`the sandbox is ${rec.status}; only a paused or running sandbox is moved`);
+        if (to === d.nodeId) throw conflict(`the sandbox is on node '${to}' already`);
+        const target = await d.peers.live(to, 'the move target');
+        const running = rec.status === 'active';
+        return { running, phases: running ? await this.#moveRunning(rec, target) : await this.#movePaused(rec, target) };
+      })
+      .catch((err: unknown) => {
+        failure = err;
+        return undefined;
+      });
+    // A move that failed after the switch (the target could not resume it) still left this node.
+    if (failure !== undefined && (await d.store.get(id))?.nodeId !== to) throw failure;
     // It lives on `to` now. Requests that waited for its lock here are sent on at once; this node's
     // copy and namespace go after (its secret bindings stay, for the target).
     await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
     await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
+    if (failure !== undefined) throw failure;
     d.log.info({ sandbox: id, to, ms: d.clock.now() - started, ...moved }, 'sandbox moved to another node');
   }
 
   async #movePaused(rec: SandboxRecord, target: NodeRecord): Promise<Record<string, number>> {
     const d = this.#d;
-    const t0 = d.clock.now();
+    const watch = stopwatch(d.clock);
     await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
     if (!(await d.store.moveNode(rec.id, d.nodeId, target.id, d.clock.now()))) {
       await this.#dropCopy(target, rec.id);
       throw conflict('the sandbox changed while it was copied; it stays here');
     }
-    return { copy: d.clock.now() - t0 };
+    watch.lap('copy');
+    return watch.ms;
   }
 
   async #moveRunning(rec: SandboxRecord, target: NodeRecord): Promise<Record<string, number>> {
     const d = this.#d;
-    const t0 = d.clock.now();
+    const watch = stopwatch(d.clock);
     await d.live.checkpoint(rec, target.id);
-    const t1 = d.clock.now();
+    watch.lap('checkpoint');
     try {
       await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-in`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
     } catch (err) {
       await d.live.resumeHere(rec, target.id, (err as Error).message);
       throw unavailable(`the sandbox could not be copied to node '${target.id}'; it runs on here (${(err as Error).message})`);
     }
-    const t2 = d.clock.now();
-    let resumeFailed: Error | undefined;
+    watch.lap('copy');
     try {
       await d.peers.call(target, `/internal/sandboxes/${rec.id}/move-commit`, { method: 'POST', body: { from: d.nodeId }, timeoutMs: MOVE_TIMEOUT_MS });
     } catch (err) {
       // The target may have switched it over and then failed to resume it (it stays paused there), or never got the call: the store says which.
-      if ((await d.store.get(rec.id))?.nodeId !== target.id) {
-        await this.#dropCopy(target, rec.id);
-        await d.live.resumeHere(rec, target.id, (err as Error).message);
-        throw unavailable(`node '${target.id}' did not take the sandbox over; it runs on here (${(err as Error).message})`);
+      const message = (err as Error).message;
+      if ((await d.store.get(rec.id))?.nodeId === target.id) {
+        throw unavailable(`the sandbox moved to node '${target.id}', which did not resume it (${message}); a sandbox a node could not resume is paused there`);
       }
-      resumeFailed = err as Error;
+      await this.#dropCopy(target, rec.id);
+      await d.live.resumeHere(rec, target.id, message);
+      throw unavailable(`node '${target.id}' did not take the sandbox over; it runs on here (${message})`);
     }
-    if (resumeFailed) {
-      await d.driver.destroy(rec.id).catch(() => undefined);
-      await d.network?.release(rec.id, true).catch(() => undefined);
-      throw unavailable(`the sandbox moved to node '${target.id}', which did not resume it (${resumeFailed.message}); a sandbox a node could not resume is paused there`);
-    }
-    return { checkpoint: t1 - t0, copy: t2 - t1, commit: d.clock.now() - t2 };
+    watch.lap('commit');
+    return watch.ms;
   }
 
   async #dropCopy(target: NodeRecord, id: string): Promise<void> {
@@ -156,27 +162,20 @@ export class SandboxMover {
     const copy = Symbol(id);
     this.#copies.set(id, copy);
     let net: PreparedNetwork | undefined;
-    // Where a move's time goes, for the operator's log.
-    const ms: Record<string, number> = {};
-    let mark = d.clock.now();
-    const phase = (name: string) => {
-      const now = d.clock.now();
-      ms[name] = now - mark;
-      mark = now;
-    };
+    const watch = stopwatch(d.clock);
     try {
       const manifest = await d.peers.json<SandboxManifest>(source, `${path}/manifest`, { timeoutMs: MOVE_TIMEOUT_MS });
-      phase('manifest');
+      watch.lap('manifest');
       const template = await d.relocate(rec.templateId, manifest.template);
-      phase('template');
+      watch.lap('template');
       net = await d.network?.prepare({ teamId: rec.teamId, sandboxId: id, templateRoot: template.root, network: rec.network, secrets: {}, moved: true });
       await net?.ready;
-      phase('network');
+      watch.lap('network');
       await moves.receive({ id, template, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts }, manifest, (part, dest) =>
         d.peers.fetchPart(source, `${path}/parts/${part}`, dest),
       );
-      phase('copy');
-      d.log.info({ sandbox: id, from, ms }, 'sandbox copied here');
+      watch.lap('copy');
+      d.log.info({ sandbox: id, from, ms: watch.ms }, 'sandbox copied here');
       // The source switches it over (or commits) next; if it dies first, this copy is nobody's.
       setTimeout(() => void this.#dropIfNotMine(id, copy), UNCLAIMED_COPY_MS).unref();
     } catch (err) {
@@ -210,4 +209,18 @@ export class SandboxMover {
     await d.driver.destroy(id);
     await d.network?.release(id, true);
   }
+}
+
+/** Where a move's time goes, phase by phase, for the operator's log. */
+function stopwatch(clock: Clock): { ms: Record<string, number>; lap: (phase: string) => void } {
+  const ms: Record<string, number> = {};
+  let mark = clock.now();
+  return {
+    ms,
+    lap: (phase) => {
+      const now = clock.now();
+      ms[phase] = now - mark;
+      mark = now;
+    },
+  };
 }

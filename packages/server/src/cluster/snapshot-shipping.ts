@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ApiError, unavailable } from '../errors.ts';
 import type { SnapshotEngine, SnapshotManifest, TemplateFiles } from '../runtime/driver.ts';
+import { snapshotCopyKey } from '../schemas/node.ts';
 import type { NodePeers } from './node-peer.ts';
 
 export interface SnapshotShippingDeps {
@@ -28,9 +29,6 @@ const MANIFEST_TIMEOUT_MS = 60_000;
  * holder's manifest and digest and kept (its bytes counted in the snapshot's size_bytes), so the next fork
  * of it here starts at once. One fetch per snapshot at a time.
  */
-/** How a node holding a copy of snapshot `id` says so among the content it reports (beside template version keys). */
-export const snapshotCopyKey = (id: string) => `snapshot:${id}`;
-
 export class SnapshotShipping {
   readonly #deps: SnapshotShippingDeps;
   readonly #fetching = new Map<string, Promise<void>>();

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts';
 import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
 import { errors } from '../schemas/common.ts';
 import type { NodeDrain } from '../cluster/drain.ts';
-import { DrainAnswer, HeartbeatAnswer, NodeActionParams, NodeList, NodeListQuery, NodeReport } from '../schemas/node.ts';
+import { DrainAnswer, HeartbeatAnswer, isSnapshotCopyKey, NodeActionParams, NodeList, NodeListQuery, NodeReport } from '../schemas/node.ts';
 import type { NodeService, NodeView } from '../services/fleet/nodes.ts';
 
 const view = (n: NodeView) => ({
@@ -18,7 +18,7 @@ const view = (n: NodeView) => ({
   max_sandboxes: n.maxSandboxes,
   labels: n.labels,
   engines: n.engines,
-  templates: n.templates.filter((k) => !k.startsWith('snapshot:')).length,
+  templates: n.templates.filter((k) => !isSnapshotCopyKey(k)).length,
   heartbeat_at: iso(n.heartbeatAt),
   sandboxes: n.load.sandboxes,
   allocated_vcpus: n.load.vcpus,

@@ -55,15 +55,11 @@ const CHUNK = 1 << 20;
  * Rejects when tar fails; the caller then cuts `out`, and the receiver never takes a cut archive for a whole one.
  */
 export async function sendTree(root: string, out: Writable): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandpit-send-'));
-  const fifo = join(dir, 'tar');
-  try {
-    await runCaptured('mkfifo', ['-m', '600', fifo]);
+  return withFifo(async (fifo) => {
     const child = spawn('tar', ['-c', ...TAR_KEEP, '-f', fifo, '-C', root, '.'], { stdio: ['ignore', 'ignore', 'pipe'] });
     const done = exited(child, `tar of ${root}`);
-    // Settled here whatever happens below, so a receiver that went away never leaves it unhandled.
-    done.catch(() => undefined);
-    // tar opens the FIFO only once it runs: if it fails first, a writer opened here ends the wait of the
+    // Handled here whatever happens below (a receiver that went away never leaves it unhandled). tar
+    // opens the FIFO only once it runs: if it fails first, a writer opened here ends the wait of the
     // open below (which then reads nothing), so no thread is left blocked on it.
     done.catch(() =>
       open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then(
@@ -94,6 +90,16 @@ export async function sendTree(root: string, out: Writable): Promise<string> {
     }
     await done;
     return hash.digest('hex');
+  });
+}
+
+/** Runs `fn` with a FIFO in a private temporary directory, removed afterwards. */
+async function withFifo<T>(fn: (fifo: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-transfer-'));
+  try {
+    const fifo = join(dir, 'tar');
+    await runCaptured('mkfifo', ['-m', '600', fifo]);
+    return await fn(fifo);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -110,10 +116,7 @@ function writeOut(out: Writable, chunk: Buffer): Promise<void> {
  * chunked encoding does not end) and so this.
  */
 export async function fetchTree(url: string, headers: Record<string, string>, dest: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandpit-fetch-'));
-  const fifo = join(dir, 'tar');
-  try {
-    await runCaptured('mkfifo', ['-m', '600', fifo]);
+  return withFifo(async (fifo) => {
     const untar = ['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros', '-C', '"$2"', '-f', '"$3"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
     // tar reads the FIFO in the background; curl's stream goes through tee into it and into b2sum (the cheapest hash here).
     const script = `set -o pipefail; ${untar} & t=$!; curl -sS --fail --http1.1 -K - "$1" | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s`;
@@ -124,9 +127,7 @@ export async function fetchTree(url: string, headers: Record<string, string>, de
         .join(''),
     );
     return digestOf(await exited(child, `fetching ${url.replace(/\?.*$/, '')} into ${dest}`));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The child's standard output once it exits 0; else an error with its exit code and the tail of its standard error. */

@@ -42,6 +42,10 @@ export const NodeView = Type.Object({
 export type NodeView = Static<typeof NodeView>;
 
 export const NodeList = Type.Object({ nodes: Type.Array(NodeView) });
+
+/** How a node reports holding a copy of snapshot `id` among the content it reports (`templates`, beside template version keys). */
+export const snapshotCopyKey = (id: string) => `snapshot:${id}`;
+export const isSnapshotCopyKey = (key: string) => key.startsWith(snapshotCopyKey(''));
 export const NodeListQuery = Type.Object({ sandboxes: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) });
 
 export const NodeActionParams = Type.Object({

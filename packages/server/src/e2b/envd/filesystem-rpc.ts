@@ -105,8 +105,9 @@ export class FilesystemRpc {
 
   move = async (req: FastifyRequest, msg: Message): Promise<Message> => {
     const { rec, user } = await this.#call(req);
-    const moved = await this.files.rename(rec, userPath(msg.source, user), userPath(msg.destination, user), true, user);
-    await this.metadata.moved(rec, userPath(msg.source, user), moved.path);
+    const source = userPath(msg.source, user);
+    const moved = await this.files.rename(rec, source, userPath(msg.destination, user), true, user);
+    await this.metadata.moved(rec, source, moved.path);
     return { entry: (await this.#entries(rec, [moved]))[0] };
   };
 

@@ -1,5 +1,3 @@
-import { conflict } from '../../errors.ts';
-import { CaptureRefused } from '../../runtime/driver.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import { markPaused } from './sandbox-rules.ts';
 import type { SandboxService } from './sandboxes.ts';
@@ -24,15 +22,11 @@ export class LiveMoveSteps {
     rec.updatedAt = clock.now();
     await store.save(rec, { type: 'migrating', at: rec.updatedAt, data: { from: rec.nodeId, to } });
     this.#s.closePlatformConnections(rec.id);
-    try {
-      await driver.pause(rec.id);
-    } catch (err) {
-      const state = await driver.state(rec.id).catch(() => 'missing' as const);
-      if (state !== 'running') throw await this.#s.recordLost(rec, 'pause', err as Error);
-      await this.#back(rec, 'migrate_failed', { to, message: (err as Error).message });
-      if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
-      throw err;
-    }
+    await this.#s.captureOrSettle(
+      rec,
+      () => driver.pause(rec.id),
+      (err) => this.#back(rec, 'migrate_failed', { to, message: err.message }),
+    );
     agents.drop(rec.id);
   }
 

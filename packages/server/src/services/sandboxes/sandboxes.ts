@@ -280,32 +280,49 @@ export class SandboxService {
     rec.updatedAt = clock.now();
     await store.save(rec);
     this.closePlatformConnections(rec.id);
-    try {
-      if (keepMemory) await driver.pause(rec.id);
-      else {
-        await stop!(rec.id);
-        // Its agent is gone with its processes; the next connection is to the one the boot starts.
-        this.deps.agents.drop(rec.id);
-      }
-    } catch (err) {
-      // A save that failed half-way can take the sandbox down with it (gVisor on a just-closed TCP socket):
-      // record what the engine holds, never a status it cannot back.
-      const state = await driver.state(rec.id).catch(() => 'missing' as const);
-      rec.updatedAt = clock.now();
-      if (state === 'running') {
+    await this.captureOrSettle(
+      rec,
+      async () => {
+        if (keepMemory) await driver.pause(rec.id);
+        else {
+          await stop!(rec.id);
+          // Its agent is gone with its processes; the next connection is to the one the boot starts.
+          this.deps.agents.drop(rec.id);
+        }
+      },
+      async () => {
         rec.status = 'active';
         rec.pausedDiskOnly = false;
+        rec.updatedAt = clock.now();
         await store.save(rec);
-        if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
-        throw err;
-      }
-      if (state !== 'paused') throw await this.recordLost(rec, 'pause', err as Error);
-    }
+      },
+    );
     const now = clock.now();
     // A checkpoint is the sandbox's own snapshot: it resumes from it (not a Snapshot resource).
     if (keepMemory && driver.pauseKeeps === 'disk') rec.latestSnapshotId = newId();
     markPaused(rec, now);
     await store.save(rec, { type: eventType, at: now });
+  }
+
+  /**
+   * Runs an engine step that pauses or checkpoints the sandbox. A save that failed half-way can take the
+   * sandbox down with it (gVisor on a just-closed TCP socket), so on failure what the engine holds is
+   * recorded, never a status it cannot back: still running -> `stillRunning` and the error (409 for a
+   * capture the engine refused); gone -> failed (pause_failed); paused after all -> as if it succeeded.
+   * The caller holds the sandbox's lock.
+   */
+  async captureOrSettle(rec: SandboxRecord, capture: () => Promise<void>, stillRunning: (err: Error) => Promise<void>): Promise<void> {
+    try {
+      await capture();
+    } catch (err) {
+      const state = await this.deps.driver.state(rec.id).catch(() => 'missing' as const);
+      if (state === 'running') {
+        await stillRunning(err as Error);
+        if (err instanceof CaptureRefused) throw conflict(err.message, err.retryAfterS);
+        throw err;
+      }
+      if (state !== 'paused') throw await this.recordLost(rec, 'pause', err as Error);
+    }
   }
 
   /** Closes the platform's own connections to the sandbox from the host side: a pause or capture cuts them anyway, and their clients should see it at once. */
