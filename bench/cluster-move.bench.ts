@@ -7,6 +7,7 @@
  *   sandbox (1 GiB of memory, 1 vCPU), while a probe runs `true` in it over the API: the downtime
  *   (the longest gap between two answers) next to pause + move + resume of the same sandbox.
  * The sandbox holds BENCH_MIB (default 64) MiB of files and as much in memory, so both parts have weight.
+ * The members speak over mutual TLS, as `cluster up` makes them (BENCH_TLS=0: the plain signed channel).
  * Run: node bench/cluster-move.bench.ts   (BENCH_ROUNDS default 5)
  */
 import { execFile } from 'node:child_process';
@@ -15,9 +16,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { InternalChannel } from '../packages/server/src/cluster/internal-channel.ts';
 import { API_AUDIENCE, signInternalToken } from '../packages/server/src/internal-token.ts';
+import { ClusterCerts, OPERATOR } from '../packages/server/src/local-cluster/cluster-certs.ts';
 import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
-import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { Api, freePort, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { ratio, report, timeIt } from './stats.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -39,13 +42,25 @@ async function rawCopy(dirs: string[]): Promise<number> {
   }
 }
 
+const TLS = process.env.BENCH_TLS !== '0';
 const pg = await PostgresCluster.start();
 const servers: ServerProcess[] = [];
+const certDir = await mkdtemp(join(tmpdir(), 'sandpit-bench-tls-'));
 try {
   const db = await createDatabase(pg.adminUrl);
   const env = { SANDPIT_CLUSTER_KEY: key.toString('hex'), SANDPIT_DRIVER: 'gvisor', SANDPIT_RATE_LIMIT: '0', SANDPIT_DATABASE_URL: db.url };
-  const apiProc = await ServerProcess.start({ ...env, SANDPIT_ROLE: 'api' });
+  const certs = new ClusterCerts(certDir);
+  if (TLS) await certs.create([{ name: 'bapi', role: 'api' }, ...[1, 2].map((i) => ({ name: `b${i}`, role: 'node' as const }))]);
+  const tlsEnv = (name: string): Record<string, string> => {
+    if (!TLS) return {};
+    const f = certs.files(name);
+    return { SANDPIT_TLS_CA: f.ca, SANDPIT_TLS_CERT: f.cert, SANDPIT_TLS_KEY: f.key };
+  };
+  const internalPort = await freePort();
+  const apiProc = await ServerProcess.start({ ...env, SANDPIT_ROLE: 'api', ...tlsEnv('bapi'), ...(TLS ? { SANDPIT_INTERNAL_PORT: String(internalPort) } : {}) });
   servers.push(apiProc);
+  const internalUrl = TLS ? `https://127.0.0.1:${internalPort}` : apiProc.url;
+  const operator = TLS ? await InternalChannel.tls(certs.files(OPERATOR)) : InternalChannel.plain();
   const nodes = new Map<string, ServerProcess>();
   for (const i of [1, 2]) {
     const n = await ServerProcess.start({
@@ -53,7 +68,8 @@ try {
       SANDPIT_ROLE: 'node',
       SANDPIT_LOG_LEVEL: 'info',
       SANDPIT_NODE_ID: `b${i}`,
-      SANDPIT_API_URL: apiProc.url,
+      SANDPIT_API_URL: internalUrl,
+      ...tlsEnv(`b${i}`),
       SANDPIT_NET_POOL: `100.${120 + i}.0.0/16`,
       SANDPIT_PUBLIC_URL: apiProc.url,
     });
@@ -62,7 +78,7 @@ try {
   }
   const api = new Api(apiProc.url, apiProc.key);
   const internal = async (path: string, method = 'GET') => {
-    const res = await fetch(`${apiProc.url}${path}`, { method, headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
+    const res = await operator.fetch(`${internalUrl}${path}`, { method, headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.status === 204 ? undefined : ((await res.json()) as any);
   };
@@ -171,7 +187,8 @@ try {
     idleGap.push(i.gap);
   }
   const size = (await run('du', ['-sm', join(nodes.get(holder)!.dataDir, 'gvisor', 'layers', bare)])).stdout.split('\t')[0];
-  console.log(`sandbox with ${MIB} MiB of files (layer now ${size} MiB) and ${MIB} MiB of memory; ${ROUNDS} rounds`);
+  console.log(`sandbox with ${MIB} MiB of files (layer now ${size} MiB) and ${MIB} MiB of memory; ${ROUNDS} rounds; internal channel ${TLS ? 'over mutual TLS' : 'plain (signed only)'}`);
+  operator.close();
   report('fork on the snapshot holder', onHolder);
   report('fork on another node (ships the snapshot)', shipped);
   report('raw tar pipe of the snapshot', rawSnap);
@@ -199,4 +216,5 @@ try {
 } finally {
   for (const s of servers) await s.stop().catch(() => undefined);
   await pg.stop();
+  await rm(certDir, { recursive: true, force: true });
 }

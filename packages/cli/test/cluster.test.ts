@@ -68,7 +68,7 @@ interface Status {
   }[];
 }
 
-test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, then nothing left behind', async (t) => {
+test('cluster up --nodes 1 --json, status, rotate-certs, cordon, down: a working cluster, then nothing left behind', async (t) => {
   // Empty, so `up` takes it (it makes it traversable for PostgreSQL's user; its parent /tmp is).
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-cluster-'));
   t.after(async () => {
@@ -98,6 +98,14 @@ test('cluster up --nodes 1 --json, status, cordon, down: a working cluster, then
   const ran = await second!.post(`/sandboxes/${created.body.id}/exec`, { command: 'echo cluster' });
   assert.equal(ran.status, 200, JSON.stringify(ran.body));
   assert.equal(ran.body.stdout, 'cluster\n');
+
+  // Members speak over mutual TLS with certificates `up` issued; a new CA replaces the old while they run.
+  const rotated = await cli(['cluster', 'rotate-certs', '--new-ca', '--dir', dir]);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stdout, /certificates rotated \(new CA\)/);
+  assert.match(rotated.stderr, /trust the new CA only/);
+  const afterRotation = await first!.post(`/sandboxes/${created.body.id}/exec`, { command: 'echo rotated' });
+  assert.equal(afterRotation.body.stdout, 'rotated\n', JSON.stringify(afterRotation.body));
 
   const statusRun = await cli(['cluster', 'status', '--json', '--dir', dir]);
   assert.equal(statusRun.code, 0, statusRun.stderr);

@@ -1,3 +1,5 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
@@ -57,19 +59,27 @@ import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/fleet/nodes.ts';
 import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
-import type { Telemetry } from './telemetry.ts';
+import type { RequestHandler, Telemetry } from './telemetry.ts';
+import type { InternalChannel } from './cluster/internal-channel.ts';
 import { requestSpan } from './tracing.ts';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
-  | { role: 'api'; key: Buffer; nodes: NodeService; drain: NodeDrain; forward: ForwarderDeps }
-  | { role: 'node'; key: Buffer; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
+  | { role: 'api'; key: Buffer; channel: InternalChannel; nodes: NodeService; drain: NodeDrain; forward: ForwarderDeps }
+  | { role: 'node'; key: Buffer; channel: InternalChannel; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
+
+/** The HTTP server of a handler: HTTPS with these options, traced when telemetry is on. */
+export function serve(handler: RequestHandler, tls: HttpsServerOptions | undefined, telemetry?: Pick<Telemetry, 'traced'>): HttpServer {
+  const h = telemetry ? telemetry.traced(handler) : handler;
+  return tls ? createHttpsServer(tls, h) : createHttpServer(h);
+}
 
 /** Builds the HTTP server: control plane and data plane on one listener. */
-export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge, telemetry?: Pick<Telemetry, 'serverFactory'>): Promise<FastifyInstance> {
+export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleEdge, telemetry?: Pick<Telemetry, 'traced'>): Promise<FastifyInstance> {
+  // A node with internal TLS serves HTTPS only (its callers are members); tracing on, every request runs in its server span's context.
+  const tls = edge?.role === 'node' ? edge.channel.serverOptions() : undefined;
   const app = Fastify({
-    // Tracing on: every request runs in the context of its server span (OpenTelemetry).
-    ...(telemetry ? { serverFactory: telemetry.serverFactory } : {}),
+    ...(tls || telemetry ? { serverFactory: (handler: RequestHandler) => serve(handler, tls, telemetry) } : {}),
     loggerInstance: log,
     // Per-request lines would cost more than the requests at thousands per second; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
@@ -145,7 +155,10 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
 
   app.addHook('preHandler', diskGuard(new DiskSpace(s.config.dataDir, s.config.diskReserveMib)));
 
-  if (edge?.role === 'node') guardNode(app, edge.key, edge.nodeId, HEALTH_PATHS);
+  if (edge?.role === 'node') {
+    edge.channel.attach(app.server);
+    guardNode(app, edge, HEALTH_PATHS);
+  }
   // Preview hosts are routed before everything else, the rate limit included; on an API replica every
   // sandbox's traffic, previews included, goes on to its node.
   if (edge?.role === 'api') await forwardToNodes(app, edge.forward);
@@ -227,7 +240,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   await volumeFileRoutes(app, s);
   await auditLogRoutes(app, s);
   await webhookRoutes(app, s);
-  if (edge?.role === 'api') await internalNodeRoutes(app, edge.nodes, edge.drain, edge.key);
+  if (edge?.role === 'api') await internalNodeRoutes(app, edge);
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);
     await nodeVolumeRoutes(app, s.volumes);

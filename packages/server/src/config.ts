@@ -25,7 +25,14 @@ export const SETTINGS = {
   },
   SANDPIT_CLUSTER_KEY: { meaning: 'shared secret (hex or base64, at least 32 bytes) signing the internal channel between API replicas and nodes; required for `api` and `node`' },
   SANDPIT_NODE_ID: { meaning: "a node's name (`[a-z0-9-]+`); required for `node`" },
-  SANDPIT_NODE_URL: { meaning: 'where API replicas reach this node (default `http://<HOST>:<PORT>`)' },
+  SANDPIT_NODE_URL: { meaning: 'where API replicas reach this node (default `http://<HOST>:<PORT>`, `https://` with internal TLS)' },
+  SANDPIT_TLS_CA: {
+    meaning:
+      'internal mutual TLS: PEM file of the cluster CA(s) members trust; with SANDPIT_TLS_CERT and SANDPIT_TLS_KEY (all three or none), for `api` and `node`; files are read again when they change',
+  },
+  SANDPIT_TLS_CERT: { meaning: "internal mutual TLS: PEM file of this member's certificate, issued by the cluster CA" },
+  SANDPIT_TLS_KEY: { meaning: "internal mutual TLS: PEM file of this member's private key" },
+  SANDPIT_INTERNAL_PORT: { default: '0', meaning: "an API replica with internal TLS: the port of its TLS listener for nodes' heartbeats and operators (required then)" },
   SANDPIT_API_URL: { meaning: "a node's API replicas (comma-separated URLs) it registers and heartbeats with" },
   SANDPIT_NODE_LABELS: { meaning: "a node's labels, `k=v` comma-separated" },
   SANDPIT_NODE_MAX_SANDBOXES: { default: '0', meaning: 'sandboxes a node takes at most (0: as many as its memory holds)' },
@@ -203,6 +210,10 @@ export interface ClusterSettings {
   vcpus?: number;
   lostMs: number;
   publicUrl?: string;
+  /** Mutual TLS on the internal channel; unset: the cluster key alone. */
+  tls?: { ca: string; cert: string; key: string };
+  /** An API replica's internal TLS listener. */
+  internalPort: number;
 }
 
 export interface TemplateSettings {
@@ -386,8 +397,21 @@ function clusterSettings(env: Env): ClusterSettings {
     labels[k] = v;
   }
   const optionalInt = (name: SettingName) => (str(env, name) === undefined ? undefined : int(env, name));
+  const tlsFiles = { ca: str(env, 'SANDPIT_TLS_CA'), cert: str(env, 'SANDPIT_TLS_CERT'), key: str(env, 'SANDPIT_TLS_KEY') };
+  const given = Object.values(tlsFiles).filter((v) => v !== undefined).length;
+  if (given !== 0 && given !== 3) throw new Error('SANDPIT_TLS_CA, SANDPIT_TLS_CERT and SANDPIT_TLS_KEY go together: set all three or none');
+  // Read for any role: `sandpit cluster ... --via-env` from an operator's machine (role `all`) calls with them.
+  const tls = given === 3 ? (tlsFiles as { ca: string; cert: string; key: string }) : undefined;
+  const internalPort = int(env, 'SANDPIT_INTERNAL_PORT');
+  if (tls && role === 'api' && internalPort === 0) throw new Error('SANDPIT_INTERNAL_PORT (the TLS listener nodes heartbeat to) is required for SANDPIT_ROLE=api with internal TLS');
+  if (tls && role === 'node') {
+    const plain = apiUrls.find((u) => !u.startsWith('https://'));
+    if (plain) throw new Error(`with internal TLS, SANDPIT_API_URL names the API replicas' internal TLS listeners (https://...), got '${plain}'`);
+  }
   return {
     role,
+    tls,
+    internalPort,
     key,
     nodeId: role === 'node' ? nodeId : undefined,
     nodeUrl: str(env, 'SANDPIT_NODE_URL'),

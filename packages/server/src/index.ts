@@ -13,3 +13,5 @@ export { LocalCluster, type ClusterStatus, type ClusterSummary, type ClusterUpOp
 export { parseRegions } from './local-cluster/plan.ts';
 export { PostgresCluster, createDatabase } from './local-cluster/postgres.ts';
 export { InternalApi } from './local-cluster/internal-api.ts';
+export { InternalChannel } from './cluster/internal-channel.ts';
+export { createClusterCa, issueMemberCert, NODE_DOMAIN } from './cluster/member-certificates.ts';

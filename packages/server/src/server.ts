@@ -1,8 +1,9 @@
+import type { Server } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { buildApp } from './app.ts';
+import { buildApp, serve } from './app.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildE2bApp } from './e2b/app.ts';
@@ -98,6 +99,7 @@ import { RegionService } from './services/fleet/regions.ts';
 import { RegionStore } from './store/regions.ts';
 import { TokenCache } from './internal-token.ts';
 import { NodeDirectory } from './cluster/node-client.ts';
+import { InternalChannel } from './cluster/internal-channel.ts';
 import { ApiRoleDriver } from './cluster/api-role-driver.ts';
 import { NodeAgent } from './cluster/node-agent.ts';
 import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
@@ -127,6 +129,8 @@ export interface Platform {
   /** Set when OpenTelemetry is configured. */
   telemetry?: Telemetry;
   url: string;
+  /** An API replica's internal TLS listener, when it has one. */
+  internalUrl?: string;
   /** The SSH gateway, when this process runs one: its port and the installation's host key. */
   ssh?: { port: number; fingerprint: string; publicKey: string };
   close(): Promise<void>;
@@ -185,11 +189,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   // What a start that fails partway (a port in use) has opened, closed in reverse so the process can exit.
   const opened: (() => Promise<unknown>)[] = [];
   try {
+    const channel = config.cluster.tls && role !== 'all' ? await InternalChannel.tls(config.cluster.tls, log) : InternalChannel.plain();
+    opened.push(async () => channel.close());
+    if (role !== 'all' && !channel.secure) log.warn('the internal channel is not encrypted: set SANDPIT_TLS_CA, SANDPIT_TLS_CERT and SANDPIT_TLS_KEY for mutual TLS (docs/cluster.md)');
     const teams = new TeamStore(db);
     // Each lifecycle event keeps the sandbox as the API shows it (webhooks send it); revoked secrets are marked when its deliveries are queued.
     const store = new SandboxStore(db, nodeId, (s) => sandboxView(s, NO_REVOCATIONS));
     const nodeStore = new NodeStore(db);
-    const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs) : undefined;
+    const directory = role === 'api' ? new NodeDirectory(nodeStore, tokens!, config.cluster.lostMs, channel) : undefined;
     const consoleSessionStore = new ConsoleSessionStore(db);
     const auth = new AuthService(teams, clock, consoleSessionStore);
 
@@ -281,7 +288,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const connections = new PlatformConnections();
     if (network) connections.register((id) => network.cutConnections(id));
     const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
-    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs) : undefined;
+    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs, channel) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
     const shipping =
       role === 'node' && driver.snapshots
@@ -443,6 +450,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         ? {
             role,
             key: config.cluster.key!,
+            channel,
             nodes,
             drain: new NodeDrain({ nodes, sandboxes: store, relocation: relocation!, log }),
             forward: {
@@ -458,6 +466,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           ? {
               role,
               key: config.cluster.key!,
+              channel,
               nodeId: nodeId!,
               driver,
               store,
@@ -520,6 +529,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     opened.push(() => app.close());
     await listenOn(app, config.host, config.port, 'PORT');
     const port = boundPort(app, config.port);
+    // An API replica with internal TLS: nodes and operators reach its internal routes on a TLS listener of their own.
+    const internalTls = role === 'api' ? channel.serverOptions() : undefined;
+    if (internalTls) {
+      const internal = serve((req, res) => app.routing(req, res), internalTls, telemetry);
+      channel.attach(internal);
+      opened.push(() => new Promise((r) => internal.close(r)));
+      await listenOn({ listen: (o) => listenServer(internal, o) }, config.host, config.cluster.internalPort, 'SANDPIT_INTERNAL_PORT');
+    }
     // The E2B API serves sandboxes of this process's own engine (docs/e2b.md): not on an API replica.
     const e2b =
       config.e2bPort > 0 && role !== 'api'
@@ -587,12 +604,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       role === 'node'
         ? new NodeAgent({
             config,
-            url: config.cluster.nodeUrl ?? `http://${config.host}:${port}`,
+            url: config.cluster.nodeUrl ?? `${channel.scheme}://${config.host}:${port}`,
             engine: driver.name,
             templates: templateStore,
             copies: { held: () => [...copies!.held(), ...(shipping?.held() ?? [])] },
             allocated: async () => (await nodeStore.load([nodeId!])).get(nodeId!) ?? { sandboxes: 0, vcpus: 0, memoryMib: 0 },
             tokens: tokens!,
+            channel,
             log,
             reconcile: async () => {
               await reconcile(store, driver, clock, log);
@@ -642,7 +660,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       billing,
       createdKey,
       telemetry,
-      url: `http://${config.publicHost}:${port}`,
+      // A node with internal TLS serves HTTPS only.
+      url: `${role === 'node' ? channel.scheme : 'http'}://${config.publicHost}:${port}`,
+      ...(internalTls ? { internalUrl: `https://${config.publicHost}:${config.cluster.internalPort}` } : {}),
       ...(hostKey ? { ssh: { port: sshPort, fingerprint: hostKey.fingerprint, publicKey: hostKey.publicLine } } : {}),
       get closingStep() {
         return closingStep;
@@ -714,6 +734,17 @@ function boundPort(app: FastifyInstance, configured: number): number {
 }
 
 /** Listens, or fails with a message naming the setting when the port is taken (a start error is one line to a person). */
+/** `server.listen` as a promise (what `listenOn` takes). */
+function listenServer(server: Server, o: { host: string; port: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve(`${o.host}:${o.port}`);
+    });
+  });
+}
+
 async function listenOn(app: { listen(o: { host: string; port: number }): Promise<string> }, host: string, port: number, setting: string): Promise<void> {
   try {
     await app.listen({ host, port });

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ValueType } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -12,10 +12,12 @@ import type { OtelSettings } from './config.ts';
 import { VERSION } from './routes/info.ts';
 import { enableTracing, setRequestSpan } from './tracing.ts';
 
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /** The OpenTelemetry SDK of a platform: traces and metrics exported over OTLP/HTTP (protobuf). */
 export interface Telemetry {
-  /** Fastify's `serverFactory`: every request runs in its server span's context. */
-  serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => Server;
+  /** A server's request handler running every request in its server span's context. */
+  traced: (handler: RequestHandler) => RequestHandler;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -44,19 +46,18 @@ export function startTelemetry(settings: OtelSettings, registry: Registry): Tele
   const tracer = traces.getTracer('sandpit');
 
   return {
-    serverFactory: (handler) =>
-      createServer((req, res) => {
-        // A caller's traceparent continues its trace; the span is named for the route once Fastify knows it.
-        const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-        const span = tracer.startSpan(req.method ?? 'HTTP', { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'url.path': (req.url ?? '').split('?')[0]! } }, parent);
-        setRequestSpan(req, span);
-        res.once('close', () => {
-          span.setAttribute('http.response.status_code', res.statusCode);
-          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-        });
-        context.with(trace.setSpan(parent, span), () => handler(req, res));
-      }),
+    traced: (handler) => (req, res) => {
+      // A caller's traceparent continues its trace; the span is named for the route once Fastify knows it.
+      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const span = tracer.startSpan(req.method ?? 'HTTP', { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'url.path': (req.url ?? '').split('?')[0]! } }, parent);
+      setRequestSpan(req, span);
+      res.once('close', () => {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      context.with(trace.setSpan(parent, span), () => handler(req, res));
+    },
     async flush() {
       await Promise.all([traces.forceFlush(), meters.forceFlush()]);
     },

@@ -9,6 +9,8 @@ const input = {
   apisPerRegion: 2,
   nodesPerRegion: 3,
   ports: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+  internalPorts: [11, 12, 13, 14],
+  tls: (name: string) => ({ ca: '/c/tls/ca.crt', cert: `/c/tls/${name}.crt`, key: `/c/tls/${name}.key` }),
   databaseUrl: 'postgres://sandpit@localhost/sandpit?host=%2Fc%2Fpostgres',
   apiKey: 'sp_key',
   clusterKey: 'k'.repeat(64),
@@ -16,7 +18,7 @@ const input = {
   imageDir: '/images',
 };
 
-test('a cluster plan gives every member its own port, data dir, log and settings; nodes point at their region', () => {
+test('a cluster plan gives every member its own port, data dir, log and settings; nodes point at their region over mutual TLS', () => {
   const plans = planCluster(input);
   const members = plans.flatMap((r) => [...r.apis, ...r.nodes]);
   assert.deepEqual(
@@ -34,15 +36,24 @@ test('a cluster plan gives every member its own port, data dir, log and settings
     assert.equal(m.env.SANDPIT_ROLE, m.role);
     assert.equal(m.env.SANDPIT_E2B_PORT, '0', 'members run side by side: no shared E2B port');
     assert.equal(m.env.SANDPIT_SECRETS_KEY, input.secretsKey, 'one secrets key for all');
+    assert.deepEqual([m.env.SANDPIT_TLS_CA, m.env.SANDPIT_TLS_CERT, m.env.SANDPIT_TLS_KEY], ['/c/tls/ca.crt', `/c/tls/${m.name}.crt`, `/c/tls/${m.name}.key`], 'its own certificate');
   }
+  const apis = members.filter((m) => m.role === 'api');
+  assert.deepEqual(
+    apis.map((m) => [m.internalPort, m.env.SANDPIT_INTERNAL_PORT, m.internalUrl]),
+    [11, 12, 13, 14].map((p) => [p, String(p), `https://127.0.0.1:${p}`]),
+    'each API replica has an internal TLS listener',
+  );
+  for (const m of apis) assert.match(m.url, /^http:/, "clients' URL");
+  for (const m of members.filter((x) => x.role === 'node')) assert.match(m.url, /^https:/, 'a node serves only TLS');
   const [a, b] = plans;
   for (const n of a!.nodes) {
     assert.equal(n.env.SANDPIT_NODE_ID, n.name);
-    assert.equal(n.env.SANDPIT_API_URL, a!.apis.map((x) => x.url).join(','));
+    assert.equal(n.env.SANDPIT_API_URL, a!.apis.map((x) => x.internalUrl).join(','));
     assert.equal(n.env.SANDPIT_PUBLIC_URL, a!.apis[0]!.url);
     assert.equal(n.env.SANDPIT_NODE_URL, n.url);
   }
-  assert.equal(b!.nodes[0]!.env.SANDPIT_API_URL, b!.apis.map((x) => x.url).join(','));
+  assert.equal(b!.nodes[0]!.env.SANDPIT_API_URL, b!.apis.map((x) => x.internalUrl).join(','));
   assert.equal(a!.apis[0]!.env.SANDPIT_BOOTSTRAP_API_KEY, 'sp_key');
 
   // Node pools: disjoint from each other, from the single-host default and from the host's reserved ranges.
@@ -61,6 +72,7 @@ test('region names are checked as SANDPIT_REGION checks them', () => {
   assert.throws(() => parseRegions('a,a'), /twice/);
   assert.throws(() => parseRegions(' , '), /at least one/);
   assert.throws(() => planCluster({ ...input, ports: [1] }), /one port per member/);
+  assert.throws(() => planCluster({ ...input, internalPorts: [1] }), /one internal port per API replica/);
   assert.throws(() => planCluster({ ...input, apisPerRegion: 0, ports: [1, 2, 3, 4, 5, 6] }), /at least one API/);
   assert.throws(() => planCluster({ ...input, regions: ['a'], nodesPerRegion: 257, ports: [] }), /at most 256 nodes/);
 });

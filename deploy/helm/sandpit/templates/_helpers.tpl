@@ -32,3 +32,15 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
       key: secrets-key
       optional: true
 {{- end }}
+
+{{- define "sandpit.tlsSecret" -}}
+{{ required "internalTls.existingSecret is required: a Secret with ca.crt, api.crt, api.key, node.crt and node.key (sandpit cluster certs, docs/kubernetes.md), or set internalTls.enabled=false" .Values.internalTls.existingSecret }}
+{{- end }}
+
+{{- define "sandpit.nodePort" -}}
+{{- if .Values.internalTls.enabled -}}
+https
+{{- else -}}
+http
+{{- end -}}
+{{- end }}

@@ -1,3 +1,5 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { integer, printJson, printTable, run } from '../api.ts';
@@ -15,6 +17,55 @@ async function clusterDir(opts: DirOption): Promise<string> {
 }
 
 const dirOption = ['--dir <dir>', 'the cluster directory (default: $SANDPIT_DATA_DIR/cluster)'] as const;
+const collect = (value: string, into: string[]) => [...into, value];
+
+/** Written under a temporary name and renamed: a member reading the directory never sees half a file, and the mode applies on a rewrite too. */
+async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
+  await writeFile(`${path}.tmp`, text, { mode });
+  await rename(`${path}.tmp`, path);
+}
+
+/**
+ * `cluster certs`: a cluster CA (or the one in `caDir`) and certificates of the roles api, node and operator
+ * in `out`, for members run outside `cluster up` (Kubernetes). A CA is never overwritten.
+ */
+async function writeClusterCerts(opts: { out: string; apiHost: string[]; caDir?: string }): Promise<string[]> {
+  const { createClusterCa, issueMemberCert, NODE_DOMAIN } = await loadServer();
+  const existing = await readFile(join(opts.out, 'ca.key'), 'utf8').catch(() => undefined);
+  let ca: { cert: string; key: string };
+  if (opts.caDir) {
+    const [cert, key] = await Promise.all([readFile(join(opts.caDir, 'ca.crt'), 'utf8'), readFile(join(opts.caDir, 'ca.key'), 'utf8')]);
+    if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) throw new Error(`${opts.caDir}: ca.key is not the key of ca.crt`);
+    if (existing !== undefined && existing !== key) throw new Error(`${opts.out} holds another CA's key (ca.key): not overwriting it; choose another --out`);
+    ca = { cert, key };
+  } else {
+    if (existing !== undefined) throw new Error(`${opts.out} already holds a cluster CA (ca.key): not overwriting it; reissue from it with --ca-dir ${opts.out}, or choose another --out`);
+    ca = await createClusterCa();
+  }
+  const loopback = ['localhost', '127.0.0.1'];
+  const members = [
+    { name: 'api', role: 'api' as const, hosts: [...new Set([...opts.apiHost, ...loopback])] },
+    // One certificate for every node: curl asks for <node id>.node.sandpit.internal.
+    { name: 'node', role: 'node' as const, hosts: [`*.${NODE_DOMAIN}`, ...loopback] },
+    { name: 'operator', role: 'operator' as const, hosts: loopback },
+  ];
+  await mkdir(opts.out, { recursive: true, mode: 0o700 });
+  const written = ['ca.crt'];
+  await writeAtomic(join(opts.out, 'ca.crt'), ca.cert, 0o644);
+  // A reissue leaves the CA key where it is.
+  if (!opts.caDir) {
+    await writeAtomic(join(opts.out, 'ca.key'), ca.key, 0o600);
+    written.push('ca.key');
+  }
+  for (const m of members) {
+    const pair = await issueMemberCert(ca, m);
+    // The key first: a member that sees a new certificate before its key keeps its previous pair until both match.
+    await writeAtomic(join(opts.out, `${m.name}.key`), pair.key, 0o600);
+    await writeAtomic(join(opts.out, `${m.name}.crt`), pair.cert, 0o644);
+    written.push(`${m.name}.crt`, `${m.name}.key`);
+  }
+  return written;
+}
 
 /** A whole installation on this machine: PostgreSQL, API replicas and nodes, each its own process. */
 export function clusterCommand(): Command {
@@ -79,7 +130,8 @@ export function clusterCommand(): Command {
     .action(
       run(async (opts: DirOption & { json?: boolean }) => {
         const { LocalCluster } = await loadServer();
-        const status = await (await LocalCluster.open(await clusterDir(opts))).status();
+        const c = await LocalCluster.open(await clusterDir(opts));
+        const status = await c.status().finally(() => c.close());
         if (opts.json) return printJson(status);
         for (const r of status.regions) {
           console.log(`region ${r.name}`);
@@ -102,10 +154,40 @@ export function clusterCommand(): Command {
         }
       }),
     );
+  cluster
+    .command('rotate-certs')
+    .description('issue new certificates for every member and the operator while the cluster runs (--new-ca: from a new cluster CA that replaces the old); waits until every member uses them')
+    .option('--new-ca', 'replace the cluster CA too')
+    .option(...dirOption)
+    .action(
+      run(async (opts: DirOption & { newCa?: boolean }) => {
+        const { LocalCluster } = await loadServer();
+        const c = await LocalCluster.open(await clusterDir(opts));
+        await c.rotateCertificates({ newCa: opts.newCa, onProgress: (line) => console.error(line) }).finally(() => c.close());
+        console.log(`certificates rotated${opts.newCa ? ' (new CA)' : ''} in ${c.certs.dir}`);
+      }),
+    );
+  cluster
+    .command('certs')
+    .description(
+      'write a cluster CA and certificates of the roles api, node and operator for members run outside `cluster up` (Kubernetes: docs/kubernetes.md); with --ca-dir, new certificates from an existing CA',
+    )
+    .requiredOption('--out <dir>', 'where the files go (a directory that holds a ca.key is refused, unless it is that of --ca-dir)')
+    .option('--api-host <name>', "a name or address the API replicas' internal listener is reached at, in api.crt (repeatable; localhost and 127.0.0.1 are always in)", collect, [])
+    .option('--ca-dir <dir>', 'issue from the ca.crt and ca.key in this directory instead of a new CA (rotation)')
+    .action(
+      run(async (opts: { out: string; apiHost: string[]; caDir?: string }) => {
+        const written = await writeClusterCerts(opts);
+        console.log(`wrote ${written.join(', ')} in ${opts.out}`);
+        const secret = ['ca.crt', 'api.crt', 'api.key', 'node.crt', 'node.key'].map((f) => `--from-file=${join(opts.out, f)}`).join(' ');
+        console.log(`Kubernetes (creates or updates; ca.key and operator.key stay out of the cluster):`);
+        console.log(`  kubectl -n <namespace> create secret generic sandpit-tls ${secret} --dry-run=client -o yaml | kubectl apply -f -`);
+      }),
+    );
   for (const [action, description] of [
     ['cordon', 'place no new sandboxes on a node'],
     ['uncordon', 'let a cordoned or drained node take sandboxes again'],
-    ['drain', 'cordon a node and move its paused sandboxes to other nodes'],
+    ['drain', 'cordon a node and move its sandboxes (running and paused) to other nodes'],
   ] as const) {
     cluster
       .command(`${action} [node]`)
@@ -117,7 +199,7 @@ export function clusterCommand(): Command {
       )
       .action(
         run(async (given: string | undefined, opts: DirOption & { viaEnv?: boolean }) => {
-          const { InternalApi, LocalCluster, loadConfig } = await loadServer();
+          const { InternalApi, InternalChannel, LocalCluster, loadConfig } = await loadServer();
           let node = given;
           let drained: Awaited<ReturnType<InstanceType<typeof InternalApi>['act']>>;
           if (opts.viaEnv) {
@@ -125,14 +207,21 @@ export function clusterCommand(): Command {
             node ??= process.env.SANDPIT_NODE_ID;
             if (!node) throw new Error('name the node, or set SANDPIT_NODE_ID');
             if (!settings.key) throw new Error('SANDPIT_CLUSTER_KEY is not set');
-            drained = await new InternalApi(settings.key).actOnAny(settings.apiUrls, node, action);
+            // A node's own certificate when the channel has mutual TLS (its API URLs are then the replicas' internal listeners).
+            const api = new InternalApi(settings.key, settings.tls ? await InternalChannel.tls(settings.tls) : undefined);
+            try {
+              drained = await api.actOnAny(settings.apiUrls, node, action);
+            } finally {
+              api.close();
+            }
           } else {
             if (!node) throw new Error('name the node');
-            drained = await (await LocalCluster.open(await clusterDir(opts))).nodeAction(node, action);
+            const c = await LocalCluster.open(await clusterDir(opts));
+            drained = await c.nodeAction(node, action).finally(() => c.close());
           }
           console.log(`${node}: ${action} done`);
           if (drained) {
-            console.log(`moved ${drained.moved.length} paused sandbox(es); ${drained.left} left on the node (running ones are not moved: pause them and drain again, or let them end)`);
+            console.log(`moved ${drained.moved.length} sandbox(es); ${drained.left} left on the node (those that cannot move: on crun, or mounting volumes)`);
             for (const f of drained.failed) console.log(`  ${f.id}: not moved: ${f.message}`);
           }
         }),

@@ -63,6 +63,7 @@ export function serveCommand(): Command {
                 () => 'create one with ./sandpit team create <name>',
               )}`;
         console.log(`Sandpit is up at ${platform.url}  (driver: ${platform.driver.name}, data: ${config.dataDir})`);
+        if (platform.internalUrl) console.log(`Internal TLS listener (nodes, operators; mutual TLS): ${platform.internalUrl}`);
         console.log(keyLine);
         console.log(`Web console: ${platform.url}/console  (sign in with the API key)`);
         console.log(`Try: curl -s -X POST ${platform.url}/sandboxes -H "X-API-Key: <key>"`);

@@ -60,6 +60,6 @@ export class ApiRoleDriver implements RuntimeDriver {
     return false;
   }
   async close(): Promise<void> {
-    this.#nodes.agent.destroy();
+    this.#nodes.channel.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { Agent, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -41,7 +41,8 @@ type Target = { node: NodeRecord } | { region: string; url: string };
  */
 export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps): Promise<void> {
   const { directory } = deps;
-  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 0, agent: directory.agent });
+  // Kept-alive connections: to nodes the channel's (a new agent after each certificate rotation), to other regions' public URLs this one.
+  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 0, agent: new Agent({ keepAlive: true, maxSockets: 256 }) });
   proxy.on('error', (err, _req, res) => {
     const e = new ApiError(503, 'unavailable', `the node holding it did not answer: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
     if ('writeHead' in res) {
@@ -72,7 +73,7 @@ export async function forwardToNodes(app: FastifyInstance, deps: ForwarderDeps):
     }
     return directory.isLive(node) ? { node } : undefined;
   };
-  const options = (t: Target) => ('node' in t ? { target: t.node.url, headers: directory.headers(t.node) } : { target: t.url, headers: { [VIA_REGION]: own } });
+  const options = (t: Target) => ('node' in t ? { target: t.node.url, headers: directory.headers(t.node), agent: directory.channel.agent } : { target: t.url, headers: { [VIA_REGION]: own } });
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     // WebSocket upgrades are proxied by the upgrade listener below.

@@ -8,6 +8,7 @@ import { API_AUDIENCE, type TokenCache } from '../internal-token.ts';
 import type { NodeReport } from '../schemas/node.ts';
 import type { NodeLoad } from '../store/nodes.ts';
 import type { TemplateStore } from '../store/templates.ts';
+import type { InternalChannel } from './internal-channel.ts';
 
 const HEARTBEAT_MS = 1000;
 /** A store read for the report waits no longer than this: past it, the last value read is sent. */
@@ -26,6 +27,7 @@ export interface NodeAgentDeps {
   /** Templates built elsewhere, and snapshots taken elsewhere, that this node holds a copy of. */
   copies: { held(): string[] };
   tokens: TokenCache;
+  channel: InternalChannel;
   log: Logger;
   /** The API marked this node lost while it was silent: destroy what the store no longer has live. */
   reconcile: () => Promise<void>;
@@ -83,7 +85,7 @@ export class NodeAgent {
     for (let i = 0; i < urls.length; i++) {
       const url = urls[(this.#next + i) % urls.length]!;
       try {
-        const res = await fetch(new URL('/internal/nodes/heartbeat', url), {
+        const res = await this.#deps.channel.fetch(new URL('/internal/nodes/heartbeat', url), {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.for(API_AUDIENCE)}` },
           body,

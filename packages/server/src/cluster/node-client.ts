@@ -1,8 +1,8 @@
-import { Agent } from 'node:http';
 import { isErrorCode } from '../error-codes.ts';
 import { ApiError } from '../errors.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+import type { InternalChannel } from './internal-channel.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
 
 /** Where a sandbox lives is remembered (bounded) until a sandbox moves off that node. */
@@ -22,10 +22,11 @@ export class NodeDirectory {
   readonly #sandboxes = new Map<string, { nodeId: string; mark: number | null }>();
   #nodes: { at: number; byId: Map<string, NodeRecord> } | undefined;
   #loading: Promise<Map<string, NodeRecord>> | undefined;
-  /** Kept-alive connections to nodes: the forwarding path reuses them. */
-  readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  /** How nodes are reached (its kept-alive connections serve the forwarding path). */
+  readonly channel: InternalChannel;
 
-  constructor(store: NodeStore, tokens: TokenCache, lostMs: number) {
+  constructor(store: NodeStore, tokens: TokenCache, lostMs: number, channel: InternalChannel) {
+    this.channel = channel;
     this.#store = store;
     this.#tokens = tokens;
     this.#lostMs = lostMs;
@@ -89,7 +90,7 @@ export class NodeDirectory {
 
   /** A POST on a node's internal API; rejects unless it answers 2xx, with the node's error as it answered it when it sent the envelope. */
   async post(n: NodeRecord, path: string, body: unknown, timeoutMs: number): Promise<void> {
-    const res = await fetch(new URL(path, n.url), {
+    const res = await this.channel.fetch(new URL(path, n.url), {
       method: 'POST',
       headers: { ...this.headers(n), 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -105,7 +106,7 @@ export class NodeDirectory {
 
   /** A JSON call on a node's internal API. */
   async call<T>(n: NodeRecord, path: string): Promise<T> {
-    const res = await fetch(new URL(path, n.url), { headers: this.headers(n), signal: AbortSignal.timeout(5000) });
+    const res = await this.channel.fetch(new URL(path, n.url), { headers: this.headers(n), signal: AbortSignal.timeout(5000) });
     if (!res.ok) throw new Error(`node ${n.id} answered ${res.status} to ${path}`);
     return (await res.json()) as T;
   }

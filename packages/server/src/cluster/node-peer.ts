@@ -4,14 +4,17 @@ import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-toke
 import { fetchTree } from '../runtime/tree-transfer.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
+import type { ChannelResponse, InternalChannel } from './internal-channel.ts';
 
 /** One node's calls to another over the internal channel, signed for the node called. */
 export class NodePeers {
   readonly #nodes: NodeStore;
   readonly #tokens: TokenCache;
   readonly #lostMs: number;
+  readonly #channel: InternalChannel;
 
-  constructor(nodes: NodeStore, tokens: TokenCache, lostMs: number) {
+  constructor(nodes: NodeStore, tokens: TokenCache, lostMs: number, channel: InternalChannel) {
+    this.#channel = channel;
     this.#nodes = nodes;
     this.#tokens = tokens;
     this.#lostMs = lostMs;
@@ -25,8 +28,8 @@ export class NodePeers {
   }
 
   /** A request to `n`; rejects unless it answers 2xx (with its error message when it gives one). */
-  async call(n: NodeRecord, path: string, init: { method?: string; body?: unknown; timeoutMs?: number } = {}): Promise<Response> {
-    const res = await fetch(new URL(path, n.url), {
+  async call(n: NodeRecord, path: string, init: { method?: string; body?: unknown; timeoutMs?: number } = {}): Promise<ChannelResponse> {
+    const res = await this.#channel.fetch(new URL(path, n.url), {
       method: init.method ?? 'GET',
       headers: { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -49,8 +52,8 @@ export class NodePeers {
    */
   async fetchPart(n: NodeRecord, path: string, dest: string): Promise<void> {
     const transfer = randomUUID();
-    const url = new URL(`${path}?transfer=${transfer}`, n.url);
-    const got = await fetchTree(url.href, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest);
+    const target = this.#channel.curlTarget(new URL(`${path}?transfer=${transfer}`, n.url), n.id);
+    const got = await fetchTree(target.url, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest, target.config);
     const { digest } = await this.json<{ digest: string }>(n, `${path}/digest?transfer=${transfer}`);
     if (digest !== got) throw new Error(`the copy of ${path} from node '${n.id}' differs from what it sent (BLAKE2b)`);
   }

@@ -1,3 +1,4 @@
+import { InternalChannel } from '../cluster/internal-channel.ts';
 import { API_AUDIENCE, signInternalToken } from '../internal-token.ts';
 
 /** A node as an API replica sees it (`GET /internal/nodes`). */
@@ -33,17 +34,23 @@ const TOKEN_TTL_MS = 60_000;
 const DRAIN_TIMEOUT_MS = 60 * 60_000;
 const TIMEOUT_MS = 5_000;
 
-/** The operator's side of the internal channel of API replicas: tokens signed with the cluster key. */
+/** The operator's side of the internal channel of API replicas: tokens signed with the cluster key, over the operator's mutual TLS when the cluster has it. */
 export class InternalApi {
   readonly #key: Buffer;
+  readonly #channel: InternalChannel;
 
   /** The cluster key: as `up` made it (hex), or as a process's settings read it. */
-  constructor(clusterKey: string | Buffer) {
+  constructor(clusterKey: string | Buffer, channel = InternalChannel.plain()) {
     this.#key = typeof clusterKey === 'string' ? Buffer.from(clusterKey, 'hex') : clusterKey;
+    this.#channel = channel;
+  }
+
+  close(): void {
+    this.#channel.close();
   }
 
   async #call(url: string, method: 'GET' | 'POST', timeoutMs = TIMEOUT_MS): Promise<unknown> {
-    const res = await fetch(url, {
+    const res = await this.#channel.fetch(url, {
       method,
       headers: { authorization: `Bearer ${signInternalToken(this.#key, API_AUDIENCE, TOKEN_TTL_MS)}` },
       signal: AbortSignal.timeout(timeoutMs),

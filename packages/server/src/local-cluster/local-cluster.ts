@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { teardownEngine } from '../teardown.ts';
+import { InternalChannel } from '../cluster/internal-channel.ts';
+import { type CertHolder, ClusterCerts, OPERATOR } from './cluster-certs.ts';
 import { answersInfo, type DrainResult, InternalApi, type NodeAction, type NodeView } from './internal-api.ts';
 import { MEMBER_SETTINGS, planCluster } from './plan.ts';
 import { createDatabase, PostgresCluster } from './postgres.ts';
@@ -75,11 +77,38 @@ const READY_TIMEOUT_MS = 600_000;
  */
 export class LocalCluster {
   readonly state: ClusterState;
-  readonly #internal: InternalApi;
+  /** The cluster CA and every member's certificate (internal mutual TLS). */
+  readonly certs: ClusterCerts;
+  #internal: InternalApi | undefined;
 
   private constructor(state: ClusterState) {
     this.state = state;
-    this.#internal = new InternalApi(state.clusterKey);
+    this.certs = new ClusterCerts(certsDir(state.dir));
+  }
+
+  /** The operator's calls to API replicas' internal listeners, with the operator's certificate (read again at each rotation). */
+  async #api(): Promise<InternalApi> {
+    this.#internal ??= new InternalApi(this.state.clusterKey, await InternalChannel.tls(this.certs.files(OPERATOR)));
+    return this.#internal;
+  }
+
+  /** Lets go of the operator's connections (the cluster keeps running). */
+  close(): void {
+    this.#internal?.close();
+    this.#internal = undefined;
+  }
+
+  /** Every member as its certificate names it, with the port of its TLS listener. */
+  #certHolders(): CertHolder[] {
+    return this.members.map((m) => ({ name: m.name, role: m.role, tlsPort: m.role === 'api' ? m.internalPort : m.port }));
+  }
+
+  /**
+   * New certificates for every member and the operator (`newCa`: from a new cluster CA, which
+   * replaces the old one) while the cluster runs: no connection between members is refused on the way.
+   */
+  async rotateCertificates(opts: { newCa?: boolean; onProgress?: (line: string) => void } = {}): Promise<void> {
+    await this.certs.rotate(this.#certHolders(), opts);
   }
 
   get dir(): string {
@@ -128,12 +157,17 @@ export class LocalCluster {
       const apisPerRegion = opts.apisPerRegion ?? 2;
       const nodesPerRegion = opts.nodesPerRegion ?? 2;
       const keys = { apiKey: `sp_${randomBytes(24).toString('hex')}`, clusterKey: randomBytes(32).toString('hex') };
+      const certs = new ClusterCerts(certsDir(dir));
+      const apiCount = regions.length * apisPerRegion;
+      const ports = await freePorts(apiCount * 2 + regions.length * nodesPerRegion);
       const plans = planCluster({
         dir,
         regions,
         apisPerRegion,
         nodesPerRegion,
-        ports: await freePorts(regions.length * (apisPerRegion + nodesPerRegion)),
+        ports: ports.slice(apiCount),
+        internalPorts: ports.slice(0, apiCount),
+        tls: (name) => certs.files(name),
         databaseUrl: database.url,
         ...keys,
         secretsKey: randomBytes(32).toString('hex'),
@@ -148,6 +182,8 @@ export class LocalCluster {
         regions: plans,
       });
       await save(cluster.state);
+      progress(`issuing the cluster CA and members' certificates in ${certs.dir}`);
+      await certs.create(cluster.#certHolders());
       const deadline = Date.now() + (opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
       const base = inheritable(env);
       // The first API alone: it migrates the empty database and creates the team of the API key.
@@ -203,13 +239,14 @@ export class LocalCluster {
       progress('stopping PostgreSQL');
       await (await PostgresCluster.open(join(root, 'postgres'))).stop();
     }
-    for (const path of [...members.map((m) => m.dataDir), join(root, 'logs'), stateFile(root)]) await rm(path, { recursive: true, force: true });
+    for (const path of [...members.map((m) => m.dataDir), join(root, 'logs'), certsDir(root), stateFile(root)]) await rm(path, { recursive: true, force: true });
     await rmdir(root).catch(() => undefined);
     return true;
   }
 
   /** Stops and removes this cluster (see the static `down`). */
   async down(): Promise<void> {
+    this.close();
     await LocalCluster.down(this.dir);
   }
 
@@ -226,7 +263,7 @@ export class LocalCluster {
           r.apis.map(async (a) => ({ name: a.name, url: a.url, pid: a.process?.pid ?? null, running: a.process ? running(a.process) : false, up: await answersInfo(a.url) })),
         );
         const views = await this.#nodeViews(
-          apis.filter((a) => a.up).map((a) => a.url),
+          r.apis.filter((_, i) => apis[i]!.up).map((a) => a.internalUrl!),
           true,
         );
         const nodes = r.nodes.map((n): NodeStatus => {
@@ -251,8 +288,8 @@ export class LocalCluster {
     const node = this.member(nodeId);
     if (node.role !== 'node') throw new Error(`${nodeId} is not a node`);
     const region = this.state.regions.find((r) => r.name === node.region)!;
-    return this.#internal.actOnAny(
-      region.apis.map((a) => a.url),
+    return (await this.#api()).actOnAny(
+      region.apis.map((a) => a.internalUrl!),
       nodeId,
       action,
     );
@@ -290,7 +327,7 @@ export class LocalCluster {
   async #nodeViews(apiUrls: string[], sandboxes = false): Promise<Map<string, NodeView>> {
     for (const url of apiUrls) {
       try {
-        return new Map((await this.#internal.nodes(url, { sandboxes })).map((n) => [n.id, n]));
+        return new Map((await (await this.#api()).nodes(url, { sandboxes })).map((n) => [n.id, n]));
       } catch {
         // the next API of the region
       }
@@ -309,7 +346,7 @@ export class LocalCluster {
       }
       const nodes = [...pending].filter((m) => m.role === 'node');
       for (const region of new Set(nodes.map((n) => n.region))) {
-        const apis = this.state.regions.find((r) => r.name === region)!.apis.map((a) => a.url);
+        const apis = this.state.regions.find((r) => r.name === region)!.apis.map((a) => a.internalUrl!);
         const views = await this.#nodeViews(apis);
         for (const n of nodes) if (n.region === region && views.get(n.name)?.state === 'ready') pending.delete(n);
       }
@@ -353,6 +390,9 @@ async function freePorts(count: number): Promise<number[]> {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
 }
+
+/** Where a cluster keeps its CA and certificates. */
+const certsDir = (dir: string) => join(dir, 'tls');
 
 async function tail(log: string, lines = 30): Promise<string> {
   const text = await readFile(log, 'utf8').catch(() => '');

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { TlsFiles } from '../cluster/internal-channel.ts';
 import { intToIp, ipToInt } from '../network/addr.ts';
 
 /** One process of a local cluster: an API replica or a node, with everything needed to start it again. */
@@ -9,6 +10,9 @@ export interface Member {
   region: string;
   port: number;
   url: string;
+  /** An API replica's internal TLS listener (nodes and the operator call it). */
+  internalPort?: number;
+  internalUrl?: string;
   dataDir: string;
   log: string;
   /** The cluster's own settings for this process, set over the launching environment. */
@@ -28,6 +32,10 @@ export interface PlanInput {
   nodesPerRegion: number;
   /** One free port per member, APIs of every region first, then nodes. */
   ports: number[];
+  /** One more free port per API replica, in the same order: its internal TLS listener. */
+  internalPorts: number[];
+  /** Each member's certificate files (internal mutual TLS). */
+  tls: (name: string) => TlsFiles;
   databaseUrl: string;
   apiKey: string;
   clusterKey: string;
@@ -69,13 +77,16 @@ export function planCluster(p: PlanInput): RegionPlan[] {
   const nodeCount = p.regions.length * p.nodesPerRegion;
   if (nodeCount > MAX_NODES) throw new Error(`at most ${MAX_NODES} nodes in one cluster`);
   if (p.ports.length !== p.regions.length * (p.apisPerRegion + p.nodesPerRegion)) throw new Error('one port per member');
+  if (p.internalPorts.length !== p.regions.length * p.apisPerRegion) throw new Error('one internal port per API replica');
   const ports = [...p.ports];
+  const internalPorts = [...p.internalPorts];
   const member = (name: string, role: Member['role'], region: string, port: number, env: Record<string, string>): Member => ({
     name,
     role,
     region,
     port,
-    url: `http://127.0.0.1:${port}`,
+    // Nodes serve only members, over mutual TLS.
+    url: `${role === 'node' ? 'https' : 'http'}://127.0.0.1:${port}`,
     dataDir: join(p.dir, name),
     log: join(p.dir, 'logs', `${name}.log`),
     env: {
@@ -87,6 +98,9 @@ export function planCluster(p: PlanInput): RegionPlan[] {
       SANDPIT_IMAGE_DIR: p.imageDir,
       SANDPIT_DATABASE_URL: p.databaseUrl,
       SANDPIT_CLUSTER_KEY: p.clusterKey,
+      SANDPIT_TLS_CA: p.tls(name).ca,
+      SANDPIT_TLS_CERT: p.tls(name).cert,
+      SANDPIT_TLS_KEY: p.tls(name).key,
       // Secrets written through one replica are read through another: one key for all.
       SANDPIT_SECRETS_KEY: p.secretsKey,
       SANDPIT_E2B_PORT: '0',
@@ -97,20 +111,28 @@ export function planCluster(p: PlanInput): RegionPlan[] {
   });
   const plans = p.regions.map((region) => ({
     name: region,
-    apis: Array.from({ length: p.apisPerRegion }, (_, i) => member(`${region}-api-${i + 1}`, 'api', region, ports.shift()!, { SANDPIT_BOOTSTRAP_API_KEY: p.apiKey })),
+    apis: Array.from({ length: p.apisPerRegion }, (_, i) => {
+      const internalPort = internalPorts.shift()!;
+      return {
+        ...member(`${region}-api-${i + 1}`, 'api', region, ports.shift()!, { SANDPIT_BOOTSTRAP_API_KEY: p.apiKey, SANDPIT_INTERNAL_PORT: String(internalPort) }),
+        internalPort,
+        internalUrl: `https://127.0.0.1:${internalPort}`,
+      };
+    }),
     nodes: [] as Member[],
   }));
   let index = 0;
   for (const plan of plans) {
     const apiUrls = plan.apis.map((a) => a.url);
+    const internalUrls = plan.apis.map((a) => a.internalUrl!);
     for (let i = 0; i < p.nodesPerRegion; i++) {
       const port = ports.shift()!;
       const id = `${plan.name}-node-${i + 1}`;
       plan.nodes.push(
         member(id, 'node', plan.name, port, {
           SANDPIT_NODE_ID: id,
-          SANDPIT_API_URL: apiUrls.join(','),
-          SANDPIT_NODE_URL: `http://127.0.0.1:${port}`,
+          SANDPIT_API_URL: internalUrls.join(','),
+          SANDPIT_NODE_URL: `https://127.0.0.1:${port}`,
           SANDPIT_PUBLIC_URL: apiUrls[0] ?? '',
           SANDPIT_NET_POOL: nodePool(index++),
           // Several nodes share one machine: a few spare namespaces each, not a host's worth.
@@ -133,6 +155,10 @@ export const MEMBER_SETTINGS = [
   'SANDPIT_BOOTSTRAP_API_KEY',
   'SANDPIT_DATABASE_URL',
   'SANDPIT_CLUSTER_KEY',
+  'SANDPIT_TLS_CA',
+  'SANDPIT_TLS_CERT',
+  'SANDPIT_TLS_KEY',
+  'SANDPIT_INTERNAL_PORT',
   'SANDPIT_SECRETS_KEY',
   'SANDPIT_DATA_DIR',
   'SANDPIT_IMAGE_DIR',

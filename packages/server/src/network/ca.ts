@@ -1,23 +1,9 @@
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
-import { webcrypto } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { isIP } from 'node:net';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
-
-const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-const DAY = 86_400_000;
+import { createCa, DAY, newKeyPair, privateKeyPem, signingKey, X509_ALG, x509 } from '../x509.ts';
 const LEAF_CACHE_MAX = 2000;
-
-const pem = (label: string, der: ArrayBuffer) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der)
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n')
-    .trimEnd()}\n-----END ${label}-----\n`;
-const der = (text: string) => Buffer.from(text.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
 
 /**
  * The installation's egress CA: created on first start in the data dir (key 0600), trusted by
@@ -46,31 +32,16 @@ export class EgressCa {
     let certPem = await readFile(certFile, 'utf8').catch(() => undefined);
     if (!keyPem || !certPem) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
-      const now = Date.now();
-      const cert = await x509.X509CertificateGenerator.createSelfSigned({
-        name: 'CN=Sandpit egress CA, O=Sandpit',
-        notBefore: new Date(now - DAY),
-        notAfter: new Date(now + 3650 * DAY),
-        signingAlgorithm: ALG,
-        keys,
-        extensions: [
-          new x509.BasicConstraintsExtension(true, 0, true),
-          new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-        ],
-      });
-      keyPem = pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-      certPem = `${cert.toString('pem')}\n`;
+      ({ cert: certPem, key: keyPem } = await createCa('CN=Sandpit egress CA, O=Sandpit', 3650));
       // Written under temporary names and renamed, so a crash never leaves a key without its cert.
       await writeFile(`${keyFile}.tmp`, keyPem, { mode: 0o600 });
       await writeFile(`${certFile}.tmp`, certPem, { mode: 0o644 });
       await rename(`${keyFile}.tmp`, keyFile);
       await rename(`${certFile}.tmp`, certFile);
     }
-    const caKey = (await webcrypto.subtle.importKey('pkcs8', der(keyPem), ALG, false, ['sign'])) as unknown as CryptoKey;
-    const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
-    const leafKeyPem = pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey as unknown as webcrypto.CryptoKey));
+    const caKey = await signingKey(keyPem);
+    const leafKeys = await newKeyPair();
+    const leafKeyPem = await privateKeyPem(leafKeys);
     return new EgressCa(new x509.X509Certificate(certPem), caKey, leafKeys, leafKeyPem);
   }
 
@@ -94,7 +65,7 @@ export class EgressCa {
       issuer: this.#cert.subject,
       notBefore: new Date(now - DAY),
       notAfter: new Date(now + 365 * DAY),
-      signingAlgorithm: ALG,
+      signingAlgorithm: X509_ALG,
       publicKey: this.#leafKeys.publicKey,
       signingKey: this.#caKey,
       extensions: [

@@ -4,8 +4,13 @@ import { ApiError } from '../errors.ts';
 import { API_AUDIENCE, verifyInternalToken } from '../internal-token.ts';
 import { errors } from '../schemas/common.ts';
 import type { NodeDrain } from '../cluster/drain.ts';
+import type { InternalChannel } from '../cluster/internal-channel.ts';
+import type { MemberRole } from '../cluster/member-certificates.ts';
 import { DrainAnswer, HeartbeatAnswer, isSnapshotCopyKey, NodeActionParams, NodeList, NodeListQuery, NodeReport } from '../schemas/node.ts';
 import type { NodeService, NodeView } from '../services/fleet/nodes.ts';
+
+/** Who calls an API replica's internal routes: nodes (heartbeats) and operators (list, cordon, drain). */
+const CALLERS: readonly MemberRole[] = ['node', 'operator'];
 
 const view = (n: NodeView) => ({
   id: n.id,
@@ -28,10 +33,15 @@ const view = (n: NodeView) => ({
 /**
  * The internal channel's API-replica side: nodes register and heartbeat here, operators (the
  * `sandpit cluster` commands) list them (with their sandboxes on request), cordon and drain them (a drain moves the node's sandboxes and answers what it did). Every call carries a token signed with
- * the cluster key for the `api` audience (`Authorization: Bearer ...`); anything else is 401.
+ * the cluster key for the `api` audience (`Authorization: Bearer ...`), and with internal TLS comes over
+ * it with a node's or operator's certificate; anything else is 401.
  */
-export async function internalNodeRoutes(app: FastifyInstance, nodes: NodeService, drain: NodeDrain, key: Buffer) {
+export async function internalNodeRoutes(app: FastifyInstance, edge: { nodes: NodeService; drain: NodeDrain; key: Buffer; channel: InternalChannel }) {
+  const { nodes, drain, key, channel } = edge;
   const onRequest = async (req: FastifyRequest) => {
+    // With internal TLS, only the TLS listener serves these, to nodes and operators holding the cluster's certificates.
+    const why = channel.refusal(req.raw.socket, CALLERS);
+    if (why) throw new ApiError(401, 'unauthorized', why);
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
     if (!verifyInternalToken(key, token, API_AUDIENCE)) throw new ApiError(401, 'unauthorized', 'a valid internal token is required');

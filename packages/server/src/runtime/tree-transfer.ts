@@ -112,20 +112,16 @@ function writeOut(out: Writable, chunk: Buffer): Promise<void> {
 /**
  * Fetches a tar stream (sendTree's) with curl and unpacks it into the existing directory `dest`,
  * answering the BLAKE2b-512 digest of the bytes received; the bytes never pass through Node. `headers`
- * go to curl on its standard input, not its command line. A transfer cut short fails curl (the body's
- * chunked encoding does not end) and so this.
+ * go to curl on its standard input, not its command line, with `config` (more lines of curl's `-K`
+ * format: TLS files, say). A transfer cut short fails curl (the body's chunked encoding does not end) and so this.
  */
-export async function fetchTree(url: string, headers: Record<string, string>, dest: string): Promise<string> {
+export async function fetchTree(url: string, headers: Record<string, string>, dest: string, config: string[] = []): Promise<string> {
   return withFifo(async (fifo) => {
     const untar = ['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros', '-C', '"$2"', '-f', '"$3"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
     // tar reads the FIFO in the background; curl's stream goes through tee into it and into b2sum (the cheapest hash here).
     const script = `set -o pipefail; ${untar} & t=$!; curl -sS --fail --http1.1 -K - "$1" | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s`;
     const child = spawn('bash', ['-c', script, 'fetch-tree', url, dest, fifo], { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(
-      Object.entries(headers)
-        .map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"\n`)
-        .join(''),
-    );
+    child.stdin.end([...Object.entries(headers).map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"`), ...config].map((l) => `${l}\n`).join(''));
     return digestOf(await exited(child, `fetching ${url.replace(/\?.*$/, '')} into ${dest}`));
   });
 }

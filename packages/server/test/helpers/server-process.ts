@@ -139,9 +139,10 @@ export class ServerProcess {
   async stop(): Promise<void> {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
       const api = new Api(this.url, this.key);
+      // A node with internal TLS does not answer plain HTTP: the teardown below takes what it holds.
       for (;;) {
-        const res = await api.get('/sandboxes?limit=1000');
-        const list = (res.body as { sandboxes?: { id: string }[] }).sandboxes ?? [];
+        const res = await api.get('/sandboxes?limit=1000').catch(() => undefined);
+        const list = (res?.body as { sandboxes?: { id: string }[] } | undefined)?.sandboxes ?? [];
         let deleted = 0;
         for (const sb of list) if ((await api.del(`/sandboxes/${sb.id}`)).status === 204) deleted++;
         // What cannot be deleted through the API (its node is gone) is left to the teardown below.
