@@ -8,13 +8,17 @@
 #     scripts/e2b-upstream-suite.sh [test files relative to packages/js-sdk, default: all below]
 #
 # E2B_REPO is a checkout or a bare git directory (its HEAD is used). E2B_SDK_VERSION picks the
-# npm release (default 2.45.0); E2B_SUITE_WORKDIR reuses an install between runs.
+# npm release (default 2.45.0); E2B_SUITE_WORKDIR reuses an install between runs. SANDPIT_E2B_CA
+# (the server's <data dir>/e2b-ca/ca.crt, with SANDPIT_E2B_DOMAIN set on the server) is trusted by
+# the tests, for the `https://{port}-{id}.{domain}` hosts the SDK builds (envd's included).
 set -euo pipefail
 
 : "${E2B_REPO:?E2B_REPO: a checkout (or git directory) of github.com/e2b-dev/E2B}"
 : "${E2B_API_URL:?E2B_API_URL: the Sandpit E2B port, e.g. http://127.0.0.1:3001}"
 : "${E2B_API_KEY:?E2B_API_KEY: a Sandpit API key}"
-export E2B_SANDBOX_URL="${E2B_SANDBOX_URL:-$E2B_API_URL}"
+# With the server's E2B CA the SDK reaches envd its own way, `https://49983-{id}.{domain}`; without
+# it, through E2B_SANDBOX_URL on the same port.
+if [ -z "${SANDPIT_E2B_CA:-}" ]; then export E2B_SANDBOX_URL="${E2B_SANDBOX_URL:-$E2B_API_URL}"; fi
 unset E2B_DEBUG
 version="${E2B_SDK_VERSION:-2.45.0}"
 work="${E2B_SUITE_WORKDIR:-$(mktemp -d /tmp/e2b-suite.XXXXXX)}"
@@ -73,6 +77,13 @@ else
 		grep -v -E '^tests/api/(http2|handleApiError|validateApiKey|inflight)\.test\.ts$')
 fi
 
+# The tests alone trust the server's E2B CA, beside what this shell already trusts (npm keeps its own).
+test_ca=()
+if [ -n "${SANDPIT_E2B_CA:-}" ]; then
+	cat ${NODE_EXTRA_CA_CERTS:+"$NODE_EXTRA_CA_CERTS"} "$SANDPIT_E2B_CA" >"$work/trusted-ca.pem"
+	test_ca=(env NODE_EXTRA_CA_CERTS="$work/trusted-ca.pem")
+fi
+
 total_pass=0 total_fail=0 total_skip=0
 printf '%-52s %6s %6s %6s\n' file passed failed skipped
 for f in "${files[@]}"; do
@@ -81,7 +92,7 @@ for f in "${files[@]}"; do
 		continue
 	fi
 	report="$work/$(echo "$f" | tr / _).json"
-	(cd "$sdk" && timeout 900 npx vitest run "$f" --reporter=json --outputFile="$report" >"$report.log" 2>&1) || true
+	(cd "$sdk" && timeout 900 "${test_ca[@]}" npx vitest run "$f" --reporter=json --outputFile="$report" >"$report.log" 2>&1) || true
 	read -r p fl s < <(node -e '
 		const fs = require("node:fs")
 		let r = { numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0 }

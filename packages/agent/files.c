@@ -451,6 +451,21 @@ static void emit_event(uint8_t kind, const char *name, uint8_t isdir) {
  * Watches rel (and, recursive, every directory below). `announce`: rel was just created, so what
  * appeared in it before its watch existed raised no event of its own: report each entry as created.
  */
+/*
+ * An O_TMPFILE inode being written (how uploads land, see op_write) raises events under the
+ * kernel's name for it, "#<inode>", which names nothing in the directory: not reported. A real
+ * file of that name exists, and is.
+ */
+static int unnamed_tmpfile(const struct inotify_event *ev, const char *name) {
+  if (ev->name[0] != '#' || !ev->name[1] || (ev->mask & IN_ISDIR)) return 0;
+  for (const char *c = ev->name + 1; *c; c++)
+    if (*c < '0' || *c > '9') return 0;
+  char full[2 * PATH_MAX];
+  snprintf(full, sizeof full, "%s/%s", root_path, name);
+  struct stat st;
+  return lstat(full, &st) < 0 && errno == ENOENT;
+}
+
 static void watch_add(const char *rel, int recursive, int announce) {
   char full[PATH_MAX];
   snprintf(full, sizeof full, "%s%s%s", root_path, *rel ? "/" : "", rel);
@@ -553,6 +568,7 @@ static void op_watch(const char *path, uint32_t flags) {
       snprintf(last_name, sizeof last_name, "%s", ev->name);
       char name[PATH_MAX];
       snprintf(name, sizeof name, "%s%s%s", rel, *rel ? "/" : "", ev->name);
+      if (unnamed_tmpfile(ev, name)) continue;
       uint8_t isdir = !!(ev->mask & IN_ISDIR);
       emit_event(kind, name, isdir);
       if (recursive && isdir && (kind == EV_CREATE || kind == EV_RENAME_TO)) watch_add(name, 1, 1);

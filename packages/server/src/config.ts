@@ -11,7 +11,7 @@ export const SETTINGS = {
   SANDPIT_E2B_PORT: { default: '3001', meaning: 'port of the E2B-compatible API (control plane and envd, see [docs/e2b.md](docs/e2b.md)); 0 turns it off' },
   SANDPIT_E2B_DOMAIN: {
     meaning:
-      "domain under which E2B's SDK reaches the E2B port as `https://api.<domain>` (TLS in front of it; may end in `:port`): sent as the `domain` of E2B volumes, so `Volume` calls need no `E2B_VOLUME_API_URL`; unset: no domain is sent",
+      'domain under which every `*.<domain>` name reaches the E2B port (may end in `:port`; `localhost:3001` on one machine): sent as the `domain` of sandboxes (`getHost(port)` builds `{port}-{id}.<domain>`, served over HTTPS on the E2B port with a certificate of `<data dir>/e2b-ca/ca.crt`) and of volumes (`https://api.<domain>`); unset: no domain is sent',
   },
   SANDPIT_SSH_PORT: { default: '2222', meaning: 'port of the SSH gateway (`ssh -p 2222 <sandbox-id>@host`: shells, commands, scp/sftp, `-L` forwarding); 0 turns it off' },
   SANDPIT_DATA_DIR: { default: '/var/lib/sandpit', meaning: 'database, sandbox layers, keys' },

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp, serve } from './app.ts';
+import { HostCa } from './network/ca.ts';
+import { acceptTlsToo } from './tls-on-same-port.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildE2bApp } from './e2b/app.ts';
@@ -561,7 +563,20 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           )
         : undefined;
     if (e2b) opened.push(() => e2b.app.close());
-    if (e2b) await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
+    let e2bTls: { destroyTlsConnections(): void } | undefined;
+    if (e2b) {
+      // HTTPS on the same port, a certificate per host name from the installation's E2B CA: what E2B's SDK builds as `https://{port}-{id}.{domain}`.
+      const ca = await HostCa.load(join(config.dataDir, 'e2b-ca'), 'Sandpit E2B CA');
+      e2bTls = acceptTlsToo(e2b.app.server, {
+        SNICallback: (name, cb) =>
+          ca.contextFor(name).then(
+            (ctx) => cb(null, ctx),
+            (err: Error) => cb(err),
+          ),
+      });
+      opened.push(async () => e2bTls?.destroyTlsConnections());
+      await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
+    }
     // Like the E2B API, the SSH gateway serves this process's own sandboxes: not on an API replica.
     const hostKey = config.sshPort > 0 && role !== 'api' ? await loadHostKey(config.dataDir) : undefined;
     const ssh = hostKey ? new SshGateway({ access: sshAccess, files, hostKey: hostKey.private, log }) : undefined;
@@ -698,6 +713,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
             'E2B port',
             () => {
               e2b?.close();
+              e2bTls?.destroyTlsConnections();
               return e2b?.app.close();
             },
           ],

@@ -45,3 +45,18 @@ test('SANDPIT_E2B_DOMAIN: unset is none; a host name with or without a port is t
     assert.throws(() => loadConfig({ SANDPIT_E2B_DOMAIN: bad }), /SANDPIT_E2B_DOMAIN must be a host name/);
   }
 });
+
+test('internal TLS: all three files or none; an API replica needs its internal port; a node names https replicas', () => {
+  const key = 'k'.repeat(64);
+  const files = { SANDPIT_TLS_CA: '/t/ca.crt', SANDPIT_TLS_CERT: '/t/m.crt', SANDPIT_TLS_KEY: '/t/m.key' };
+  const node = { SANDPIT_ROLE: 'node', SANDPIT_CLUSTER_KEY: key, SANDPIT_NODE_ID: 'n1' };
+  assert.equal(loadConfig({ ...node, SANDPIT_API_URL: 'http://a:1' }).cluster.tls, undefined);
+  assert.throws(() => loadConfig({ ...node, SANDPIT_API_URL: 'https://a:1', SANDPIT_TLS_CA: '/t/ca.crt' }), /go together/);
+  assert.throws(() => loadConfig({ ...node, ...files, SANDPIT_API_URL: 'http://a:1' }), /https:\/\/.*got 'http:\/\/a:1'/);
+  assert.deepEqual(loadConfig({ ...node, ...files, SANDPIT_API_URL: 'https://a:1' }).cluster.tls, { ca: '/t/ca.crt', cert: '/t/m.crt', key: '/t/m.key' });
+  const api = { SANDPIT_ROLE: 'api', SANDPIT_CLUSTER_KEY: key, ...files };
+  assert.throws(() => loadConfig(api), /SANDPIT_INTERNAL_PORT/);
+  assert.equal(loadConfig({ ...api, SANDPIT_INTERNAL_PORT: '8443' }).cluster.internalPort, 8443);
+  // An operator's shell (role all) keeps the files for `cluster ... --via-env`.
+  assert.equal(loadConfig(files).cluster.tls?.cert, '/t/m.crt');
+});

@@ -163,6 +163,32 @@ describe('newest SDK', () => {
     await handle.stop();
   });
 
+  test('files: watchDir with includeEntry (envd 0.6.3) gives each event the entry of its path, where it still exists; allowNetworkMounts (0.6.4) is taken', async () => {
+    await sbx.files.makeDir('watched-entries');
+    await sbx.files.write('watched-entries/a.txt', 'one');
+    const events: { name: string; type: string; entry?: { name: string; path: string; type?: string; size: number } }[] = [];
+    const handle = await sbx.files.watchDir('watched-entries', (e) => void events.push({ name: e.name, type: e.type, entry: e.entry }), { includeEntry: true, allowNetworkMounts: true });
+    await sbx.files.write('watched-entries/a.txt', 'four');
+    await sbx.files.remove('watched-entries/a.txt');
+    assert.ok(await until(async () => events.some((e) => e.type === 'remove')), JSON.stringify(events));
+    await handle.stop();
+    const written = events.find((e) => e.type === 'write' && e.entry);
+    assert.ok(written, JSON.stringify(events));
+    assert.ok(
+      events.every((e) => !/^#\d+$/.test(e.name)),
+      `an upload's unnamed inode is not reported: ${JSON.stringify(events)}`,
+    );
+    assert.deepEqual([written.entry!.name, written.entry!.path, written.entry!.type], ['a.txt', '/home/user/watched-entries/a.txt', FileType.FILE]);
+    assert.equal(events.find((e) => e.type === 'remove')!.entry, undefined, 'a removed path has no entry');
+    // Without the option, no entry (as before 0.6.3).
+    const plain: { entry?: unknown }[] = [];
+    const h2 = await sbx.files.watchDir('watched-entries', (e) => void plain.push({ entry: e.entry }));
+    await sbx.files.write('watched-entries/b.txt', 'x');
+    assert.ok(await until(async () => plain.length > 0));
+    await h2.stop();
+    assert.ok(plain.every((e) => e.entry === undefined));
+  });
+
   test("the polling watcher (the Python SDK's) over Connect's unary JSON calls", async () => {
     const headers = {
       'content-type': 'application/json',

@@ -15,7 +15,7 @@ const MAX_FORKS = 20;
  * `POST /sandboxes/{id}/fork {timeout, count}`: a snapshot of the running sandbox, `count` sandboxes started
  * from it (each answered on its own, as E2B does), then the snapshot is deleted: forks run on copies of it.
  */
-export async function forkRoute(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots: SnapshotService }) {
+export async function forkRoute(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots: SnapshotService; e2bDomain?: string }) {
   const { auth, sandboxes, snapshots } = deps;
   app.post('/sandboxes/:sandboxID/fork', async (req: FastifyRequest<{ Params: { sandboxID: string }; Body: { timeout?: number; count?: number } | undefined }>) => {
     const raw = req.headers['x-api-key'];
@@ -29,7 +29,7 @@ export async function forkRoute(app: FastifyInstance, deps: { auth: AuthService;
       return await Promise.all(
         Array.from({ length: count }, () =>
           sandboxes.create(p, { from_snapshot: snapshot.id, ...timers }).then(
-            (rec) => ({ sandbox: sandboxView(rec) }),
+            (rec) => ({ sandbox: sandboxView(rec, deps.e2bDomain ?? null) }),
             (err: unknown) => ({ error: toE2bError(err).body }),
           ),
         ),

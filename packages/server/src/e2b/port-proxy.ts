@@ -6,12 +6,15 @@ import type { PreviewPortService, PreviewTarget } from '../services/networking/p
 import type { PlatformConnections } from '../services/sandboxes/platform-connections.ts';
 import { SandboxPortProxy } from '../services/networking/sandbox-port-proxy.ts';
 import { toE2bError } from './errors.ts';
-import { ENVD_PORT, envdTarget, notRunning } from './envd/target.ts';
+import { ENVD_PORT, envdTarget } from './envd/target.ts';
 
 export interface PortProxyDeps {
   previews: PreviewPortService;
   connections: PlatformConnections;
 }
+
+/** What E2B's proxy answers for a sandbox it does not know: 502, naming the id it read. */
+const sandboxNotFound = (sandboxId: string) => ({ code: 502, message: 'The sandbox was not found', sandboxId });
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 /** The SDK sends the envd access token (`{id}.{token}`) or, for a sandbox without public traffic, the traffic token. */
@@ -35,14 +38,15 @@ export function portTarget(headers: IncomingMessage['headers']) {
 export async function portProxy(app: FastifyInstance, deps: PortProxyDeps) {
   const proxy = new SandboxPortProxy((reason) => ({ status: 502, body: { code: 502, message: reason } }));
   deps.connections.register((id) => proxy.close(id));
-  const route = async (headers: IncomingMessage['headers'], target: { sandboxId: string; port: number }): Promise<PreviewTarget> => {
+  /** The port's target; undefined for a sandbox that does not exist (or no longer runs anything). */
+  const route = async (headers: IncomingMessage['headers'], target: { sandboxId: string; port: number }): Promise<PreviewTarget | undefined> => {
     try {
       return await deps.previews.route(target.port, target.sandboxId, { accessToken: tokenOf(headers) }, { tokenOpensAnyPort: true });
     } catch (err) {
       if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 400)) throw err;
-      // E2B's proxy answers 502 for a sandbox it does not know; a closed port is refused.
+      // A closed port is refused.
       if (/not published/.test(err.message)) throw forbidden(`port ${target.port} is not published and no access token of the sandbox was sent`);
-      throw notRunning('not found');
+      return undefined;
     }
   };
 
@@ -50,6 +54,7 @@ export async function portProxy(app: FastifyInstance, deps: PortProxyDeps) {
     const target = portTarget(req.headers);
     if (!target) return;
     const upstream = await route(req.headers, target);
+    if (!upstream) return reply.code(502).send(sandboxNotFound(target.sandboxId));
     reply.hijack();
     proxy.web(req.raw, reply.raw, upstream);
   });
@@ -62,7 +67,11 @@ export async function portProxy(app: FastifyInstance, deps: PortProxyDeps) {
     }
     socket.on('error', () => undefined);
     route(req.headers, target)
-      .then((upstream) => proxy.ws(req, socket, head, upstream))
+      .then((upstream) => {
+        if (upstream) return proxy.ws(req, socket, head, upstream);
+        const json = JSON.stringify(sandboxNotFound(target.sandboxId));
+        socket.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+      })
       .catch((err: unknown) => {
         const { status, body } = toE2bError(err);
         const json = JSON.stringify(body);

@@ -6,10 +6,11 @@ import { createCa, DAY, newKeyPair, privateKeyPem, signingKey, X509_ALG, x509 } 
 const LEAF_CACHE_MAX = 2000;
 
 /**
- * The installation's egress CA: created on first start in the data dir (key 0600), trusted by
- * every sandbox, and used to sign a leaf certificate per intercepted host (cached in memory).
+ * A CA of the installation that signs a certificate per host name (cached in memory), created on
+ * first start in the data dir (key 0600): the egress CA (trusted by every sandbox; a certificate per
+ * intercepted host), and the E2B port's (a certificate per `{port}-{id}.{domain}` host, for clients that trust it).
  */
-export class EgressCa {
+export class HostCa {
   readonly certPem: string;
   readonly #cert: x509.X509Certificate;
   readonly #caKey: CryptoKey;
@@ -25,14 +26,14 @@ export class EgressCa {
     this.#leafKeyPem = leafKeyPem;
   }
 
-  static async load(dir: string): Promise<EgressCa> {
+  static async load(dir: string, name: string): Promise<HostCa> {
     const keyFile = join(dir, 'ca.key');
     const certFile = join(dir, 'ca.crt');
     let keyPem = await readFile(keyFile, 'utf8').catch(() => undefined);
     let certPem = await readFile(certFile, 'utf8').catch(() => undefined);
     if (!keyPem || !certPem) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      ({ cert: certPem, key: keyPem } = await createCa('CN=Sandpit egress CA, O=Sandpit', 3650));
+      ({ cert: certPem, key: keyPem } = await createCa(`CN=${name}, O=Sandpit`, 3650));
       // Written under temporary names and renamed, so a crash never leaves a key without its cert.
       await writeFile(`${keyFile}.tmp`, keyPem, { mode: 0o600 });
       await writeFile(`${certFile}.tmp`, certPem, { mode: 0o644 });
@@ -42,7 +43,7 @@ export class EgressCa {
     const caKey = await signingKey(keyPem);
     const leafKeys = await newKeyPair();
     const leafKeyPem = await privateKeyPem(leafKeys);
-    return new EgressCa(new x509.X509Certificate(certPem), caKey, leafKeys, leafKeyPem);
+    return new HostCa(new x509.X509Certificate(certPem), caKey, leafKeys, leafKeyPem);
   }
 
   /** A TLS context presenting a certificate for `host` signed by this CA. */

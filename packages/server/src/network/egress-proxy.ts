@@ -4,7 +4,7 @@ import { connect as netConnect, createServer, type Server, type Socket } from 'n
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, rootCertificates, TLSSocket } from 'node:tls';
 import type { Cidr4 } from './addr.ts';
-import type { EgressCa } from './ca.ts';
+import type { HostCa } from './ca.ts';
 import { originalDst } from './original-dst.ts';
 import { type EgressPolicy, ipVerdict, nameAllowed } from './rules.ts';
 import { helloBytesNeeded, looksLikeHttp, looksLikeTls, parseSni } from './tls-hello.ts';
@@ -37,7 +37,7 @@ export interface EgressProxyDeps {
   sandboxFor(ip: string): EgressSandbox | undefined;
   /** Ranges denied beyond the fixed ones: the sandbox pool (no sandbox-to-sandbox traffic). */
   blocked: Cidr4[];
-  ca: EgressCa;
+  ca: HostCa;
   /** Extra PEM CAs trusted for upstream TLS (beyond the system store). */
   upstreamCa: string[];
   /** Resolves a name through the platform's upstream DNS (to check an SNI/Host against the dialled address). */

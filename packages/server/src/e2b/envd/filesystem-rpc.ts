@@ -121,23 +121,52 @@ export class FilesystemRpc {
     return {};
   };
 
-  /** Streams changes until the client leaves or the deadline passes; the first message says the watch is set. */
+  /**
+   * Streams changes until the client leaves or the deadline passes; the first message says the watch is set.
+   * `includeEntry` (envd 0.6.3): each event carries the entry of its path where that still exists, in order.
+   * `allowNetworkMounts` (0.6.4) changes nothing here: Sandpit's watch is not limited to local filesystems.
+   */
   watchDir = async (req: FastifyRequest, msg: Message, ctx: StreamContext): Promise<void> => {
     const { rec, user } = await this.#call(req);
     const root = userPath(msg.path, user);
     const watch = await this.files.openWatch(rec, root, msg.recursive === true, user);
     ctx.send({ start: {} });
     let error: string | undefined;
+    const events = this.#eventsOf(rec, root, user, msg.includeEntry === true);
     await this.files.streamWatch(
       watch,
       (ev) => {
         if (ev.finished) error = ev.error;
-        for (const fs of fsEvents(root, ev)) ctx.send({ filesystem: fs });
+        events.add(ev, (fs) => ctx.send({ filesystem: fs }));
       },
       ctx.signal,
     );
+    await events.sent();
     if (error) throw new ConnectError('internal', error);
   };
+
+  /** Turns Sandpit's watch events into envd's, with their entries when asked (a stat each, kept in order). */
+  #eventsOf(rec: SandboxRecord, root: string, user: string, withEntry: boolean) {
+    let chain = Promise.resolve();
+    return {
+      add: (ev: WatchEvent, send: (fs: Message) => void) => {
+        const out = fsEvents(root, ev);
+        if (out.length === 0) return;
+        if (!withEntry) {
+          for (const fs of out) send(fs);
+          return;
+        }
+        const path = ev.path!;
+        chain = chain.then(async () => {
+          // Best effort, as envd's: a path already gone (removed, renamed away) has no entry.
+          const stat = await this.files.stat(rec, path, user).catch(() => undefined);
+          const entry = stat && (await this.#entries(rec, [stat]))[0];
+          for (const fs of out) send(entry ? { ...fs, entry } : fs);
+        });
+      },
+      sent: () => chain,
+    };
+  }
 
   /** The polling watcher (the Python SDK's): events are gathered here until fetched. */
   createWatcher = async (req: FastifyRequest, msg: Message): Promise<Message> => {
@@ -147,13 +176,16 @@ export class FilesystemRpc {
     const id = randomUUID();
     const w: PollingWatcher = { sandboxId: rec.id, events: [], stop: new AbortController() };
     this.#watchers.set(id, w);
+    const events = this.#eventsOf(rec, root, user, msg.includeEntry === true);
     void this.files
       .streamWatch(
         watch,
         (ev) => {
           if (ev.finished && ev.error) w.error = ev.error;
-          w.events.push(...fsEvents(root, ev));
-          if (w.events.length > WATCHER_BACKLOG) w.events.splice(0, w.events.length - WATCHER_BACKLOG);
+          events.add(ev, (fs) => {
+            w.events.push(fs);
+            if (w.events.length > WATCHER_BACKLOG) w.events.splice(0, w.events.length - WATCHER_BACKLOG);
+          });
         },
         w.stop.signal,
       )

@@ -5,8 +5,8 @@ import type { SandboxRecord } from '../../store/sandboxes.ts';
 
 /** The port envd listens on in an E2B sandbox; the SDK addresses it in headers and host names. */
 export const ENVD_PORT = 49983;
-/** The envd release whose API this layer implements in full (octet-stream uploads, closeStdin, file metadata). */
-export const ENVD_VERSION = '0.6.2';
+/** The envd release whose API this layer implements in full (octet-stream uploads, closeStdin, file metadata, watch entries). */
+export const ENVD_VERSION = '0.6.4';
 
 const HOST = /^(\d+)-([0-9a-z-]+?)\.[^:]/i;
 

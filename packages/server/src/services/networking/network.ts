@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AddressPool, ALWAYS_BLOCKED, NEVER_ROUTED } from '../../network/addr.ts';
-import { EgressCa } from '../../network/ca.ts';
+import { HostCa } from '../../network/ca.ts';
 import { DnsForwarder, upstreamsFrom } from '../../network/dns.ts';
 import { EgressProxy, type EgressSandbox } from '../../network/egress-proxy.ts';
 import { addIfText, attachText, baseTableText, chainText, delIfText, detachText, hostIf, nftApply } from '../../network/nft.ts';
@@ -48,7 +48,7 @@ export class NetworkService implements SandboxNetworkHooks {
   readonly #bySlot = new Map<number, Attached>();
   readonly #spares: number[] = [];
   readonly #bundles = new Map<string, Promise<string>>();
-  #ca!: EgressCa;
+  #ca!: HostCa;
   /** The egress CA and the operator's extra CAs, as the sandbox sees them. */
   #trusted = '';
   #dns!: DnsForwarder;
@@ -71,7 +71,7 @@ export class NetworkService implements SandboxNetworkHooks {
   static async start(cfg: NetworkConfig, secrets: SecretsService, live: SandboxRecord[], log: Logger): Promise<NetworkService> {
     const n = new NetworkService(cfg, secrets, log);
     await mkdir(join(cfg.dir, 'slots'), { recursive: true });
-    n.#ca = await EgressCa.load(join(cfg.dir, 'egress-ca'));
+    n.#ca = await HostCa.load(join(cfg.dir, 'egress-ca'), 'Sandpit egress CA');
     const upstreams = await upstreamsFrom(cfg.dnsUpstream);
     const resolver = new Resolver({ timeout: 3000, tries: 1 });
     resolver.setServers(upstreams.map((u) => `${u.host}:${u.port}`));
