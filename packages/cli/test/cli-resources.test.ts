@@ -1,45 +1,18 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLI, ServerProcess } from '../../server/test/helpers/server-process.ts';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { ServerProcess } from '../../server/test/helpers/server-process.ts';
+import { runCli } from './helpers/run-cli.ts';
 
 describe('sandpit CLI resource commands against a real server (container driver)', () => {
   let server: ServerProcess;
   let dir: string;
   let id: string;
 
-  /** Runs the CLI as a user would; `input` is piped to its stdin. A hung command fails with what it printed. */
-  const sandpit = (args: string[], input?: string) =>
-    new Promise<Ran>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
-        env: { ...process.env, SANDPIT_API_URL: server.url, SANDPIT_API_KEY: server.key },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      const hung = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`sandpit ${args.join(' ')} did not finish in 60 s:\n${stdout}\n${stderr}`));
-      }, 60_000);
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.once('error', reject);
-      child.once('close', (code) => {
-        clearTimeout(hung);
-        resolve({ code, stdout, stderr });
-      });
-      child.stdin.end(input ?? '');
-    });
+  const sandpit = (args: string[], input?: string) => runCli(server, args, input);
 
   const ok = async (args: string[], input?: string) => {
     const r = await sandpit(args, input);

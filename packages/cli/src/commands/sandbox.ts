@@ -1,6 +1,7 @@
 import type { SandboxInfo, SandboxStatus, VolumeMount } from '../sdk.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { type ApiOptions, apiCommand, connect, integer, keyValue, printJson, printTable, run, spin } from '../api.ts';
+import { applyChangesCommand, changesCommand } from './sandbox-changes.ts';
 import { eventsCommand, metricsCommand } from './sandbox-observe.ts';
 
 interface CreateOptions extends ApiOptions {
@@ -184,5 +185,7 @@ export function sandboxCommand(): Command {
 
   sandbox.addCommand(metricsCommand());
   sandbox.addCommand(eventsCommand());
+  sandbox.addCommand(changesCommand());
+  sandbox.addCommand(applyChangesCommand());
   return sandbox;
 }

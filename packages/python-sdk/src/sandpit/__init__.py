@@ -39,6 +39,7 @@ from .errors import (
 )
 from .types import (
     ApiKeyInfo,
+    ApplyChangesResult,
     AuditEntry,
     BuildResult,
     CodeContext,
@@ -53,6 +54,8 @@ from .types import (
     PreviewPort,
     ProcessInfo,
     ProcessOutput,
+    SandboxChange,
+    SandboxChangePage,
     SandboxInfo,
     SandboxWithToken,
     Secret,
@@ -75,6 +78,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "ApiError",
     "ApiKeyInfo",
+    "ApplyChangesResult",
     "AuditEntry",
     "AsyncCommandHandle",
     "AsyncCommands",
@@ -118,6 +122,8 @@ __all__ = [
     "Processes",
     "RateLimitError",
     "Sandbox",
+    "SandboxChange",
+    "SandboxChangePage",
     "SandboxInfo",
     "SandboxWithToken",
     "SandpitClient",

@@ -166,6 +166,62 @@ class VolumeMount(_VolumeMountRequired, total=False):
     read_only: bool
 
 
+ChangeKind = Literal["added", "modified", "deleted"]
+
+
+class SandboxChange(TypedDict):
+    """A path whose content differs in the sandbox's writable layer from its base."""
+
+    path: str
+    kind: ChangeKind
+    type: Literal["file", "dir", "symlink", "other"]
+    #: Bytes of a file now (before, for a deletion); 0 for other types.
+    size: int
+
+
+class ChangeBase(TypedDict):
+    """What the changes are against: the template, or the snapshot the sandbox was forked from."""
+
+    kind: Literal["template", "snapshot"]
+    id: str
+
+
+class _SandboxChangePageRequired(TypedDict):
+    base: ChangeBase
+    changes: List[SandboxChange]
+
+
+class SandboxChangePage(_SandboxChangePageRequired, total=False):
+    """A page of what a sandbox changed, sorted by path; ``next_cursor`` when there is more."""
+
+    next_cursor: str
+
+
+class AppliedChange(TypedDict):
+    path: str
+    kind: ChangeKind
+
+
+class ChangeConflict(TypedDict):
+    path: str
+    kind: ChangeKind
+    #: The change the target made since the common base that collides.
+    here: AppliedChange
+
+
+class SkippedChange(TypedDict):
+    path: str
+    reason: str
+
+
+class ApplyChangesResult(TypedDict):
+    """What ``apply_changes`` did: ``conflicts`` and ``skipped`` (symlinks, special files) were left alone."""
+
+    applied: List[AppliedChange]
+    conflicts: List[ChangeConflict]
+    skipped: List[SkippedChange]
+
+
 class Snapshot(TypedDict):
     id: str
     sandbox_id: str

@@ -5,7 +5,16 @@ from urllib.parse import quote
 
 from .._options import DEFAULT_IDLE_TIMEOUT, LIFECYCLE_TIMEOUT
 from ..errors import NotFoundError
-from ..types import CommandResult, JsonObject, SandboxInfo, SandboxStatus, SandboxWithToken, StreamResult
+from ..types import (
+    ApplyChangesResult,
+    CommandResult,
+    JsonObject,
+    SandboxChangePage,
+    SandboxInfo,
+    SandboxStatus,
+    SandboxWithToken,
+    StreamResult,
+)
 from .exec import OnOutput, exec_body, follow_output, run_deadline
 from .http import AsyncHttp
 
@@ -82,6 +91,51 @@ class AsyncSandboxes:
             return True
         except NotFoundError:
             return False
+
+    async def changes(
+        self,
+        sandbox_id: str,
+        *,
+        path: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> SandboxChangePage:
+        """One page of the files added, modified and deleted against the sandbox's base (its template, or the snapshot it
+        was forked from), sorted by path; ``path`` keeps one subtree, ``next_cursor`` (when present) is the next page's
+        ``cursor``."""
+        query: Dict[str, str] = {}
+        if path is not None:
+            query["path"] = path
+        if limit is not None:
+            query["limit"] = str(limit)
+        if cursor is not None:
+            query["cursor"] = cursor
+        return cast(SandboxChangePage, await self._http.json("GET", f"{_at(sandbox_id)}/changes", query=query, timeout=timeout))
+
+    async def change_diff(self, sandbox_id: str, path: str, *, timeout: Optional[float] = None) -> str:
+        """A unified diff of one changed text file against its base version (BadRequestError for a binary file, a
+        directory or one over 4 MiB; NotFoundError when the path has no change)."""
+        stream = await self._http.stream(
+            "GET", f"{_at(sandbox_id)}/changes", query={"diff": path}, timeout=timeout, idle_timeout=timeout or DEFAULT_IDLE_TIMEOUT
+        )
+        try:
+            content = b"".join([chunk async for chunk in stream.chunks()])
+        finally:
+            await stream.aclose()
+        return content.decode("utf-8", "replace")
+
+    async def apply_changes(
+        self, sandbox_id: str, from_: str, paths: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
+    ) -> ApplyChangesResult:
+        """Copies sandbox ``from_``'s changes (all, or those at or under ``paths``) into sandbox ``sandbox_id``; both need
+        the same base (ConflictError otherwise). Paths the target changed too are reported in ``conflicts``, not applied."""
+        body: JsonObject = {"from": from_}
+        if paths is not None:
+            body["paths"] = list(paths)
+        return cast(
+            ApplyChangesResult, await self._http.json("POST", f"{_at(sandbox_id)}/changes/apply", body=body, timeout=timeout or LIFECYCLE_TIMEOUT)
+        )
 
     async def exec(
         self,
