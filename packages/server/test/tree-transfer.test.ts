@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { fetchTree, sendTree, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
+import { decodeSelection, encodeSelection, fetchTree, sendTree, stillMissing, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
 
 /**
  * How snapshots and sandboxes travel between nodes: a tar stream over HTTP, sent through a FIFO and
@@ -19,7 +19,7 @@ let src: string;
 let server: Server;
 let base: string;
 /** What the test server does with a request: `send` writes the tree at `root` as sendTree does, with a hook to change the bytes. */
-let handle: (res: ServerResponse) => Promise<void>;
+let handle: (res: ServerResponse, req: IncomingMessage) => Promise<void>;
 const sentDigests: string[] = [];
 
 async function send(root: string, res: ServerResponse, tamper?: (chunk: Buffer) => Buffer): Promise<void> {
@@ -55,7 +55,7 @@ before(async () => {
       res.writeHead(401).end();
       return;
     }
-    void handle(res);
+    void handle(res, req);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/part`;
@@ -128,4 +128,70 @@ test('a transfer cut short fails the fetch; so does a tree the sender cannot rea
   handle = (res) => send(join(dir, 'absent'), res);
   await assert.rejects(fetchInto('unreadable'), /failed \(exit code/);
   await assert.rejects(fetchTree(base, { 'x-test-token': 'wrong' }, dir), /401/);
+});
+
+test('a copy cut short resumes: the sender sends only the files the receiver lacks (with every directory and device node), and the tree arrives whole', async () => {
+  const tree = join(dir, 'resumable');
+  await mkdir(join(tree, 'd1', 'd2'), { recursive: true });
+  for (const [name, byte] of [
+    ['a', 1],
+    ['b', 2],
+    ['d1/c', 3],
+    ['d1/d2/e', 4],
+  ] as const)
+    await writeFile(join(tree, name), Buffer.alloc(1 << 20, byte));
+  await writeFile(join(tree, 'small'), 'tail\n');
+  execFileSync('mknod', [join(tree, 'd1', 'gone'), 'c', '0', '0']);
+  const manifest = await treeManifest(tree);
+  assert.deepEqual(
+    manifest.map((f) => f.path),
+    ['a', 'b', 'd1/c', 'd1/d2/e', 'small'],
+  );
+
+  // The first attempt is cut after a megabyte and a half: some files whole, one half written, the rest absent.
+  handle = async (res) => {
+    res.writeHead(200, { 'content-type': 'application/x-tar' });
+    let sent = 0;
+    const cutting = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        sent += chunk.length;
+        if (sent <= 1.5 * (1 << 20)) return res.write(chunk, cb);
+        res.destroy();
+        cb(new Error('cut'));
+      },
+    });
+    cutting.on('error', () => undefined);
+    await sendTree(tree, cutting).catch(() => undefined);
+  };
+  const dest = join(dir, 'resumed');
+  await mkdir(dest);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, dest), /failed \(exit code/);
+  const missing = await stillMissing(dest, manifest);
+  assert.ok(missing.includes(false) && missing.includes(true), `some files whole, some not: ${JSON.stringify(missing)}`);
+
+  // The second asks for the rest; the sender sends that alone.
+  let resumedBytes = 0;
+  handle = async (res, req) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as { select: string; files: number };
+    res.writeHead(200, { 'content-type': 'application/x-tar' });
+    const counted = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        resumedBytes += chunk.length;
+        res.write(chunk, cb);
+      },
+    });
+    sentDigests.push(await sendTree(tree, counted, decodeSelection(body.select, body.files)));
+    res.end();
+  };
+  const digest = await fetchTree(base, { 'x-test-token': 'secret' }, dest, [], { select: encodeSelection(missing), files: missing.length });
+  assert.equal(digest, sentDigests.at(-1), "the resumed attempt's bytes are checked by their own digest");
+  const whole = missing.filter((m) => !m).length;
+  assert.ok(resumedBytes < (5 - whole) * (1 << 20) + (512 << 10), `only what was missing was sent again (${resumedBytes} bytes)`);
+  await verifyTree(dest, manifest);
+  assert.deepEqual(await stillMissing(dest, manifest), [false, false, false, false, false]);
+  for (const f of manifest) assert.ok((await readFile(join(dest, f.path))).equals(await readFile(join(tree, f.path))), `${f.path} is whole`);
+  assert.ok((await stat(join(dest, 'd1', 'gone'))).isCharacterDevice(), 'a device node of a resumed copy arrives too');
+  assert.throws(() => decodeSelection(encodeSelection([true, false]), 9), /a selection of 9 files is 2 bytes, got 1/);
 });

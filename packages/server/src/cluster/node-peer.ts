@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
 import { INTERNAL_HEADER, nodeAudience, type TokenCache } from '../internal-token.ts';
-import { fetchTree } from '../runtime/tree-transfer.ts';
+import { encodeSelection, fetchTree, stillMissing, type TreeFile } from '../runtime/tree-transfer.ts';
 import { isNodeLive } from '../services/fleet/nodes.ts';
 import type { NodeRecord, NodeStore } from '../store/nodes.ts';
 import type { ChannelResponse, InternalChannel } from './internal-channel.ts';
+
+/** Times a copy cut short is resumed before the fetch fails. */
+const RESUMES = 2;
+
+/** Bytes that arrived but are not those sent: never resumed (what is on disk cannot be trusted). */
+class DigestMismatch extends Error {}
 
 /** One node's calls to another over the internal channel, signed for the node called. */
 export class NodePeers {
@@ -48,13 +54,31 @@ export class NodePeers {
 
   /**
    * Fetches the tar part at `path` of node `n` into directory `dest` (curl straight into tar), then checks
-   * the digest of the bytes received against the one `n` took of the bytes it sent.
+   * the digest of the bytes received against the one `n` took of the bytes it sent. A copy cut short
+   * (the connection, or `n` restarting) is resumed up to RESUMES times: `n` sends what `dest` still
+   * lacks of `files` (its manifest), each attempt's bytes checked by their own digest.
    */
-  async fetchPart(n: NodeRecord, path: string, dest: string): Promise<void> {
+  async fetchPart(n: NodeRecord, path: string, dest: string, files: TreeFile[]): Promise<void> {
+    let select: boolean[] | undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#fetchOnce(n, path, dest, select);
+        return;
+      } catch (err) {
+        if (attempt === RESUMES || err instanceof DigestMismatch) throw err;
+        select = await stillMissing(dest, files);
+        // The node may be restarting: it is asked again once it is live.
+        n = await this.live(n.id, 'the sender of a copy that was cut');
+      }
+    }
+  }
+
+  async #fetchOnce(n: NodeRecord, path: string, dest: string, select: boolean[] | undefined): Promise<void> {
     const transfer = randomUUID();
     const target = this.#channel.curlTarget(new URL(`${path}?transfer=${transfer}`, n.url), n.id);
-    const got = await fetchTree(target.url, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest, target.config);
+    const body = select && { select: encodeSelection(select), files: select.length };
+    const got = await fetchTree(target.url, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest, target.config, body);
     const { digest } = await this.json<{ digest: string }>(n, `${path}/digest?transfer=${transfer}`);
-    if (digest !== got) throw new Error(`the copy of ${path} from node '${n.id}' differs from what it sent (BLAKE2b)`);
+    if (digest !== got) throw new DigestMismatch(`the copy of ${path} from node '${n.id}' differs from what it sent (BLAKE2b)`);
   }
 }

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, unavailable } from '../errors.ts';
 import type { RuntimeDriver, SandboxMoves } from '../runtime/driver.ts';
-import { digestOrNotFound, servePart, Transfer } from './part-serving.ts';
+import { digestOrNotFound, ResumeBody, servePart, Transfer } from './part-serving.ts';
 import type { SandboxMover } from './sandbox-mover.ts';
 
 const Id = Type.Object({ sandbox_id: Type.String({ pattern: '^[0-9a-f-]{36}$' }) });
@@ -26,19 +26,19 @@ export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDri
     if (!m) throw notFound('no paused sandbox with that id on this node');
     return m;
   });
-  app.get<{ Params: { sandbox_id: string; part: string }; Querystring: { transfer?: string } }>(
-    '/internal/sandboxes/:sandbox_id/move/parts/:part',
-    { schema: { hide, params: Part, querystring: Transfer } },
-    async (req, reply) => {
-      let root: string;
-      try {
-        root = moves().partDir(req.params.sandbox_id, req.params.part);
-      } catch {
-        throw notFound(`a sandbox has no part '${req.params.part}'`);
-      }
-      await servePart(reply, root, req.query.transfer);
-    },
-  );
+  type PartRequest = FastifyRequest<{ Params: { sandbox_id: string; part: string }; Querystring: { transfer?: string }; Body?: ResumeBody }>;
+  const part = async (req: PartRequest, reply: FastifyReply) => {
+    let root: string;
+    try {
+      root = moves().partDir(req.params.sandbox_id, req.params.part);
+    } catch {
+      throw notFound(`a sandbox has no part '${req.params.part}'`);
+    }
+    await servePart(reply, root, req.query.transfer, req.body);
+  };
+  // GET: the whole part; POST: a resumed copy's rest (ResumeBody).
+  app.get('/internal/sandboxes/:sandbox_id/move/parts/:part', { schema: { hide, params: Part, querystring: Transfer } }, part);
+  app.post('/internal/sandboxes/:sandbox_id/move/parts/:part', { schema: { hide, params: Part, querystring: Transfer, body: ResumeBody } }, part);
   app.get<{ Params: { sandbox_id: string; part: string }; Querystring: { transfer: string } }>(
     '/internal/sandboxes/:sandbox_id/move/parts/:part/digest',
     { schema: { hide, params: Part, querystring: Type.Required(Transfer) } },

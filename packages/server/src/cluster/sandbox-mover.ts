@@ -171,8 +171,8 @@ export class SandboxMover {
       net = await d.network?.prepare({ teamId: rec.teamId, sandboxId: id, templateRoot: template.root, network: rec.network, secrets: {}, moved: true });
       await net?.ready;
       watch.lap('network');
-      await moves.receive({ id, template, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts }, manifest, (part, dest) =>
-        d.peers.fetchPart(source, `${path}/parts/${part}`, dest),
+      await moves.receive({ id, template, netnsPath: net?.netnsPath, netConfig: net?.netConfig, mounts: net?.mounts }, manifest, (part, dest, files) =>
+        d.peers.fetchPart(source, `${path}/parts/${part}`, dest, files),
       );
       watch.lap('copy');
       d.log.info({ sandbox: id, from, ms: watch.ms }, 'sandbox copied here');

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound, unavailable } from '../errors.ts';
 import type { RuntimeDriver, SnapshotTransfer } from '../runtime/driver.ts';
-import { digestOrNotFound, servePart, Transfer } from './part-serving.ts';
+import { digestOrNotFound, ResumeBody, servePart, Transfer } from './part-serving.ts';
 
 const params = Type.Object({ snapshot_id: Type.String({ pattern: '^[0-9a-f-]{36}$' }), part: Type.Optional(Type.String({ pattern: '^[a-z]{1,16}$' })) });
 
@@ -22,21 +22,21 @@ export async function snapshotFileRoutes(app: FastifyInstance, driver: RuntimeDr
     if (!m) throw notFound('this node holds no complete copy of that snapshot');
     return m;
   });
-  app.get<{ Params: { snapshot_id: string; part: string }; Querystring: { transfer?: string } }>(
-    '/internal/snapshots/:snapshot_id/parts/:part',
-    { schema: { hide: true, params, querystring: Transfer } },
-    async (req, reply) => {
-      const t = transfer();
-      if (!(await driver.snapshots!.inspect(req.params.snapshot_id))) throw notFound('this node holds no complete copy of that snapshot');
-      let root: string;
-      try {
-        root = t.partDir(req.params.snapshot_id, req.params.part);
-      } catch {
-        throw notFound(`a snapshot has no part '${req.params.part}'`);
-      }
-      await servePart(reply, root, req.query.transfer);
-    },
-  );
+  type PartRequest = FastifyRequest<{ Params: { snapshot_id: string; part: string }; Querystring: { transfer?: string }; Body?: ResumeBody }>;
+  const part = async (req: PartRequest, reply: FastifyReply) => {
+    const t = transfer();
+    if (!(await driver.snapshots!.inspect(req.params.snapshot_id))) throw notFound('this node holds no complete copy of that snapshot');
+    let root: string;
+    try {
+      root = t.partDir(req.params.snapshot_id, req.params.part);
+    } catch {
+      throw notFound(`a snapshot has no part '${req.params.part}'`);
+    }
+    await servePart(reply, root, req.query.transfer, req.body);
+  };
+  // GET: the whole part; POST: a resumed copy's rest (ResumeBody).
+  app.get('/internal/snapshots/:snapshot_id/parts/:part', { schema: { hide: true, params, querystring: Transfer } }, part);
+  app.post('/internal/snapshots/:snapshot_id/parts/:part', { schema: { hide: true, params, querystring: Transfer, body: ResumeBody } }, part);
   app.get<{ Params: { snapshot_id: string; part: string }; Querystring: { transfer: string } }>(
     '/internal/snapshots/:snapshot_id/parts/:part/digest',
     { schema: { hide: true, params, querystring: Type.Required(Transfer) } },

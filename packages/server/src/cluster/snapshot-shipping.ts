@@ -101,7 +101,7 @@ export class SnapshotShipping {
       await transfer.receive(
         snapshot.id,
         manifest,
-        (part, dest) => peers.fetchPart(holder, `${path}/parts/${part}`, dest),
+        (part, dest, files) => peers.fetchPart(holder, `${path}/parts/${part}`, dest, files),
         (t) => this.#deps.relocate(snapshot.templateId, t),
       );
     } catch (err) {

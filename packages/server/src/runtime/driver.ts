@@ -157,8 +157,11 @@ export interface TemplateFiles {
   layers: string[];
 }
 
-/** Fetches one part from the sending node into the existing directory `dest` (unpacked, its bytes' digest checked against the sender's). */
-export type FetchPart = (part: string, dest: string) => Promise<void>;
+/**
+ * Fetches one part from the sending node into the existing directory `dest` (unpacked, its bytes' digest checked
+ * against the sender's); `files` is the part's manifest, which tells a copy cut short what it still lacks.
+ */
+export type FetchPart = (part: string, dest: string, files: TreeFile[]) => Promise<void>;
 
 /** Copying a complete snapshot between nodes: the holder sends its parts, the receiver checks and keeps them. */
 export interface SnapshotTransfer {

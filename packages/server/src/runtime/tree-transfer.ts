@@ -1,34 +1,77 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdtemp, open, readdir, lstat, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, lstat, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { runCaptured } from './host/posix-spawn.ts';
 
-/** A regular file of a tree: its path relative to the root and its size. */
+/** A regular file of a tree: its path relative to the root, its size and its modification time (whole seconds). */
 export interface TreeFile {
   path: string;
   size: number;
+  mtime: number;
 }
 
-/**
- * Every regular file under `root` with its size, sorted by path: what the receiver checks an unpacked
- * copy's shape against (the bytes themselves are checked by the stream digest, see sendTree). Directories,
- * links and device nodes (overlay whiteouts) travel in the archive.
- */
-export async function treeManifest(root: string): Promise<TreeFile[]> {
-  const out: TreeFile[] = [];
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** Every entry under `root`: regular files with size and time, and the rest (directories, links, device nodes) by path. */
+async function treeEntries(root: string): Promise<{ files: TreeFile[]; others: string[] }> {
+  const files: TreeFile[] = [];
+  const others: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
       const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isFile()) {
+        const st = await lstat(join(root, p));
+        files.push({ path: p, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) });
+        continue;
+      }
+      others.push(p);
       if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) out.push({ path: p, size: (await lstat(join(root, p))).size });
     }
   };
   await walk('');
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: files.sort(byPath), others: others.sort() };
+}
+
+/**
+ * Every regular file under `root` with its size and time, sorted by path: what the receiver checks an unpacked
+ * copy's shape against (the bytes themselves are checked by the stream digest, see sendTree), and what
+ * tells it, after a copy was cut, which files arrived whole. Directories, links and device nodes
+ * (overlay whiteouts) travel in the archive.
+ */
+export async function treeManifest(root: string): Promise<TreeFile[]> {
+  return (await treeEntries(root)).files;
+}
+
+/**
+ * Which of `files` (a manifest) a cut copy in `dest` still lacks: a file tar wrote whole has its size
+ * and, set right after its data, its time; one it was writing when the copy was cut has not.
+ */
+export async function stillMissing(dest: string, files: TreeFile[]): Promise<boolean[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      const st = await lstat(join(dest, f.path)).catch(() => undefined);
+      return !(st?.isFile() && st.size === f.size && Math.floor(st.mtimeMs / 1000) === f.mtime);
+    }),
+  );
+}
+
+/** A selection of a manifest's files (true: send it) as the receiver sends it: a bitmap, base64. */
+export function encodeSelection(select: boolean[]): string {
+  const bytes = Buffer.alloc(Math.ceil(select.length / 8));
+  select.forEach((on, i) => {
+    if (on) bytes[i >> 3]! |= 1 << (i & 7);
+  });
+  return bytes.toString('base64');
+}
+
+export function decodeSelection(text: string, count: number): boolean[] {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length !== Math.ceil(count / 8)) throw new Error(`a selection of ${count} files is ${Math.ceil(count / 8)} bytes, got ${bytes.length}`);
+  return Array.from({ length: count }, (_, i) => (bytes[i >> 3]! & (1 << (i & 7))) !== 0);
 }
 
 /** Throws unless the regular files under `root` are exactly those of `expected`, with their sizes. */
@@ -52,11 +95,20 @@ const CHUNK = 1 << 20;
  * Writes `root` as a tar stream to `out` and answers the BLAKE2b-512 digest of exactly the bytes sent (one pass:
  * hashed here as they go out). tar writes into a FIFO that this process reads into two reused buffers,
  * so the bytes cross Node without an allocation per chunk and no other process stands in the way.
+ * With `select` (over the tree's manifest, in its order; a resumed copy), only the regular files
+ * selected go, with every directory, link and device node again (tar sets a directory's attributes last).
  * Rejects when tar fails; the caller then cuts `out`, and the receiver never takes a cut archive for a whole one.
  */
-export async function sendTree(root: string, out: Writable): Promise<string> {
+export async function sendTree(root: string, out: Writable, select?: boolean[]): Promise<string> {
   return withFifo(async (fifo) => {
-    const child = spawn('tar', ['-c', ...TAR_KEEP, '-f', fifo, '-C', root, '.'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const names = select && (await selectedNames(root, select));
+    let list: string[] = ['.'];
+    if (names) {
+      const file = `${fifo}.list`;
+      await writeFile(file, names.map((n) => `./${n}\0`).join(''));
+      list = ['--no-recursion', '--null', '--verbatim-files-from', '-T', file];
+    }
+    const child = spawn('tar', ['-c', ...TAR_KEEP, '-f', fifo, '-C', root, ...list], { stdio: ['ignore', 'ignore', 'pipe'] });
     const done = exited(child, `tar of ${root}`);
     // Handled here whatever happens below (a receiver that went away never leaves it unhandled). tar
     // opens the FIFO only once it runs: if it fails first, a writer opened here ends the wait of the
@@ -93,6 +145,13 @@ export async function sendTree(root: string, out: Writable): Promise<string> {
   });
 }
 
+/** What a resumed copy sends: every entry but the regular files not selected, parents before children. */
+async function selectedNames(root: string, select: boolean[]): Promise<string[]> {
+  const { files, others } = await treeEntries(root);
+  if (files.length !== select.length) throw new Error(`${root} holds ${files.length} files; the selection is of ${select.length}`);
+  return [...others, ...files.filter((_, i) => select[i]).map((f) => f.path)].sort();
+}
+
 /** Runs `fn` with a FIFO in a private temporary directory, removed afterwards. */
 async function withFifo<T>(fn: (fifo: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-transfer-'));
@@ -113,15 +172,22 @@ function writeOut(out: Writable, chunk: Buffer): Promise<void> {
  * Fetches a tar stream (sendTree's) with curl and unpacks it into the existing directory `dest`,
  * answering the BLAKE2b-512 digest of the bytes received; the bytes never pass through Node. `headers`
  * go to curl on its standard input, not its command line, with `config` (more lines of curl's `-K`
- * format: TLS files, say). A transfer cut short fails curl (the body's chunked encoding does not end) and so this.
+ * format: TLS files, say). With `body`, a POST of that JSON (a resumed copy's selection). A transfer cut
+ * short fails curl (the body's chunked encoding does not end) and so this.
  */
-export async function fetchTree(url: string, headers: Record<string, string>, dest: string, config: string[] = []): Promise<string> {
+export async function fetchTree(url: string, headers: Record<string, string>, dest: string, config: string[] = [], body?: unknown): Promise<string> {
   return withFifo(async (fifo) => {
     const untar = ['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros', '-C', '"$2"', '-f', '"$3"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
     // tar reads the FIFO in the background; curl's stream goes through tee into it and into b2sum (the cheapest hash here).
     const script = `set -o pipefail; ${untar} & t=$!; curl -sS --fail --http1.1 -K - "$1" | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s`;
+    const lines = [...Object.entries(headers).map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"`), ...config];
+    if (body !== undefined) {
+      const file = `${fifo}.body`;
+      await writeFile(file, JSON.stringify(body));
+      lines.push('header = "content-type: application/json"', `data-binary = ${JSON.stringify(`@${file}`)}`);
+    }
     const child = spawn('bash', ['-c', script, 'fetch-tree', url, dest, fifo], { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end([...Object.entries(headers).map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"`), ...config].map((l) => `${l}\n`).join(''));
+    child.stdin.end(lines.map((l) => `${l}\n`).join(''));
     return digestOf(await exited(child, `fetching ${url.replace(/\?.*$/, '')} into ${dest}`));
   });
 }

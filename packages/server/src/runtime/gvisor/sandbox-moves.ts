@@ -61,8 +61,8 @@ async function receive(st: DriverState, target: MoveTarget, manifest: SandboxMan
     const [subvolId, net] = await Promise.all([
       capped,
       target.netnsPath ? (target.netConfig ?? captureNet(target.netnsPath)) : undefined,
-      ready.then(() => fetch('layer', st.layers.dir(id))),
-      image && fetch('image', sp.partial),
+      ready.then(() => fetch('layer', st.layers.dir(id), layer)),
+      image && fetch('image', sp.partial, image),
     ]);
     await Promise.all([verifyTree(st.layers.dir(id), layer), image && verifyTree(sp.partial, image)]);
     if (image) await rename(sp.partial, sp.image);

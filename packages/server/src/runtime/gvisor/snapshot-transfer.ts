@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { exists, readJson } from '../../optional-files.ts';
 import { checkId, type SnapshotManifest, type SnapshotTransfer, type TemplateFiles } from '../driver.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
-import { treeManifest, verifyTree } from '../tree-transfer.ts';
+import { type TreeFile, treeManifest, verifyTree } from '../tree-transfer.ts';
 import type { DriverState } from './driver-state.ts';
 import { removeTree } from './layer-copies.ts';
 import { snapshotPaths } from './paths.ts';
@@ -41,7 +41,7 @@ async function receive(
   st: DriverState,
   snapshotId: string,
   manifest: SnapshotManifest,
-  fetch: (part: Part, dest: string) => Promise<void>,
+  fetch: (part: Part, dest: string, files: TreeFile[]) => Promise<void>,
   relocate: (t: TemplateFiles) => Promise<TemplateFiles>,
 ): Promise<void> {
   const snap = snapshotPaths(st.paths, snapshotId);
@@ -54,7 +54,7 @@ async function receive(
     // Forks thaw the layer by a subvolume snapshot on btrfs, so it must be a subvolume, as a captured one is.
     const layer = join(snap.partial, 'layer');
     if (st.layers.quotas) await runCaptured('btrfs', ['subvolume', 'create', layer]);
-    await Promise.all([fetch('dir', snap.partial), fetch('image', snap.imagePartial)]);
+    await Promise.all([fetch('dir', snap.partial, dirFiles), fetch('image', snap.imagePartial, imageFiles)]);
     await Promise.all([verifyTree(snap.partial, dirFiles), verifyTree(snap.imagePartial, imageFiles)]);
     const sm = await readJson<SnapshotMeta>(join(snap.partial, 'snapshot.json'));
     if (!sm) throw new Error(`snapshot ${snapshotId} arrived without its metadata`);
