@@ -4,6 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { Sandbox } from '@e2b/code-interpreter';
 import { Sandbox as SandpitSandbox } from '../../sdk/src/index.ts';
 import { freePort, ServerProcess } from './helpers/server-process.ts';
+import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
 
 /**
  * The unmodified `@e2b/code-interpreter` SDK against Sandpit's E2B port on gVisor (template
@@ -26,20 +27,15 @@ after(async () => {
 
 describe('@e2b/code-interpreter', () => {
   let sbx: Sandbox;
-  before(async () => {
-    // The first use builds the template (minutes, then cached): a create that outlasts the client's
-    // header timeout is retried, joining the build in progress.
-    let created: Sandbox | undefined;
-    for (let attempt = 1; !created; attempt++) {
-      try {
-        created = await Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 });
-      } catch (err) {
-        if (attempt === 6) throw err;
-      }
-    }
-    // With the SDK's default request timeout: a refused runCode leaves its request timer running.
-    sbx = await Sandbox.connect(created.sandboxId, { timeoutMs: 600_000 });
-  });
+  before(
+    async () => {
+      // The first use builds the template (minutes, then cached).
+      const created = await firstUse(() => Sandbox.create({ timeoutMs: 600_000, requestTimeoutMs: 900_000 }));
+      // With the SDK's default request timeout: a refused runCode leaves its request timer running.
+      sbx = await Sandbox.connect(created.sandboxId, { timeoutMs: 600_000 });
+    },
+    { timeout: FIRST_USE_MS + 120_000 },
+  );
   after(async () => {
     await sbx?.kill();
   });

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { Sandbox, SandpitClient } from '../../sdk/src/index.ts';
+import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
 import { ServerProcess } from './helpers/server-process.ts';
 
 /**
@@ -13,12 +14,15 @@ let server: ServerProcess;
 let client: SandpitClient;
 let sbx: Sandbox;
 
-before(async () => {
-  server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
-  client = new SandpitClient({ apiUrl: server.url, apiKey: server.key, timeoutMs: 1_800_000 });
-  // The first use builds the template (minutes); later runs take it from the cache.
-  sbx = await Sandbox.create({ client, from_template: 'platform/desktop' });
-});
+before(
+  async () => {
+    server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+    client = new SandpitClient({ apiUrl: server.url, apiKey: server.key, timeoutMs: 1_800_000 });
+    // The first use builds the template (minutes); later runs take it from the cache.
+    sbx = await firstUse(() => Sandbox.create({ client, from_template: 'platform/desktop' }));
+  },
+  { timeout: FIRST_USE_MS + 120_000 },
+);
 after(async () => {
   await sbx?.kill().catch(() => undefined);
   await server?.stop();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Sandbox } from '@e2b/desktop';
+import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
 import { freePort, ServerProcess } from './helpers/server-process.ts';
 
 /**
@@ -10,15 +11,19 @@ import { freePort, ServerProcess } from './helpers/server-process.ts';
 let server: ServerProcess;
 let sbx: Sandbox;
 
-before(async () => {
-  const port = await freePort();
-  server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_E2B_PORT: String(port) });
-  const url = `http://127.0.0.1:${port}`;
-  process.env.E2B_API_URL = url;
-  process.env.E2B_SANDBOX_URL = url;
-  process.env.E2B_API_KEY = server.key;
-  sbx = await Sandbox.create({ timeoutMs: 1_800_000, requestTimeoutMs: 1_800_000 });
-});
+before(
+  async () => {
+    const port = await freePort();
+    server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_E2B_PORT: String(port) });
+    const url = `http://127.0.0.1:${port}`;
+    process.env.E2B_API_URL = url;
+    process.env.E2B_SANDBOX_URL = url;
+    process.env.E2B_API_KEY = server.key;
+    // The first use builds the desktop template (minutes).
+    sbx = await firstUse(() => Sandbox.create({ timeoutMs: 1_800_000, requestTimeoutMs: 1_800_000 }));
+  },
+  { timeout: FIRST_USE_MS + 120_000 },
+);
 after(async () => {
   await sbx?.kill().catch(() => undefined);
   await server?.stop();
