@@ -8,8 +8,11 @@ import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
 import { readMeta, writeMeta } from './sandbox-meta.ts';
 
-/** How long the in-sandbox `sync` may take before the stop goes on without it. */
-const SYNC_TIMEOUT_MS = 10_000;
+/**
+ * How long the in-sandbox `sync` may take before the stop goes on without it (and the writes the
+ * sentry still holds are lost): long enough for a loaded host, where 10 s was once too short.
+ */
+const SYNC_TIMEOUT_MS = 60_000;
 const EXIT_WAIT_MS = 5000;
 
 /**
