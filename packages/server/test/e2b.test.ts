@@ -169,6 +169,8 @@ describe('newest SDK', () => {
     const events: { name: string; type: string; entry?: { name: string; path: string; type?: string; size: number } }[] = [];
     const handle = await sbx.files.watchDir('watched-entries', (e) => void events.push({ name: e.name, type: e.type, entry: e.entry }), { includeEntry: true, allowNetworkMounts: true });
     await sbx.files.write('watched-entries/a.txt', 'four');
+    // The entry is read when the event is sent: the file must still be there then (a loaded run removed it first).
+    assert.ok(await until(async () => events.some((e) => e.type === 'write' && e.entry)), JSON.stringify(events));
     await sbx.files.remove('watched-entries/a.txt');
     assert.ok(await until(async () => events.some((e) => e.type === 'remove')), JSON.stringify(events));
     await handle.stop();
