@@ -14,4 +14,4 @@ export { parseRegions } from './local-cluster/plan.ts';
 export { PostgresCluster, createDatabase } from './local-cluster/postgres.ts';
 export { InternalApi } from './local-cluster/internal-api.ts';
 export { InternalChannel } from './cluster/internal-channel.ts';
-export { createClusterCa, issueMemberCert, NODE_DOMAIN } from './cluster/member-certificates.ts';
+export { writeRoleCerts } from './local-cluster/cluster-certs.ts';

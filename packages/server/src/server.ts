@@ -533,8 +533,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const port = boundPort(app, config.port);
     // An API replica with internal TLS: nodes and operators reach its internal routes on a TLS listener of their own.
     const internalTls = role === 'api' ? channel.serverOptions() : undefined;
-    if (internalTls) {
-      const internal = serve((req, res) => app.routing(req, res), internalTls, telemetry);
+    const internal = internalTls && serve((req, res) => app.routing(req, res), internalTls, telemetry);
+    if (internal) {
       channel.attach(internal);
       opened.push(() => new Promise((r) => internal.close(r)));
       await listenOn({ listen: (o) => listenServer(internal, o) }, config.host, config.cluster.internalPort, 'SANDPIT_INTERNAL_PORT');
@@ -720,6 +720,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           ['SSH gateway', () => ssh?.close()],
           ['sandbox metrics', () => sandboxMetrics.close()],
           ['HTTP server', () => app.close()],
+          [
+            'internal listener',
+            () => {
+              internal?.closeAllConnections();
+              return internal && new Promise((r) => internal.close(r));
+            },
+          ],
+          ['internal channel', () => channel.close()],
           ['audit log', () => audit.flush()],
           ['rate limits', () => rateLimits?.close()],
           ['warm pool', () => warmPool.close()],

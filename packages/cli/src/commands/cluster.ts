@@ -1,5 +1,3 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { integer, printJson, printTable, run } from '../api.ts';
@@ -18,54 +16,6 @@ async function clusterDir(opts: DirOption): Promise<string> {
 
 const dirOption = ['--dir <dir>', 'the cluster directory (default: $SANDPIT_DATA_DIR/cluster)'] as const;
 const collect = (value: string, into: string[]) => [...into, value];
-
-/** Written under a temporary name and renamed: a member reading the directory never sees half a file, and the mode applies on a rewrite too. */
-async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
-  await writeFile(`${path}.tmp`, text, { mode });
-  await rename(`${path}.tmp`, path);
-}
-
-/**
- * `cluster certs`: a cluster CA (or the one in `caDir`) and certificates of the roles api, node and operator
- * in `out`, for members run outside `cluster up` (Kubernetes). A CA is never overwritten.
- */
-async function writeClusterCerts(opts: { out: string; apiHost: string[]; caDir?: string }): Promise<string[]> {
-  const { createClusterCa, issueMemberCert, NODE_DOMAIN } = await loadServer();
-  const existing = await readFile(join(opts.out, 'ca.key'), 'utf8').catch(() => undefined);
-  let ca: { cert: string; key: string };
-  if (opts.caDir) {
-    const [cert, key] = await Promise.all([readFile(join(opts.caDir, 'ca.crt'), 'utf8'), readFile(join(opts.caDir, 'ca.key'), 'utf8')]);
-    if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) throw new Error(`${opts.caDir}: ca.key is not the key of ca.crt`);
-    if (existing !== undefined && existing !== key) throw new Error(`${opts.out} holds another CA's key (ca.key): not overwriting it; choose another --out`);
-    ca = { cert, key };
-  } else {
-    if (existing !== undefined) throw new Error(`${opts.out} already holds a cluster CA (ca.key): not overwriting it; reissue from it with --ca-dir ${opts.out}, or choose another --out`);
-    ca = await createClusterCa();
-  }
-  const loopback = ['localhost', '127.0.0.1'];
-  const members = [
-    { name: 'api', role: 'api' as const, hosts: [...new Set([...opts.apiHost, ...loopback])] },
-    // One certificate for every node: curl asks for <node id>.node.sandpit.internal.
-    { name: 'node', role: 'node' as const, hosts: [`*.${NODE_DOMAIN}`, ...loopback] },
-    { name: 'operator', role: 'operator' as const, hosts: loopback },
-  ];
-  await mkdir(opts.out, { recursive: true, mode: 0o700 });
-  const written = ['ca.crt'];
-  await writeAtomic(join(opts.out, 'ca.crt'), ca.cert, 0o644);
-  // A reissue leaves the CA key where it is.
-  if (!opts.caDir) {
-    await writeAtomic(join(opts.out, 'ca.key'), ca.key, 0o600);
-    written.push('ca.key');
-  }
-  for (const m of members) {
-    const pair = await issueMemberCert(ca, m);
-    // The key first: a member that sees a new certificate before its key keeps its previous pair until both match.
-    await writeAtomic(join(opts.out, `${m.name}.key`), pair.key, 0o600);
-    await writeAtomic(join(opts.out, `${m.name}.crt`), pair.cert, 0o644);
-    written.push(`${m.name}.crt`, `${m.name}.key`);
-  }
-  return written;
-}
 
 /** A whole installation on this machine: PostgreSQL, API replicas and nodes, each its own process. */
 export function clusterCommand(): Command {
@@ -177,7 +127,8 @@ export function clusterCommand(): Command {
     .option('--ca-dir <dir>', 'issue from the ca.crt and ca.key in this directory instead of a new CA (rotation)')
     .action(
       run(async (opts: { out: string; apiHost: string[]; caDir?: string }) => {
-        const written = await writeClusterCerts(opts);
+        const { writeRoleCerts } = await loadServer();
+        const written = await writeRoleCerts(opts);
         console.log(`wrote ${written.join(', ')} in ${opts.out}`);
         const secret = ['ca.crt', 'api.crt', 'api.key', 'node.crt', 'node.key'].map((f) => `--from-file=${join(opts.out, f)}`).join(' ');
         console.log(`Kubernetes (creates or updates; ca.key and operator.key stay out of the cluster):`);

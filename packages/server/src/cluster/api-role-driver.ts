@@ -59,7 +59,6 @@ export class ApiRoleDriver implements RuntimeDriver {
   serves(): boolean {
     return false;
   }
-  async close(): Promise<void> {
-    this.#nodes.channel.close();
-  }
+  /** The channel to nodes is the platform's, closed with it. */
+  async close(): Promise<void> {}
 }

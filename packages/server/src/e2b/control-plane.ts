@@ -98,7 +98,7 @@ export async function controlPlaneRoutes(
     );
     for (const port of E2B_PUBLIC_PORTS[rec.templateId] ?? []) await deps.previews.publish(p, rec.id, { port, access: 'public' }, Date.now());
     reply.code(201);
-    return sandboxView(rec, deps.e2bDomain ?? null);
+    return sandboxView(rec, deps.e2bDomain);
   };
   app.post('/sandboxes', create);
   app.post('/v2/sandboxes', create);
@@ -127,7 +127,7 @@ export async function controlPlaneRoutes(
   app.get('/sandboxes/:sandboxID', async (req: IdRequest) => {
     const p = await caller(req, 'sandboxes:read');
     const rec = await sandboxes.get(p, req.params.sandboxID);
-    return detailView(rec, deps.e2bDomain ?? null, (await volumeMountsView(deps.volumes, p, [rec.id])).get(rec.id));
+    return detailView(rec, deps.e2bDomain, (await volumeMountsView(deps.volumes, p, [rec.id])).get(rec.id));
   });
 
   app.delete('/sandboxes/:sandboxID', async (req: IdRequest, reply) => {
@@ -186,7 +186,7 @@ export async function controlPlaneRoutes(
     const resumed = await sandboxes.resume(p, req.params.sandboxID);
     const rec = await sandboxes.patch(p, resumed.id, resumedTimers(resumed, timeout, body.autoPause));
     reply.code(201);
-    return sandboxView(rec, deps.e2bDomain ?? null);
+    return sandboxView(rec, deps.e2bDomain);
   });
 
   /** Connect: 200 when it was running (its deadline only ever extended), 201 when it was resumed. */
@@ -202,7 +202,7 @@ export async function controlPlaneRoutes(
     const resumed = before.status === 'paused';
     rec = resumed ? await sandboxes.patch(p, rec.id, resumedTimers(rec, timeout)) : await setDeadline(sandboxes, p, rec, timeout, true);
     reply.code(resumed ? 201 : 200);
-    return sandboxView(rec, deps.e2bDomain ?? null);
+    return sandboxView(rec, deps.e2bDomain);
   };
   app.post('/sandboxes/:sandboxID/connect', connect);
   app.post('/v2/sandboxes/:sandboxID/connect', connect);

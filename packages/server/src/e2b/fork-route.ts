@@ -29,7 +29,7 @@ export async function forkRoute(app: FastifyInstance, deps: { auth: AuthService;
       return await Promise.all(
         Array.from({ length: count }, () =>
           sandboxes.create(p, { from_snapshot: snapshot.id, ...timers }).then(
-            (rec) => ({ sandbox: sandboxView(rec, deps.e2bDomain ?? null) }),
+            (rec) => ({ sandbox: sandboxView(rec, deps.e2bDomain) }),
             (err: unknown) => ({ error: toE2bError(err).body }),
           ),
         ),

@@ -16,6 +16,12 @@ export interface PortProxyDeps {
 /** What E2B's proxy answers for a sandbox it does not know: 502, naming the id it read. */
 const sandboxNotFound = (sandboxId: string) => ({ code: 502, message: 'The sandbox was not found', sandboxId });
 
+/** Answers a refused upgrade on its raw socket, as a JSON body. */
+function endWithJson(socket: Socket, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+}
+
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 /** The SDK sends the envd access token (`{id}.{token}`) or, for a sandbox without public traffic, the traffic token. */
 const tokenOf = (headers: IncomingMessage['headers']) => {
@@ -69,13 +75,11 @@ export async function portProxy(app: FastifyInstance, deps: PortProxyDeps) {
     route(req.headers, target)
       .then((upstream) => {
         if (upstream) return proxy.ws(req, socket, head, upstream);
-        const json = JSON.stringify(sandboxNotFound(target.sandboxId));
-        socket.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+        endWithJson(socket, 502, sandboxNotFound(target.sandboxId));
       })
       .catch((err: unknown) => {
         const { status, body } = toE2bError(err);
-        const json = JSON.stringify(body);
-        socket.end(`HTTP/1.1 ${status} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`);
+        endWithJson(socket, status, body);
       });
   });
 }

@@ -25,14 +25,14 @@ export type E2bState = 'running' | 'paused';
 export const stateOf = (rec: SandboxRecord): E2bState => (rec.status === 'paused' || rec.status === 'resuming' ? 'paused' : 'running');
 
 /** `Sandbox` of E2B's API: what create, resume and connect answer with; `domain`: SANDPIT_E2B_DOMAIN, where the SDK builds `{port}-{id}.{domain}` hosts. */
-export function sandboxView(rec: SandboxRecord, domain: string | null) {
+export function sandboxView(rec: SandboxRecord, domain: string | undefined) {
   const out: Record<string, unknown> = {
     templateID: templateName(rec.templateId),
     sandboxID: rec.id,
     clientID: rec.region,
     envdVersion: ENVD_VERSION,
     envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
-    domain,
+    domain: domain ?? null,
   };
   // Its ports need a token (it was made with allowPublicTraffic false, or through Sandpit's API): the port proxy takes this one too.
   if (rec.previewAccess !== 'legacy_public') out.trafficAccessToken = envdAccessToken(rec.id, rec.accessToken);
@@ -61,11 +61,11 @@ export function listedView(rec: SandboxRecord, volumeMounts: E2bVolumeMount[] = 
 }
 
 /** `SandboxDetail` of E2B's API. */
-export function detailView(rec: SandboxRecord, domain: string | null, volumeMounts: E2bVolumeMount[] = []) {
+export function detailView(rec: SandboxRecord, domain: string | undefined, volumeMounts: E2bVolumeMount[] = []) {
   return {
     ...listedView(rec, volumeMounts),
     envdAccessToken: envdAccessToken(rec.id, rec.accessToken),
-    domain,
+    domain: domain ?? null,
     network: { allowPublicTraffic: rec.previewAccess === 'legacy_public' },
     lifecycle: { onTimeout: rec.autoDeleteSeconds === 0 ? 'kill' : 'pause', autoResume: false },
   };

@@ -1,8 +1,10 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { TlsFiles } from '../cluster/internal-channel.ts';
-import { type CertPair, createClusterCa, fingerprint256, issueMemberCert, type MemberRole } from '../cluster/member-certificates.ts';
+import { type CertPair, createClusterCa, fingerprint256, issueMemberCert, type MemberRole, NODE_DOMAIN } from '../cluster/member-certificates.ts';
+import { writeFileAtomic } from '../optional-files.ts';
 import { sleep } from './processes.ts';
 
 /** A member as the certificates see it: its name, role, and where its TLS listener is (none for the operator). */
@@ -78,7 +80,7 @@ export class ClusterCerts {
 
   /** Writes the bundle, then each holder's new certificate, and waits until each presents its own. */
   async #reissue(holders: CertHolder[], ca: CertPair, bundle: string): Promise<void> {
-    await atomicWrite(join(this.dir, 'ca.crt'), bundle, 0o644);
+    await writeFileAtomic(join(this.dir, 'ca.crt'), bundle, 0o644);
     const operator = await issueMemberCert(ca, { name: OPERATOR, role: 'operator' });
     await this.#write(OPERATOR, operator);
     const issued = await Promise.all(holders.map(async (h) => ({ h, pair: await issueMemberCert(ca, h) })));
@@ -104,22 +106,55 @@ export class ClusterCerts {
 
   /** The signing CA (`ca.crt.own`, `ca.key`) and the bundle members trust (`ca.crt`). */
   async #writeCa(ca: CertPair, bundle: string): Promise<void> {
-    await atomicWrite(join(this.dir, 'ca.key'), ca.key, 0o600);
-    await atomicWrite(join(this.dir, 'ca.crt.own'), ca.cert, 0o644);
-    await atomicWrite(join(this.dir, 'ca.crt'), bundle, 0o644);
+    await writeFileAtomic(join(this.dir, 'ca.key'), ca.key, 0o600);
+    await writeFileAtomic(join(this.dir, 'ca.crt.own'), ca.cert, 0o644);
+    await writeFileAtomic(join(this.dir, 'ca.crt'), bundle, 0o644);
   }
 
   async #write(name: string, pair: CertPair): Promise<void> {
     // The key first: a member that sees the new certificate before its key waits for the key (a mismatch keeps the old pair).
-    await atomicWrite(join(this.dir, `${name}.key`), pair.key, 0o600);
-    await atomicWrite(join(this.dir, `${name}.crt`), pair.cert, 0o644);
+    await writeFileAtomic(join(this.dir, `${name}.key`), pair.key, 0o600);
+    await writeFileAtomic(join(this.dir, `${name}.crt`), pair.cert, 0o644);
   }
 }
 
-/** Written under a temporary name and renamed: a reader never sees half a file. */
-async function atomicWrite(path: string, text: string, mode: number): Promise<void> {
-  await writeFile(`${path}.tmp`, text, { mode });
-  await rename(`${path}.tmp`, path);
+/**
+ * `cluster certs`: a cluster CA (or the one in `caDir`) and certificates of the roles api, node and operator
+ * in `out`, for members run outside `cluster up` (Kubernetes). A CA is never overwritten. Answers the files written.
+ */
+export async function writeRoleCerts(opts: { out: string; apiHost: string[]; caDir?: string }): Promise<string[]> {
+  const existing = await readFile(join(opts.out, 'ca.key'), 'utf8').catch(() => undefined);
+  let ca: CertPair;
+  if (opts.caDir) {
+    const [cert, key] = await Promise.all([readFile(join(opts.caDir, 'ca.crt'), 'utf8'), readFile(join(opts.caDir, 'ca.key'), 'utf8')]);
+    if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) throw new Error(`${opts.caDir}: ca.key is not the key of ca.crt`);
+    if (existing !== undefined && existing !== key) throw new Error(`${opts.out} holds another CA's key (ca.key): not overwriting it; choose another --out`);
+    ca = { cert, key };
+  } else {
+    if (existing !== undefined) throw new Error(`${opts.out} already holds a cluster CA (ca.key): not overwriting it; reissue from it with --ca-dir ${opts.out}, or choose another --out`);
+    ca = await createClusterCa();
+  }
+  const loopback = ['localhost', '127.0.0.1'];
+  const members = [
+    { name: 'api', role: 'api' as const, hosts: [...new Set([...opts.apiHost, ...loopback])] },
+    // One certificate for every node: curl asks for <node id>.node.sandpit.internal.
+    { name: 'node', role: 'node' as const, hosts: [`*.${NODE_DOMAIN}`, ...loopback] },
+    { name: OPERATOR, role: 'operator' as const, hosts: loopback },
+  ];
+  await mkdir(opts.out, { recursive: true, mode: 0o700 });
+  const certs = new ClusterCerts(opts.out);
+  const written = ['ca.crt'];
+  await writeFileAtomic(join(opts.out, 'ca.crt'), ca.cert, 0o644);
+  // A reissue leaves the CA key where it is.
+  if (!opts.caDir) {
+    await writeFileAtomic(join(opts.out, 'ca.key'), ca.key, 0o600);
+    written.push('ca.key');
+  }
+  for (const m of members) {
+    await certs.replace(m.name, await issueMemberCert(ca, m));
+    written.push(`${m.name}.crt`, `${m.name}.key`);
+  }
+  return written;
 }
 
 /** The SHA-256 fingerprint of the certificate a TLS listener on loopback presents. */

@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../optional-files.ts';
 import { join } from 'node:path';
 import type { Member } from './plan.ts';
 import type { ProcessRef } from './processes.ts';
@@ -40,9 +41,7 @@ export async function claim(dir: string): Promise<void> {
 
 /** Written after every step of `up`, so an interrupted start is still found and stopped by `down`. */
 export async function save(state: ClusterState): Promise<void> {
-  const tmp = `${stateFile(state.dir)}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, stateFile(state.dir));
+  await writeFileAtomic(stateFile(state.dir), `${JSON.stringify(state, null, 2)}\n`, 0o600);
 }
 
 /** The cluster of a directory; undefined when there is none. A claim without a saved state yet reads as an empty cluster. */

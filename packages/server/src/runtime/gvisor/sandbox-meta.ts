@@ -1,5 +1,4 @@
-import { rename, writeFile } from 'node:fs/promises';
-import { readJson } from '../../optional-files.ts';
+import { readJson, writeFileAtomic } from '../../optional-files.ts';
 import type { BindMount, NetConfig, SandboxSpec } from '../driver.ts';
 import type { LayeredSandboxMeta } from '../host/sandbox-meta.ts';
 import type { RunscEngine } from './engines.ts';
@@ -38,9 +37,8 @@ export function readMeta(path: string): Promise<SandboxMeta | undefined> {
   return readJson<SandboxMeta>(path);
 }
 
-export async function writeMeta(path: string, meta: SandboxMeta): Promise<void> {
-  await writeFile(`${path}.tmp`, JSON.stringify(meta));
-  await rename(`${path}.tmp`, path);
+export function writeMeta(path: string, meta: SandboxMeta): Promise<void> {
+  return writeFileAtomic(path, JSON.stringify(meta));
 }
 
 export function metaOf(spec: SandboxSpec, runscId: string): SandboxMeta {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
@@ -11,7 +11,7 @@ import type { BuildProgress } from '../../templates/build-base.ts';
 import { acquireLock } from '../../templates/build-lock.ts';
 import { LayerCache } from '../../templates/layer-cache.ts';
 import { type BuildDeps, BuildFailure, BuildLog, runBuild } from '../../templates/run-build.ts';
-import { readJson } from '../../optional-files.ts';
+import { readJson, writeFileAtomic } from '../../optional-files.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
 const CURATED_DIR = new URL('../../templates/curated/', import.meta.url).pathname;
@@ -133,8 +133,7 @@ export class CuratedTemplates {
         cache: this.#cache,
         log,
       });
-      await writeFile(`${file}.tmp`, JSON.stringify(version));
-      await rename(`${file}.tmp`, file);
+      await writeFileAtomic(file, JSON.stringify(version));
       return version;
     } catch (err) {
       this.deps.log.error({ template: name, err: String(err) }, 'curated template build failed');
