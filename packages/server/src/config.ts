@@ -75,6 +75,7 @@ export const SETTINGS = {
   SANDPIT_MAX_TEMPLATES: { default: '50', meaning: 'per-team live templates' },
   SANDPIT_TEMPLATE_MAX_MIB: { default: '8192', meaning: 'largest template (all its layers)' },
   SANDPIT_TEMPLATE_CAPTURE: { default: '1', meaning: '0: no template captures (gvisor), every sandbox boots' },
+  SANDPIT_DOCKER_HUB_MIRROR: { meaning: "registry (`host:port`) that images named without one (Docker Hub's, such as `ubuntu:22.04`) are pulled from, as Docker's registry-mirrors" },
   SANDPIT_INSECURE_REGISTRIES: { meaning: "image registries (`host:port`, comma-separated) reached over plain HTTP; all others over HTTPS with the host's CA bundle" },
   SANDPIT_UNUSED_FILES_GRACE_S: {
     default: '3600',
@@ -228,6 +229,8 @@ export interface TemplateSettings {
   debianMirror?: string;
   /** Registries (`host:port`) reached over plain HTTP instead of HTTPS, as Docker's insecure-registries. */
   insecureRegistries: string[];
+  /** Where Docker Hub's images are pulled from instead (`host:port`). */
+  dockerHubMirror?: string;
   /** Largest image a template may be built from (compressed as declared, and unpacked). */
   imageMaxBytes: number;
   /** How long an image or layer nothing uses is kept before it is removed. */
@@ -326,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
       imageMaxBytes: int(env, 'SANDPIT_IMAGE_MAX_MIB') * 1024 * 1024,
+      dockerHubMirror: str(env, 'SANDPIT_DOCKER_HUB_MIRROR')?.toLowerCase(),
       unusedGraceMs: int(env, 'SANDPIT_UNUSED_FILES_GRACE_S') * 1000,
     },
     warmPool: {

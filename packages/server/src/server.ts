@@ -66,6 +66,10 @@ import { loadSecretsKey, SecretsService } from './services/networking/secrets.ts
 import { TeamManagementService } from './services/access/team-management.ts';
 import { CuratedTemplates } from './services/templates/curated-templates.ts';
 import { TemplateCatalog } from './services/templates/template-catalog.ts';
+import { BuildRequests } from './services/templates/build-requests.ts';
+import { TemplateTags } from './services/templates/template-tags.ts';
+import { TemplateUploads } from './services/templates/template-uploads.ts';
+import { BuildArchives } from './templates/build-archives.ts';
 import { TeamTemplates } from './services/templates/team-templates.ts';
 import type { ImageTemplateDeps } from './services/templates/image-templates.ts';
 import { ImageStore } from './templates/images/image-store.ts';
@@ -241,7 +245,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     };
 
     const templateStore = new TemplateStore(db, nodeId);
-    const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes };
+    const archives = new BuildArchives(join(config.dataDir, 'templates', 'uploads'));
+    const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes, archives };
     const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
     await curated.init();
     const layerCache = new LayerCache(join(config.dataDir, 'templates', 'layers'));
@@ -249,6 +254,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       images: new ImageStore(join(config.dataDir, 'templates', 'images')),
       layers: layerCache,
       insecureRegistries: config.templates.insecureRegistries,
+      ...(config.templates.dockerHubMirror ? { dockerHubMirror: config.templates.dockerHubMirror } : {}),
       maxBytes: config.templates.imageMaxBytes,
       secretValue: (teamId, name) => secrets.valueOf(teamId, name),
     };
@@ -558,6 +564,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               previews,
               connections,
               volumes: { volumes, volumeFiles, volumeTree: new VolumeTree(volumes), volumeTokens: new VolumeTokens(secretsKey) },
+              templateWorkdir: (id) => catalog.workdir(id),
+              templateBuilds: {
+                templates,
+                tags: new TemplateTags(templateStore, catalog, clock),
+                requests: new BuildRequests(templateStore),
+                uploads: new TemplateUploads(secretsKey, archives, config.templates.maxTemplateBytes),
+              },
             },
             log,
           )

@@ -30,6 +30,7 @@ import { ENVD_PORT, envdTarget } from './envd/target.ts';
 import { portProxy } from './port-proxy.ts';
 import { volumeContentRoutes } from './volume-content-routes.ts';
 import { volumeRoutes } from './volume-routes.ts';
+import { type E2bTemplateBuildDeps, templateBuildRoutes } from './template-build-routes.ts';
 import { drainOversizedBodies } from '../oversized-body.ts';
 
 export interface E2bDeps {
@@ -55,6 +56,10 @@ export interface E2bDeps {
   connections: PlatformConnections;
   /** Sandpit's volumes, served as E2B's volume API and its volume content API; without them those routes are absent. */
   volumes?: { volumes: VolumeService; volumeFiles: VolumeFiles; volumeTree: VolumeTree; volumeTokens: VolumeTokens };
+  /** The working directory a template's sandboxes start commands in (its last workdir step), if it set one. */
+  templateWorkdir?: (templateId: string) => Promise<string | undefined>;
+  /** Sandpit's template builds, served as E2B's template builder API; `name:tag` references in creates resolve through tags. */
+  templateBuilds?: Omit<E2bTemplateBuildDeps, 'auth'>;
 }
 
 /** Requests for a sandbox's envd are served under this prefix; the control plane has the rest. */
@@ -100,7 +105,9 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   }
   auditE2bCalls(app, deps);
   await portProxy(app, deps);
-  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes }));
+  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes, tags: deps.templateBuilds?.tags }));
+  const { templateBuilds } = deps;
+  if (templateBuilds) await app.register((a) => templateBuildRoutes(a, { ...templateBuilds, auth: deps.auth }));
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
   const { snapshots } = deps;
@@ -110,7 +117,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   if (volumes) await app.register((a) => volumeRoutes(a, { ...deps, ...volumes }));
   if (volumes) await app.register((a) => volumeContentRoutes(a, { ...deps, ...volumes }));
 
-  const processes = new ProcessRpc(deps.sandboxes, deps.sessions);
+  const processes = new ProcessRpc(deps.sandboxes, deps.sessions, async (id) => (id === null ? undefined : deps.templateWorkdir?.(id)));
   const filesystem = new FilesystemRpc(deps.sandboxes, deps.files, deps.fileMetadata);
   await app.register(
     async (a) => {

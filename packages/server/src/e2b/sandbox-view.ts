@@ -18,6 +18,8 @@ const E2B_NAME = new Map(Object.entries(E2B_TEMPLATES).map(([e2b, sandpit]) => [
 export const E2B_PUBLIC_PORTS: Record<string, number[]> = { 'platform/code-interpreter': [49999] };
 
 export const templateRef = (templateID: string) => E2B_TEMPLATES[templateID] ?? templateID;
+/** Whether a name is one of E2B's public templates (served by curated ones, never a team's). */
+export const isE2bTemplateName = (name: string) => Object.hasOwn(E2B_TEMPLATES, name);
 const templateName = (id: string | null) => (id === null ? E2B_BASE : (E2B_NAME.get(id) ?? id));
 
 export type E2bState = 'running' | 'paused';

@@ -8,14 +8,15 @@ export const TEMPLATE_BODY_LIMIT = 8 * 1024 * 1024;
 export const COPY_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_STEPS = 48;
 
-const User = Type.Union([Type.Literal('root'), Type.Literal('user')], { description: 'Default user (uid 1000)' });
+/** Any account of the template's root file system: the build fails (step_failed) when it has none of that name. */
+const Account = Type.String({ pattern: '^[a-z_][a-z0-9_.-]{0,31}$', description: "An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added" });
 const AbsPath = Type.String({ minLength: 2, maxLength: 1024, pattern: '^/', description: 'Absolute path inside the sandbox' });
 
 export const RunStep = Type.Object(
   {
     type: Type.Literal('run'),
     command: Type.String({ minLength: 1, maxLength: 65536, description: 'Run with /bin/sh -c; a non-zero exit fails the build (step_failed)' }),
-    user: Type.Optional(User),
+    user: Type.Optional(Account),
     timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Default 600' })),
   },
   { additionalProperties: false },
@@ -42,7 +43,24 @@ export const WorkdirStep = Type.Object(
   { additionalProperties: false, description: 'Working directory of later steps, start_cmd, ready_cmd and of exec in sandboxes of the template (created when missing)' },
 );
 
-export const TemplateStep = Type.Union([RunStep, CopyStep, EnvStep, WorkdirStep]);
+export const ArchiveStep = Type.Object(
+  {
+    type: Type.Literal('archive'),
+    archive: Type.String({ pattern: '^[0-9a-f]{64}$', description: "An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY" }),
+    src: Type.String({ minLength: 1, maxLength: 4096, description: 'A path or shell pattern inside the archive: relative, without .. parts' }),
+    dest: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Absolute, or relative to the working directory (default /home/user). A directory when it ends in /, is one already, or takes several entries or a directory; a directory src gives its contents, entries a pattern matched keep their names',
+    }),
+    user: Type.Optional(Account),
+    mode: Type.Optional(Type.String({ pattern: '^[0-7]{3,4}$', description: 'Octal mode of the copied files (directories keep theirs)' })),
+  },
+  { additionalProperties: false, description: 'Copies entries of an uploaded archive into the template, owned by user (default user)' },
+);
+
+export const TemplateStep = Type.Union([RunStep, CopyStep, EnvStep, WorkdirStep, ArchiveStep]);
 export type TemplateStep = Static<typeof TemplateStep>;
 
 export const CreateTemplateBody = Type.Object(
@@ -92,13 +110,15 @@ export const CreateTemplateBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 65536,
-        description: 'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed)',
+        description:
+          'Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed), unless it exits 0 while a ready_cmd decides',
       }),
     ),
     ready_cmd: Type.Optional(
       Type.String({ minLength: 1, maxLength: 65536, description: 'Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes)' }),
     ),
     ready_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, description: 'Bound on the ready wait, default 60' })),
+    no_cache: Type.Optional(Type.Boolean({ description: 'Run every step even where its layer is cached (as docker build --no-cache)' })),
     warm_pool: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Pre-started sandboxes kept ready for instant create (default 0)' })),
   },
   { additionalProperties: false },

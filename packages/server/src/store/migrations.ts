@@ -22,6 +22,7 @@ import { sshKeys } from './migrations/0023-ssh-keys.ts';
 import { diskOnlyPause } from './migrations/0024-disk-only-pause.ts';
 import { sandboxMoves } from './migrations/0025-sandbox-moves.ts';
 import { fileMetadata } from './migrations/0026-file-metadata.ts';
+import { templateTags } from './migrations/0027-template-tags.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0024_disk_only_pause': diskOnlyPause,
   '0025_sandbox_moves': sandboxMoves,
   '0026_file_metadata': fileMetadata,
+  '0027_template_tags': templateTags,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -333,6 +333,7 @@ export interface Database {
   snapshots: SnapshotTable;
   templates: TemplateTable;
   template_builds: TemplateBuildTable;
+  template_tags: TemplateTagTable;
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
   rate_limits: RateLimitTable;
@@ -453,6 +454,13 @@ export interface TemplateTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+}
+
+export interface TemplateTagTable {
+  template_id: string;
+  tag: string;
+  build_id: string;
+  created_at: number;
 }
 
 export interface TemplateBuildTable {

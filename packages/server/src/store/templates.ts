@@ -19,6 +19,8 @@ export interface TemplateDefinition {
   useImageCmd?: boolean;
   /** The Dockerfile text the definition was read from. */
   dockerfile?: string;
+  /** Steps from this index on skip the layer cache (no_cache: 0). */
+  noCacheFrom?: number;
 }
 
 /** A built version: what its sandboxes start from. */
@@ -33,6 +35,15 @@ export interface TemplateVersion {
   startCmd?: string;
   readyCmd?: string;
   readyTimeoutS: number;
+  /** The build that made it (absent on versions older than tags). */
+  buildId?: string;
+}
+
+/** A name for one build of a template. */
+export interface TemplateTag {
+  tag: string;
+  buildId: string;
+  createdAt: number;
 }
 
 /** An engine capture of one version with its start_cmd running (gvisor); sandboxes are restored from it instead of booting. */
@@ -266,6 +277,26 @@ export class TemplateStore {
   }
 
   /** Templates of a team with live sandboxes (delete is refused while any exist). */
+  /** Points each tag at the build (moving a tag that named another). */
+  async putTags(templateId: string, buildId: string, tags: string[], now: number): Promise<void> {
+    if (tags.length === 0) return;
+    await this.db
+      .insertInto('template_tags')
+      .values(tags.map((tag) => ({ template_id: templateId, tag, build_id: buildId, created_at: now })))
+      .onConflict((oc) => oc.columns(['template_id', 'tag']).doUpdateSet((eb) => ({ build_id: eb.ref('excluded.build_id'), created_at: eb.ref('excluded.created_at') })))
+      .execute();
+  }
+
+  async removeTags(templateId: string, tags: string[]): Promise<void> {
+    if (tags.length === 0) return;
+    await this.db.deleteFrom('template_tags').where('template_id', '=', templateId).where('tag', 'in', tags).execute();
+  }
+
+  async tags(templateId: string): Promise<TemplateTag[]> {
+    const rows = await this.db.selectFrom('template_tags').selectAll().where('template_id', '=', templateId).orderBy('created_at').orderBy('tag').execute();
+    return rows.map((r) => ({ tag: r.tag, buildId: r.build_id, createdAt: Number(r.created_at) }));
+  }
+
   async liveSandboxCount(templateId: string): Promise<number> {
     const r = await this.db
       .selectFrom('sandboxes')

@@ -39,7 +39,11 @@ export async function startAndWaitReady(client: AgentClient, cmds: BootCommands,
     const out = (d: Buffer) => opts.onOutput?.('start_cmd', d.toString());
     started.on('stdout', out);
     started.on('stderr', out);
-    started.once('exit', (info) => (startExit = `start_cmd exited with code ${info.exitCode}${info.signal ? ` (signal ${info.signal})` : ''} before the sandbox was ready`));
+    started.once('exit', (info) => {
+      // A start_cmd that did its job and ended is fine where a ready_cmd decides readiness.
+      if (info.exitCode === 0 && !info.signal && cmds.readyCmd) return;
+      startExit = `start_cmd exited with code ${info.exitCode}${info.signal ? ` (signal ${info.signal})` : ''} before the sandbox was ready`;
+    });
     started.once('error', (err) => (startExit = `start_cmd could not be started: ${err.message}`));
   }
   const deadline = performance.now() + cmds.readyTimeoutS * 1000;
@@ -56,7 +60,8 @@ export async function startAndWaitReady(client: AgentClient, cmds: BootCommands,
     if (remaining <= 0) {
       throw new BootError('ready_cmd_failed', `ready_cmd did not succeed within ${cmds.readyTimeoutS} s${last ? `; last attempt: ${last}` : ''}`);
     }
-    const r = await runOnce(client, cmds.readyCmd, cwd, Math.max(1000, Math.min(remaining, 10_000)));
+    // One attempt may take what is left (E2B's waitForTimeout is a `sleep`).
+    const r = await runOnce(client, cmds.readyCmd, cwd, Math.max(1000, remaining));
     if (r.exitCode === 0 && !startExit) return;
     last = `exit ${r.exitCode}${r.output ? `: ${r.output.trim().slice(-TAIL_BYTES)}` : ''}`;
     opts.onOutput?.('ready_cmd', `${last}\n`);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { newId } from '../ids.ts';
@@ -13,6 +14,7 @@ import type { BuildStepResult, TemplateVersion } from '../store/templates.ts';
 import type { AgentPool } from '../runtime/agent-pool.ts';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../network/hooks.ts';
 import { SANDBOX_HOME } from './sandbox-user.ts';
+import type { BuildArchives } from './build-archives.ts';
 
 export type BuildFailureCode = 'image_pull_failed' | 'step_failed' | 'boot_failed' | 'snapshot_failed' | 'start_cmd_failed' | 'ready_cmd_failed' | 'build_failed';
 
@@ -89,6 +91,9 @@ export interface BuildInput {
   log: BuildLog;
   /** Called as each step settles, so the build record can show progress. */
   onStep?: (steps: BuildStepResult[]) => void;
+  /** Steps from this index on run even where their layer is cached (their layers are this build's own). */
+  noCacheFrom?: number;
+  buildId?: string;
 }
 
 export interface BuildDeps {
@@ -99,6 +104,8 @@ export interface BuildDeps {
   log: Logger;
   /** A template's layers together may hold at most this many bytes (snapshot_failed: image_too_large). */
   maxTemplateBytes: number;
+  /** Uploaded build contexts of archive steps. */
+  archives?: BuildArchives;
 }
 
 const STEP_TIMEOUT_S = 600;
@@ -126,6 +133,7 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<{ ve
   for (const [i, step] of input.steps.entries()) {
     // env and workdir enter the chain too: later steps run under them.
     key = chainKey(key, step);
+    if (input.noCacheFrom !== undefined && i >= input.noCacheFrom) key = chainKey(key, { no_cache: input.buildId });
     const label = `step ${i + 1}/${input.steps.length} (${step.type})`;
     if (step.type === 'env') {
       Object.assign(env, step.env);
@@ -147,7 +155,7 @@ export async function runBuild(deps: BuildDeps, input: BuildInput): Promise<{ ve
     const started = performance.now();
     const spec = specFor(base, layers, env);
     const bytes = await inSandbox(deps, input.teamId, spec, log, async (client, upper) => {
-      const r = await runStep(client, step, workdir, env, log);
+      const r = await runStep(client, step, workdir, env, log, step.type === 'archive' ? archiveFile(deps, input.teamId, step.archive) : undefined);
       if (r.exitCode !== 0) {
         results[i]!.result = 'failed';
         report();
@@ -251,41 +259,106 @@ async function inSandbox<T>(deps: BuildDeps, teamId: string, partial: Omit<Sandb
   }
 }
 
+/**
+ * Copies entries of an archive read on stdin (as root): unpacked aside, matched by the pattern
+ * there, owned and moded there, then copied over with cp -a.
+ */
+const ARCHIVE_SCRIPT = `set -e
+src=$1 dest=$2 owner=$3 mode=$4 gz=$5
+case $dest in /*) ;; *) dest="$PWD/$dest" ;; esac
+stage=$(mktemp -d /tmp/.sandpit-copy.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+if [ "$gz" = 1 ]; then tar -xzf - -C "$stage" --no-same-owner; else tar -xf - -C "$stage" --no-same-owner; fi
+id -u "$owner" >/dev/null 2>&1 || { echo "user $owner: no such user" >&2; exit 126; }
+cd "$stage"
+IFS=
+set -- $src
+[ -e "$1" ] || [ -L "$1" ] || { echo "no file of the upload matches '$src'" >&2; exit 1; }
+chown -hR "$owner": "$stage"
+[ -z "$mode" ] || find "$stage" -mindepth 1 -type f -exec chmod "$mode" {} +
+todir=0
+case $dest in */) todir=1 ;; esac
+if [ $# -gt 1 ] || { [ -d "$1" ] && [ ! -L "$1" ]; } || { [ -d "$dest" ] && [ ! -L "$dest" ]; }; then todir=1; fi
+# A named directory gives its contents (as COPY does); entries a pattern matched keep their names (as cp does).
+contents=1
+case $src in *[*?[]*) contents=0 ;; esac
+made=$dest
+[ $todir = 1 ] || made=$(dirname -- "$dest")
+if [ ! -e "$made" ]; then mkdir -p -- "$made"; chown "$owner": "$made"; fi
+if [ $todir = 0 ]; then cp -a -- "$1" "$dest"; exit 0; fi
+for m; do
+  if [ $contents = 1 ] && [ -d "$m" ] && [ ! -L "$m" ]; then cp -a -- "$m"/. "$dest"/; else cp -a -- "$m" "$dest"/; fi
+done`;
+
+/** Where an archive step's upload is. */
+interface ArchiveInput {
+  path: string;
+}
+
+function archiveFile(deps: BuildDeps, teamId: string, hash: string): ArchiveInput {
+  if (!deps.archives) throw new BuildFailure('build_failed', 'archive steps need the build-context store, which this server has not');
+  return { path: deps.archives.path(teamId, hash) };
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const f = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await f.read(head, 0, 2, 0);
+    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await f.close();
+  }
+}
+
 /** Runs one step's command to its end, streaming output into the log. */
-function runStep(
+async function runStep(
   client: AgentClient,
   step: Exclude<TemplateStep, { type: 'env' }>,
   workdir: string | undefined,
   env: Record<string, string>,
   log: BuildLog | undefined,
+  archive?: ArchiveInput,
 ): Promise<{ exitCode: number; error?: string }> {
   let argv: string[];
-  let user: 'root' | 'user';
-  let cwd: string;
-  let stdin: Buffer | undefined;
+  let user: string;
+  let cwd: string | undefined;
+  // A file is opened only once the process runs.
+  let stdin: Buffer | { file: string } | undefined;
   if (step.type === 'run') {
     user = step.user ?? 'user';
     argv = ['/bin/sh', '-c', step.command];
-    cwd = workdir ?? (user === 'root' ? '/root' : SANDBOX_HOME);
+    // Other accounts start in their own home (the agent's default).
+    cwd = workdir ?? (user === 'root' ? '/root' : user === 'user' ? SANDBOX_HOME : undefined);
   } else if (step.type === 'copy') {
     user = step.user ?? 'user';
     // Inside the sandbox, so symlinked parents (/bin -> usr/bin) resolve as they would for the user.
     argv = ['/bin/sh', '-c', 'set -e; mkdir -p -- "$(dirname -- "$1")"; cat > "$1"; chmod "$2" -- "$1"', 'copy', step.path, step.mode ?? '0644'];
     cwd = '/';
     stdin = Buffer.from(step.content_base64, 'base64');
+  } else if (step.type === 'archive') {
+    if (!archive) throw new BuildFailure('build_failed', 'the archive step has no upload');
+    const gz = await isGzip(archive.path).catch(() => {
+      throw new BuildFailure('step_failed', `the upload ${step.archive} is gone; upload it again`);
+    });
+    user = 'root';
+    argv = ['/bin/sh', '-c', ARCHIVE_SCRIPT, 'archive', step.src, step.dest, step.user ?? 'user', step.mode ?? '', gz ? '1' : '0'];
+    cwd = workdir ?? SANDBOX_HOME;
+    stdin = { file: archive.path };
   } else {
     user = 'root';
     argv = ['/bin/sh', '-c', '[ -d "$1" ] || { mkdir -p -- "$1" && chown user:user -- "$1"; }', 'workdir', step.path];
     cwd = '/';
   }
   return new Promise((resolve) => {
-    const p = client.spawn({ argv, user, cwd, env, timeoutMs: ((step.type === 'run' && step.timeout_s) || STEP_TIMEOUT_S) * 1000, stdin: stdin !== undefined });
+    const p = client.spawn({ argv, user, ...(cwd ? { cwd } : {}), env, timeoutMs: ((step.type === 'run' && step.timeout_s) || STEP_TIMEOUT_S) * 1000, stdin: stdin !== undefined });
     const out = (d: Buffer) => log?.line(d.toString());
     p.on('stdout', out);
     p.on('stderr', out);
     if (stdin !== undefined) {
+      const input = stdin;
       p.once('spawn', () => {
-        writeAll(p, stdin!).then(
+        writeAll(p, Buffer.isBuffer(input) ? input : createReadStream(input.file)).then(
           () => p.closeStdin(),
           () => p.kill('SIGKILL'),
         );
@@ -297,8 +370,11 @@ function runStep(
 }
 
 /** In slices the agent's stdin backlog can take. */
-async function writeAll(p: AgentProcess, data: Buffer): Promise<void> {
-  for (let off = 0; off < data.length; off += STDIN_SLICE) await p.writeChecked(data.subarray(off, off + STDIN_SLICE));
+async function writeAll(p: AgentProcess, data: Buffer | AsyncIterable<Buffer>): Promise<void> {
+  const chunks = Buffer.isBuffer(data) ? [data] : data;
+  for await (const chunk of chunks) {
+    for (let off = 0; off < chunk.length; off += STDIN_SLICE) await p.writeChecked(chunk.subarray(off, off + STDIN_SLICE));
+  }
 }
 
 function mib(bytes: number): number {

@@ -55,8 +55,8 @@ async function debianRoot(root: string): Promise<void> {
   await chmod(join(root, 'tmp'), 0o1777);
 }
 
-/** Every image the image-template tests pull, in one OCI layout. */
-export async function makeTestImages(layout: string): Promise<void> {
+/** A new OCI layout holding `debian`, a small Debian-like image. */
+export async function makeDebianImage(layout: string): Promise<void> {
   await umoci('init', '--layout', layout);
   await makeImage(
     layout,
@@ -77,6 +77,11 @@ export async function makeTestImages(layout: string): Promise<void> {
       'echo cmd-ran > /tmp/cmd-ran; exec sleep 100000',
     ],
   );
+}
+
+/** Every image the image-template tests pull, in one OCI layout. */
+export async function makeTestImages(layout: string): Promise<void> {
+  await makeDebianImage(layout);
   // No shell, no libc, no /etc: one static program.
   await makeImage(layout, 'busybox', [
     async (root) => {

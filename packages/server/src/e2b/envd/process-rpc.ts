@@ -54,10 +54,13 @@ export class ProcessRpc {
   readonly sandboxes: SandboxService;
   readonly sessions: SessionRegistry;
   readonly #extra = new WeakMap<Session, Extra>();
+  /** A template's working directory (its last workdir step): where its commands start unless they say. */
+  readonly #workdir: (templateId: string | null) => Promise<string | undefined>;
 
-  constructor(sandboxes: SandboxService, sessions: SessionRegistry) {
+  constructor(sandboxes: SandboxService, sessions: SessionRegistry, workdir: (templateId: string | null) => Promise<string | undefined>) {
     this.sandboxes = sandboxes;
     this.sessions = sessions;
+    this.#workdir = workdir;
   }
 
   /** The running process a selector names (by pid or tag); exited ones are gone, as in envd. */
@@ -91,7 +94,7 @@ export class ProcessRpc {
       kind: pty ? 'terminal' : 'process',
       argv: [cfg.cmd, ...cfg.args],
       env: cfg.envs,
-      cwd: cfg.cwd ?? homeOf(user),
+      cwd: cfg.cwd ?? (await this.#workdir(rec.templateId)) ?? homeOf(user),
       pty,
       user,
       outputBytes: pty ? TERMINAL_REPLAY_BYTES : PROCESS_OUTPUT_BYTES,

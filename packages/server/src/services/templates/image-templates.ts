@@ -23,6 +23,8 @@ export interface ImageTemplateDeps {
   /** Where the platform layer over each image is cached (shared with step layers). */
   layers: LayerCache;
   insecureRegistries: string[];
+  /** Docker Hub's images come from here instead (`host:port`). */
+  dockerHubMirror?: string;
   maxBytes: number;
   /** A live team secret's value, undefined when there is none of that name. */
   secretValue(teamId: string, name: string): Promise<string | undefined>;
@@ -92,7 +94,9 @@ export async function imageBuildBase(
   log: BuildLog,
 ): Promise<{ base: BuildBase; config: ImageRunConfig }> {
   try {
-    const ref = parseImageRef(image.ref);
+    const named = parseImageRef(image.ref);
+    const ref = named.registry === 'docker.io' && deps.dockerHubMirror ? { ...named, registry: deps.dockerHubMirror } : named;
+    if (ref !== named) log.line(`pulling ${image.ref} from the Docker Hub mirror ${ref.registry}`);
     let credentials: { username: string; password: string } | undefined;
     if (image.auth) {
       const password = await deps.secretValue(teamId, image.auth.password_secret);

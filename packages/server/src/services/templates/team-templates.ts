@@ -16,6 +16,15 @@ import { buildSource, imageBase, type ImageTemplateDeps } from './image-template
 import type { TemplateCatalog } from './template-catalog.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, buildBaseOf, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
+export interface CreateOptions {
+  templateId?: string;
+  buildId?: string;
+  tags?: string[];
+  noCacheFrom?: number;
+  /** A build without steps copies its base as it is (E2B's builder allows it). */
+  allowEmpty?: boolean;
+}
+
 export interface TemplateLimits {
   /** Concurrent builds per team (teams.limits max_concurrent_builds overrides). */
   maxBuilds: number;
@@ -76,18 +85,27 @@ export class TeamTemplates {
     }
   }
 
-  async create(p: Principal, body: CreateTemplateBody): Promise<{ template: TemplateRecord; build: BuildRecord }> {
+  /**
+   * `ids`: a template and build id handed out before the definition arrived (E2B's build request);
+   * `tags`: names for the build once it is ready (besides `latest`); `noCacheFrom`: steps from there on skip the cache.
+   */
+  async create(p: Principal, body: CreateTemplateBody, opts: CreateOptions = {}): Promise<{ template: TemplateRecord; build: BuildRecord }> {
     const { store, clock } = this.deps;
     if (body.name.startsWith('platform')) throw forbidden(`template names starting with 'platform' are reserved for curated templates`);
     const source = await buildSource(body, BASE_TEMPLATE, async (name) => name.startsWith('platform/') || (await store.byName(p.teamId, name)) !== undefined);
     const steps = source.steps;
-    if (steps.length === 0 && !body.start_cmd && !body.ready_cmd && !source.fromImage) throw badRequest('steps is empty and there is no start_cmd or ready_cmd: nothing to build');
+    if (steps.length === 0 && !body.start_cmd && !body.ready_cmd && !source.fromImage && !opts.allowEmpty) throw badRequest('steps is empty and there is no start_cmd or ready_cmd: nothing to build');
     for (const [i, s] of steps.entries()) {
       if (s.type === 'copy' && !isBase64(s.content_base64)) throw badRequest(`steps[${i}].content_base64 is not valid base64`);
       if (s.type === 'env') {
         for (const k of Object.keys(s.env)) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw badRequest(`steps[${i}].env: '${k.slice(0, 64)}' is not a valid variable name`);
       }
+      if (s.type === 'archive') {
+        if (s.src.startsWith('/') || s.src.split('/').includes('..')) throw badRequest(`steps[${i}].src must be relative and without '..' parts`);
+        if (!(await this.deps.build.archives?.has(p.teamId, s.archive))) throw badRequest(`steps[${i}].archive: no upload ${s.archive} of the team; upload the files first`);
+      }
     }
+    const noCacheFrom = body.no_cache ? 0 : opts.noCacheFrom;
     const startCmd = body.start_cmd ?? source.startCmd;
     const def: TemplateDefinition = {
       base: source.base,
@@ -100,6 +118,7 @@ export class TeamTemplates {
       ...(body.registry_auth ? { registryAuth: body.registry_auth } : {}),
       ...(body.use_image_cmd ? { useImageCmd: true } : {}),
       ...(body.dockerfile ? { dockerfile: body.dockerfile } : {}),
+      ...(noCacheFrom !== undefined ? { noCacheFrom } : {}),
     };
     // An unknown or unusable base is the caller's error, answered at once; an image is pulled by the build.
     const base = def.fromImage ? undefined : await this.deps.catalog.resolve(p.teamId, def.base);
@@ -119,7 +138,7 @@ export class TeamTemplates {
     try {
       if (!t) {
         t = {
-          id: newId(),
+          id: opts.templateId ?? newId(),
           teamId: p.teamId,
           name: body.name,
           definition: def,
@@ -140,7 +159,7 @@ export class TeamTemplates {
         await store.save(t);
       }
       const build: BuildRecord = {
-        id: newId(),
+        id: opts.buildId ?? newId(),
         templateId: t.id,
         teamId: p.teamId,
         definition: def,
@@ -163,7 +182,8 @@ export class TeamTemplates {
       };
       // Its span belongs to the trace of the POST that started it and outlives the request.
       const template = t;
-      void inSpan('template.build', () => this.#runTeamBuild(template, build, base, log, release), { 'sandpit.template_id': template.id, 'sandpit.build_id': build.id }).finally(() => {
+      const tags = ['latest', ...(opts.tags ?? [])];
+      void inSpan('template.build', () => this.#runTeamBuild(template, build, base, log, release, tags), { 'sandpit.template_id': template.id, 'sandpit.build_id': build.id }).finally(() => {
         release();
         setTimeout(() => this.#live.delete(build.id), 60_000).unref();
       });
@@ -174,7 +194,7 @@ export class TeamTemplates {
     }
   }
 
-  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo | undefined, log: BuildLog, release: () => void): Promise<void> {
+  async #runTeamBuild(t: TemplateRecord, build: BuildRecord, base: TemplateInfo | undefined, log: BuildLog, release: () => void, tags: string[]): Promise<void> {
     const { store, clock } = this.deps;
     const def = build.definition;
     log.line(`building template '${t.name}' on ${def.base} (${def.steps.length} steps)`);
@@ -192,7 +212,9 @@ export class TeamTemplates {
         onStep: (s) => {
           build.steps = s;
         },
+        ...(def.noCacheFrom !== undefined ? { noCacheFrom: def.noCacheFrom, buildId: build.id } : {}),
       });
+      version.buildId = build.id;
       const ran = steps.filter((s) => s.result === 'ran').map((s) => s.index + 1);
       log.line(`steps run: ${ran.length ? ran.join(', ') : 'none (all cached)'}`);
       const now = clock.now();
@@ -208,6 +230,7 @@ export class TeamTemplates {
         cur.error = null;
         cur.updatedAt = now;
         await store.save(cur, templateEvent('template.built', cur, now));
+        await store.putTags(cur.id, build.id, [...new Set(tags)], now);
         this.deps.catalog.versionChanged(cur.id, version.workdir);
         this.deps.captures?.settle(cur.id);
       }
