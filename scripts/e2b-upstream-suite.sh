@@ -7,6 +7,10 @@
 #   E2B_REPO=/path/to/E2B E2B_API_URL=http://127.0.0.1:3001 E2B_API_KEY=... \
 #     scripts/e2b-upstream-suite.sh [test files relative to packages/js-sdk, default: all below]
 #
+# Or as an E2B user configures it, by domain alone: E2B_DOMAIN=<SANDPIT_E2B_DOMAIN> with
+# SANDPIT_E2B_CA and no E2B_API_URL; the SDK then calls https://api.<domain>, which is also where
+# the tests that mock some routes (msw) expect it, so those run as written.
+#
 # E2B_REPO is a checkout or a bare git directory (its HEAD is used). E2B_SDK_VERSION picks the
 # npm release (default 2.45.0); E2B_SUITE_WORKDIR reuses an install between runs. SANDPIT_E2B_CA
 # (the server's <data dir>/e2b-ca/ca.crt, with SANDPIT_E2B_DOMAIN set on the server) is trusted by
@@ -14,7 +18,8 @@
 set -euo pipefail
 
 : "${E2B_REPO:?E2B_REPO: a checkout (or git directory) of github.com/e2b-dev/E2B}"
-: "${E2B_API_URL:?E2B_API_URL: the Sandpit E2B port, e.g. http://127.0.0.1:3001}"
+if [ -z "${E2B_DOMAIN:-}" ]; then : "${E2B_API_URL:?E2B_API_URL: the Sandpit E2B port, e.g. http://127.0.0.1:3001 (or E2B_DOMAIN with SANDPIT_E2B_CA)}"; fi
+if [ -n "${E2B_DOMAIN:-}" ] && [ -z "${E2B_API_URL:-}" ]; then : "${SANDPIT_E2B_CA:?SANDPIT_E2B_CA: by domain the SDK calls https://api.<domain>}"; fi
 : "${E2B_API_KEY:?E2B_API_KEY: a Sandpit API key}"
 # With the server's E2B CA the SDK reaches envd its own way, `https://49983-{id}.{domain}`; without
 # it, through E2B_SANDBOX_URL on the same port.
@@ -45,6 +50,16 @@ declare -A skip=(
 	[tests/sandbox/rpcHeaders.test.ts]="mocks the HTTP layer (msw)"
 	[tests/volume/volume.test.ts]="mocks the HTTP layer (msw): the volume API is served by an in-process mock"
 	[tests/volume/file.test.ts]="mocks the HTTP layer (msw): the volume content API is served by an in-process mock"
+	[tests/template/abortSignal.test.ts]="mocks the HTTP layer (msw)"
+	[tests/template/boundOpts.test.ts]="mocks the HTTP layer (msw)"
+	[tests/template/stacktrace.test.ts]="mocks the HTTP layer (msw): every build answers a mocked failure"
+	[tests/template/uploadFile.test.ts]="SDK internals (src/template/buildApi, which the package does not export) against a local HTTP server"
+	[tests/template/methods/fromDockerfile.test.ts]="SDK internals offline (InstructionType and private fields the package does not export)"
+	[tests/template/utils/getAllFilesInPath.test.ts]="SDK internals offline (src/template/utils)"
+	[tests/template/utils/getCallerDirectory.test.ts]="SDK internals offline (src/template/utils)"
+	[tests/template/utils/normalizeBuildArguments.test.ts]="SDK internals offline (src/template/utils)"
+	[tests/template/utils/spoolTarArchive.test.ts]="SDK internals offline (src/template/utils)"
+	[tests/template/utils/validateRelativePath.test.ts]="SDK internals offline (src/template/utils)"
 )
 
 src="$work/upstream"
@@ -57,9 +72,9 @@ if [ ! -d "$src/packages/js-sdk/tests" ]; then
 	fi
 fi
 sdk="$src/packages/js-sdk"
-if [ ! -d "$sdk/node_modules/e2b" ] || ! grep -q "\"version\": \"$version\"" "$sdk/node_modules/e2b/package.json"; then
+if [ ! -d "$sdk/node_modules/msw" ] || ! grep -q "\"version\": \"$version\"" "$sdk/node_modules/e2b/package.json"; then
 	(cd "$sdk" && echo '{"name":"e2b-upstream-suite","private":true,"type":"module"}' >package.json &&
-		npm install --no-audit --no-fund --loglevel=error "e2b@$version" vitest@4 dotenv@16 >/dev/null)
+		npm install --no-audit --no-fund --loglevel=error "e2b@$version" vitest@4 dotenv@16 msw@2 >/dev/null)
 fi
 # The tests import the SDK from ../src; point every such import at the published package.
 cat >"$sdk/vitest.config.mts" <<'EOF'
@@ -73,7 +88,9 @@ EOF
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(cd "$sdk" && find tests/sandbox tests/api -name '*.test.ts' | sort |
+	# tests/template builds from Docker Hub's ubuntu:22.04: give the server SANDPIT_DOCKER_HUB_MIRROR
+	# (scripts/e2b-stand-in-images.sh fills a local registry where Docker Hub is out of reach).
+	mapfile -t files < <(cd "$sdk" && find tests/sandbox tests/api tests/template -name '*.test.ts' | sort |
 		grep -v -E '^tests/api/(http2|handleApiError|validateApiKey|inflight)\.test\.ts$')
 fi
 

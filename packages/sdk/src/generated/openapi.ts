@@ -6915,6 +6915,8 @@ export interface paths {
                         from_image?: string;
                         /** @description Unique per team. Posting an existing name rebuilds that template: the previous version serves new sandboxes until the new one is ready. The platform/ prefix is reserved. */
                         name: string;
+                        /** @description Run every step even where its layer is cached (as docker build --no-cache) */
+                        no_cache?: boolean;
                         /** @description Polled until it exits 0 before a sandbox counts as ready; create returns only then (ready_cmd_failed when it never passes) */
                         ready_cmd?: string;
                         /** @description Bound on the ready wait, default 60 */
@@ -6925,7 +6927,7 @@ export interface paths {
                             password_secret: string;
                             username: string;
                         };
-                        /** @description Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed) */
+                        /** @description Kept running (as user, in the background) in every sandbox of the template; exiting before the sandbox is ready fails it (start_cmd_failed), unless it exits 0 while a ready_cmd decides */
                         start_cmd?: string;
                         /** @description Run in order; every run/copy step's filesystem result is cached by content hash, so a rebuild re-runs only the changed step and those after it */
                         steps?: ({
@@ -6935,8 +6937,8 @@ export interface paths {
                             timeout_s?: number;
                             /** @enum {string} */
                             type: "run";
-                            /** @description Default user (uid 1000) */
-                            user?: "root" | "user";
+                            /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                            user?: string;
                         } | {
                             /** @description File content, base64; at most 4 MiB decoded */
                             content_base64: string;
@@ -6959,6 +6961,19 @@ export interface paths {
                             path: string;
                             /** @enum {string} */
                             type: "workdir";
+                        } | {
+                            /** @description An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY */
+                            archive: string;
+                            /** @description Absolute, or relative to the working directory (default /home/user). A directory when it ends in /, is one already, or takes several entries or a directory; a directory src gives its contents, entries a pattern matched keep their names */
+                            dest: string;
+                            /** @description Octal mode of the copied files (directories keep theirs) */
+                            mode?: string;
+                            /** @description A path or shell pattern inside the archive: relative, without .. parts */
+                            src: string;
+                            /** @enum {string} */
+                            type: "archive";
+                            /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                            user?: string;
                         })[];
                         /** @description With from_image (or a Dockerfile FROM image) and no start_cmd: the image's ENTRYPOINT and CMD (shell-quoted) become start_cmd */
                         use_image_cmd?: boolean;
@@ -7009,8 +7024,8 @@ export interface paths {
                                 timeout_s?: number;
                                 /** @enum {string} */
                                 type: "run";
-                                /** @description Default user (uid 1000) */
-                                user?: "root" | "user";
+                                /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                                user?: string;
                             } | {
                                 /** @description File content, base64; at most 4 MiB decoded */
                                 content_base64: string;
@@ -7033,6 +7048,19 @@ export interface paths {
                                 path: string;
                                 /** @enum {string} */
                                 type: "workdir";
+                            } | {
+                                /** @description An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY */
+                                archive: string;
+                                /** @description Absolute, or relative to the working directory (default /home/user). A directory when it ends in /, is one already, or takes several entries or a directory; a directory src gives its contents, entries a pattern matched keep their names */
+                                dest: string;
+                                /** @description Octal mode of the copied files (directories keep theirs) */
+                                mode?: string;
+                                /** @description A path or shell pattern inside the archive: relative, without .. parts */
+                                src: string;
+                                /** @enum {string} */
+                                type: "archive";
+                                /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                                user?: string;
                             })[];
                             /** Format: date-time */
                             updated_at: string;
@@ -9347,8 +9375,8 @@ export interface components {
                 timeout_s?: number;
                 /** @enum {string} */
                 type: "run";
-                /** @description Default user (uid 1000) */
-                user?: "root" | "user";
+                /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                user?: string;
             } | {
                 /** @description File content, base64; at most 4 MiB decoded */
                 content_base64: string;
@@ -9371,6 +9399,19 @@ export interface components {
                 path: string;
                 /** @enum {string} */
                 type: "workdir";
+            } | {
+                /** @description An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY */
+                archive: string;
+                /** @description Absolute, or relative to the working directory (default /home/user). A directory when it ends in /, is one already, or takes several entries or a directory; a directory src gives its contents, entries a pattern matched keep their names */
+                dest: string;
+                /** @description Octal mode of the copied files (directories keep theirs) */
+                mode?: string;
+                /** @description A path or shell pattern inside the archive: relative, without .. parts */
+                src: string;
+                /** @enum {string} */
+                type: "archive";
+                /** @description An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added */
+                user?: string;
             })[];
             /** Format: date-time */
             updated_at: string;
