@@ -52,7 +52,8 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const e2b = (path: string, init: RequestInit = {}) => fetch(e2bUrl + path, { ...init, headers: { 'x-api-key': server.key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const e2b = (path: string, init: RequestInit = {}) =>
+  fetch(e2bUrl + path, { ...init, headers: { 'x-api-key': server.key, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers ?? {}) } });
 
 test('Template.build: copy (globs, directories, symlinks, owner, mode), run, workdir, env and a start command; sandboxes start from it by name', async () => {
   const logs: LogEntry[] = [];
@@ -187,4 +188,15 @@ test('bad input: names, steps, unknown builds and forged upload links are refuse
   const again = (await (await e2b(`/templates/${req.templateID}/files/${'a'.repeat(64)}`)).json()) as { present: boolean };
   assert.equal(again.present, true);
   assert.equal((await e2b(`/templates/${req.templateID}/files/nothex`)).status, 400);
+});
+
+test('DELETE /templates/{id} deletes a team template by name or id (a snapshot of that id first)', async () => {
+  const info = await Template.build(Template().fromTemplate('base').runCmd('true'), 'e2b-doomed');
+  const sb = await Sandbox.create('e2b-doomed');
+  assert.equal((await e2b('/templates/e2b-doomed', { method: 'DELETE' })).status, 409, 'a template in use stays');
+  await sb.kill();
+  assert.equal((await e2b(`/templates/${info.templateId}`, { method: 'DELETE' })).status, 204);
+  assert.equal(await Template.exists('e2b-doomed'), false);
+  assert.equal((await e2b('/templates/e2b-doomed', { method: 'DELETE' })).status, 404);
+  assert.equal((await e2b('/templates/base', { method: 'DELETE' })).status, 404, "E2B's public names are not the team's to delete");
 });

@@ -111,7 +111,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   const { sandboxMetrics } = deps;
   if (sandboxMetrics) await app.register((a) => metricsRoutes(a, { ...deps, sandboxMetrics }));
   const { snapshots } = deps;
-  if (snapshots) await app.register((a) => snapshotRoutes(a, { ...deps, snapshots }));
+  if (snapshots) await app.register((a) => snapshotRoutes(a, { ...deps, snapshots, templates: deps.templateBuilds?.templates }));
   if (snapshots) await app.register((a) => forkRoute(a, { ...deps, snapshots }));
   const { volumes } = deps;
   if (volumes) await app.register((a) => volumeRoutes(a, { ...deps, ...volumes }));

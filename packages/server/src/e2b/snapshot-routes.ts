@@ -5,6 +5,7 @@ import type { AuthService } from '../services/access/auth.ts';
 import type { Principal } from '../services/access/principal.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SnapshotRecord } from '../store/snapshots.ts';
+import type { TeamTemplates } from '../services/templates/team-templates.ts';
 
 interface SnapshotsQuery {
   sandboxID?: string;
@@ -41,7 +42,7 @@ export async function readySnapshot(snapshots: SnapshotService, p: Principal, sa
 }
 
 /** E2B's snapshot API (`POST /sandboxes/{id}/snapshots`, `GET /snapshots`, `DELETE /templates/{id}`) over Sandpit's snapshots. */
-export async function snapshotRoutes(app: FastifyInstance, deps: { auth: AuthService; snapshots: SnapshotService }) {
+export async function snapshotRoutes(app: FastifyInstance, deps: { auth: AuthService; snapshots: SnapshotService; templates?: TeamTemplates }) {
   const { auth, snapshots } = deps;
   const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
     const raw = req.headers['x-api-key'];
@@ -63,11 +64,16 @@ export async function snapshotRoutes(app: FastifyInstance, deps: { auth: AuthSer
     return page.items.filter((s) => s.status === 'ready' && (q.name === undefined || s.name === q.name || s.id === q.name)).map(snapshotInfo);
   });
 
+  // E2B names snapshots and templates alike: a snapshot of that id goes, else the team's template (id or name).
   app.delete('/templates/:templateID', async (req: FastifyRequest<{ Params: { templateID: string } }>, reply) => {
     const p = await caller(req, 'sandboxes:write');
     const id = req.params.templateID;
-    if (!UUID.test(id)) throw notFound(`template '${id.slice(0, 64)}' not found`);
-    await snapshots.delete(p, id);
+    const snapshot = await snapshotOf(snapshots, p, id);
+    if (snapshot) await snapshots.delete(p, id);
+    else if (deps.templates) {
+      auth.require(p, 'templates:write');
+      await deps.templates.delete(p, id);
+    } else throw notFound(`template '${id.slice(0, 64)}' not found`);
     return reply.code(204).send();
   });
 }
