@@ -122,7 +122,7 @@ test('an image of Docker Hub is pulled from the mirror; buildInBackground answer
   await sb.kill();
 });
 
-test('tags: a build named name:tag, assigned, listed and removed; a tag starts sandboxes while it names the current build', async () => {
+test('tags: a build named name:tag, assigned, listed and removed; name:tag starts sandboxes of that build after newer builds', async () => {
   const first = await Template.build(Template().fromTemplate('base').runCmd('echo one > /home/user/v'), 'e2b-tags:v1');
   assert.deepEqual(first.tags, ['v1']);
   const assigned = await Template.assignTags('e2b-tags:v1', ['production', 'e2b-tags:stable']);
@@ -147,7 +147,10 @@ test('tags: a build named name:tag, assigned, listed and removed; a tag starts s
   const tags = new Map((await Template.getTags(first.templateId)).map((t) => [t.tag, t.buildId]));
   assert.equal(tags.get('latest'), second.buildId);
   assert.equal(tags.get('v1'), first.buildId);
-  await assert.rejects(Sandbox.create('e2b-tags:v1'), /not its current version/);
+  const older = await Sandbox.create('e2b-tags:v1');
+  assert.equal((await older.commands.run('cat /home/user/v')).stdout, 'one\n', 'a tag keeps the version its build made');
+  await older.kill();
+  await assert.rejects(Sandbox.create('e2b-tags:never'), /no tag 'never'/);
   const latest = await Sandbox.create('e2b-tags:latest');
   assert.equal((await latest.commands.run('cat /home/user/v')).stdout, 'two\n');
   await latest.kill();

@@ -8,7 +8,7 @@ import { PostgresCluster, TEST_POSTGRES_ENV } from './helpers/postgres.ts';
  * own database on one throwaway cluster); the rest of the suite does not touch the store's
  * dialect-specific parts and runs on SQLite only.
  */
-const FILES = ['teams.test.ts', 'billing.test.ts', 'sandboxes.test.ts', 'audit.test.ts', 'webhooks.test.ts'];
+const FILES = ['teams.test.ts', 'billing.test.ts', 'sandboxes.test.ts', 'audit.test.ts', 'webhooks.test.ts', 'e2b-templates.test.ts'];
 
 test('the store-heavy tests pass with PostgreSQL as the store', async (t) => {
   if (process.env[TEST_POSTGRES_ENV]) return t.skip('already the PostgreSQL pass');

@@ -58,7 +58,7 @@ export interface E2bDeps {
   volumes?: { volumes: VolumeService; volumeFiles: VolumeFiles; volumeTree: VolumeTree; volumeTokens: VolumeTokens };
   /** The working directory a template's sandboxes start commands in (its last workdir step), if it set one. */
   templateWorkdir?: (templateId: string) => Promise<string | undefined>;
-  /** Sandpit's template builds, served as E2B's template builder API; `name:tag` references in creates resolve through tags. */
+  /** Sandpit's template builds, served as E2B's template builder API. */
   templateBuilds?: Omit<E2bTemplateBuildDeps, 'auth'>;
 }
 
@@ -105,7 +105,7 @@ export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promis
   }
   auditE2bCalls(app, deps);
   await portProxy(app, deps);
-  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes, tags: deps.templateBuilds?.tags }));
+  await app.register((a) => controlPlaneRoutes(a, { ...deps, volumes: deps.volumes?.volumes }));
   const { templateBuilds } = deps;
   if (templateBuilds) await app.register((a) => templateBuildRoutes(a, { ...templateBuilds, auth: deps.auth }));
   const { sandboxMetrics } = deps;

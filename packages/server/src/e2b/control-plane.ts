@@ -8,8 +8,6 @@ import type { VolumeService } from '../services/volumes/volumes.ts';
 import type { PreviewPortService } from '../services/networking/preview-ports.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
-import type { Principal } from '../services/access/principal.ts';
-import type { TemplateTags } from '../services/templates/template-tags.ts';
 import { e2bCaller } from './caller.ts';
 import { type ListFilters, applyListFilters } from './list-filters.ts';
 import { snapshotOf } from './snapshot-routes.ts';
@@ -68,16 +66,10 @@ function volumeMountsOf(raw: unknown): VolumeMount[] {
 /** E2B's control plane (spec/openapi.yml in e2b-dev/E2B), both generations of paths, over Sandpit's sandbox service. */
 export async function controlPlaneRoutes(
   app: FastifyInstance,
-  deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService; volumes?: VolumeService; e2bDomain?: string; tags?: TemplateTags },
+  deps: { auth: AuthService; sandboxes: SandboxService; snapshots?: SnapshotService; previews: PreviewPortService; volumes?: VolumeService; e2bDomain?: string },
 ) {
   const { auth, sandboxes } = deps;
   const caller = e2bCaller(auth);
-
-  // `name:tag` names a build of a team template (E2B's tags).
-  const templateOf = async (p: Principal, id: string | undefined) => {
-    const ref = templateRef(id ?? 'base');
-    return deps.tags && ref.includes(':') && !ref.startsWith('platform/') ? deps.tags.resolve(p, ref) : ref;
-  };
 
   app.get('/health', async (_req, reply) => reply.code(200).send({ status: 'ok' }));
 
@@ -96,7 +88,7 @@ export async function controlPlaneRoutes(
     const rec = await sandboxes.create(
       p,
       {
-        ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: await templateOf(p, body.templateID), env: body.envVars }),
+        ...(snapshot ? { from_snapshot: snapshot.id } : { from_template: templateRef(body.templateID ?? 'base'), env: body.envVars }),
         metadata: body.metadata,
         ...(body.volumeMounts === undefined ? {} : { volumes: volumeMountsOf(body.volumeMounts) }),
         ...createTimers(timeout, body.autoPause === true),

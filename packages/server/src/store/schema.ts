@@ -461,6 +461,7 @@ export interface TemplateTagTable {
   tag: string;
   build_id: string;
   created_at: number;
+  version: string | null;
 }
 
 export interface TemplateBuildTable {

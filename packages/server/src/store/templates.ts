@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './db.ts';
 import { appendResourceEvent, type ResourceEvent } from './resource-events.ts';
-import type { TemplateBuildTable, TemplateTable } from './schema.ts';
+import type { TemplateBuildTable, TemplateTable, TemplateTagTable } from './schema.ts';
 
 export type TemplateStatus = 'building' | 'ready' | 'failed';
 
@@ -39,11 +39,12 @@ export interface TemplateVersion {
   buildId?: string;
 }
 
-/** A name for one build of a template. */
+/** A name for one build of a template, with the version that build made. */
 export interface TemplateTag {
   tag: string;
   buildId: string;
   createdAt: number;
+  version: TemplateVersion | null;
 }
 
 /** An engine capture of one version with its start_cmd running (gvisor); sandboxes are restored from it instead of booting. */
@@ -87,6 +88,10 @@ export interface BuildRecord {
   steps: BuildStepResult[];
   createdAt: number;
   finishedAt: number | null;
+}
+
+function tagOf(r: Selectable<TemplateTagTable>): TemplateTag {
+  return { tag: r.tag, buildId: r.build_id, createdAt: Number(r.created_at), version: r.version === null ? null : (JSON.parse(r.version) as TemplateVersion) };
 }
 
 function fromRow(r: Selectable<TemplateTable>, latestBuildId: string | null): TemplateRecord {
@@ -159,10 +164,22 @@ export class TemplateStore {
     return (await this.#withLatest(rows)).filter((t) => t.definition.warmPool > 0);
   }
 
-  /** The built version of every live template: which of them a node holds files for. */
+  /** The built version of every live template, and those its tags name: which of them a node holds files for. */
   async builtVersions(): Promise<TemplateVersion[]> {
     const rows = await this.db.selectFrom('templates').select('build').where('deleted_at', 'is', null).where('build', 'is not', null).execute();
-    return rows.map((r) => JSON.parse(r.build!) as TemplateVersion);
+    const tagged = await this.db
+      .selectFrom('template_tags')
+      .innerJoin('templates', 'templates.id', 'template_tags.template_id')
+      .select('template_tags.version')
+      .where('templates.deleted_at', 'is', null)
+      .where('template_tags.version', 'is not', null)
+      .execute();
+    const versions = new Map<string, TemplateVersion>();
+    for (const text of [...rows.map((r) => r.build!), ...tagged.map((r) => r.version!)]) {
+      const v = JSON.parse(text) as TemplateVersion;
+      versions.set(v.key, v);
+    }
+    return [...versions.values()];
   }
 
   async count(teamId: string): Promise<number> {
@@ -277,13 +294,16 @@ export class TemplateStore {
   }
 
   /** Templates of a team with live sandboxes (delete is refused while any exist). */
-  /** Points each tag at the build (moving a tag that named another). */
-  async putTags(templateId: string, buildId: string, tags: string[], now: number): Promise<void> {
+  /** Points each tag at the build and its version (moving a tag that named another). */
+  async putTags(templateId: string, buildId: string, version: TemplateVersion | null, tags: string[], now: number): Promise<void> {
     if (tags.length === 0) return;
+    const json = version === null ? null : JSON.stringify(version);
     await this.db
       .insertInto('template_tags')
-      .values(tags.map((tag) => ({ template_id: templateId, tag, build_id: buildId, created_at: now })))
-      .onConflict((oc) => oc.columns(['template_id', 'tag']).doUpdateSet((eb) => ({ build_id: eb.ref('excluded.build_id'), created_at: eb.ref('excluded.created_at') })))
+      .values(tags.map((tag) => ({ template_id: templateId, tag, build_id: buildId, created_at: now, version: json })))
+      .onConflict((oc) =>
+        oc.columns(['template_id', 'tag']).doUpdateSet((eb) => ({ build_id: eb.ref('excluded.build_id'), created_at: eb.ref('excluded.created_at'), version: eb.ref('excluded.version') })),
+      )
       .execute();
   }
 
@@ -294,7 +314,12 @@ export class TemplateStore {
 
   async tags(templateId: string): Promise<TemplateTag[]> {
     const rows = await this.db.selectFrom('template_tags').selectAll().where('template_id', '=', templateId).orderBy('created_at').orderBy('tag').execute();
-    return rows.map((r) => ({ tag: r.tag, buildId: r.build_id, createdAt: Number(r.created_at) }));
+    return rows.map(tagOf);
+  }
+
+  async tag(templateId: string, tag: string): Promise<TemplateTag | undefined> {
+    const row = await this.db.selectFrom('template_tags').selectAll().where('template_id', '=', templateId).where('tag', '=', tag).executeTakeFirst();
+    return row && tagOf(row);
   }
 
   async liveSandboxCount(templateId: string): Promise<number> {

@@ -230,7 +230,7 @@ export class TeamTemplates {
         cur.error = null;
         cur.updatedAt = now;
         await store.save(cur, templateEvent('template.built', cur, now));
-        await store.putTags(cur.id, build.id, [...new Set(tags)], now);
+        await store.putTags(cur.id, build.id, version, [...new Set(tags)], now);
         this.deps.catalog.versionChanged(cur.id, version.workdir);
         this.deps.captures?.settle(cur.id);
       }

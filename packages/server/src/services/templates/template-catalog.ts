@@ -2,6 +2,7 @@ import { conflict, notFound } from '../../errors.ts';
 import type { TemplateRecord, TemplateStore, TemplateVersion } from '../../store/templates.ts';
 import type { CuratedTemplates } from './curated-templates.ts';
 import type { TemplateCopies } from './template-copies.ts';
+import { splitTagged } from './template-tags.ts';
 import { BASE_TEMPLATE, TEMPLATE_UUID, type TemplateInfo, versionInfo } from './template-info.ts';
 
 /** Resolves template references (platform/*, a team's by UUID or name) to what sandboxes start from. */
@@ -28,12 +29,22 @@ export class TemplateCatalog {
       if (!this.curated.has(id)) throw notFound(`template '${id.slice(0, 128)}' not found`);
       return this.#info(id, await this.curated.ensure(id));
     }
+    if (id.includes(':')) return this.#tagged(teamId, id);
     const t = await this.find(teamId, id);
     if (!t.version) {
       if (t.status === 'building') throw conflict(`template '${t.name}' is still building; retry when its status is ready`);
       throw conflict(`template '${t.name}' has no successful build (${t.error ?? t.status})`);
     }
     return this.#info(t.id, this.#copies ? await this.#copies.local(t) : t.version);
+  }
+
+  /** `name:tag`: the version the tagged build made (not cached as the template's workdir: that is the current version's). */
+  async #tagged(teamId: string, ref: string): Promise<TemplateInfo> {
+    const { name, tag } = splitTagged(ref);
+    const t = await this.find(teamId, name);
+    const row = await this.#store.tag(t.id, tag!);
+    if (!row?.version) throw notFound(`template '${t.name}' has no tag '${tag}'`);
+    return versionInfo(t.id, this.#copies ? await this.#copies.local({ ...t, version: row.version }) : row.version);
   }
 
   /** The team's own template by UUID or name. */

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
-import { badRequest, conflict, notFound } from '../../errors.ts';
-import type { TemplateRecord, TemplateStore, TemplateTag } from '../../store/templates.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import type { TemplateStore, TemplateTag } from '../../store/templates.ts';
 import type { Principal } from '../access/principal.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 
@@ -24,8 +24,8 @@ export function checkTag(tag: string): void {
 
 /**
  * Names for builds of a team's templates (E2B's tags). A build's tags are set when it is ready;
- * `latest` always follows the newest ready build. Sandboxes start from the template's current
- * version only, so a tag resolves while it names the build that made that version.
+ * `latest` always follows the newest ready build. A tag keeps the version its build made, so
+ * `name:tag` starts sandboxes of that build after newer ones (TemplateCatalog.resolve).
  */
 export class TemplateTags {
   readonly #store: TemplateStore;
@@ -52,9 +52,10 @@ export class TemplateTags {
       return other.tag;
     });
     const t = await this.#catalog.find(p.teamId, name);
-    const buildId = await this.#buildOf(t, tag ?? LATEST);
-    await this.#store.putTags(t.id, buildId, [...new Set(plain)], this.#clock.now());
-    return { buildId, tags: plain };
+    const source = await this.#store.tag(t.id, tag ?? LATEST);
+    if (!source) throw notFound(`template '${t.name}' has no tag '${tag ?? LATEST}'`);
+    await this.#store.putTags(t.id, source.buildId, source.version, [...new Set(plain)], this.#clock.now());
+    return { buildId: source.buildId, tags: plain };
   }
 
   async remove(p: Principal, name: string, tags: string[]): Promise<void> {
@@ -65,22 +66,5 @@ export class TemplateTags {
 
   async list(p: Principal, ref: string): Promise<TemplateTag[]> {
     return this.#store.tags((await this.#catalog.find(p.teamId, ref)).id);
-  }
-
-  /** The template a `name:tag` reference starts sandboxes from (its name); a reference without a tag is returned as it is. */
-  async resolve(p: Principal, ref: string): Promise<string> {
-    if (!ref.includes(':')) return ref;
-    const { name, tag } = splitTagged(ref);
-    const t = await this.#catalog.find(p.teamId, name);
-    const buildId = await this.#buildOf(t, tag!);
-    if (t.version?.buildId !== buildId)
-      throw conflict(`tag '${tag}' of template '${t.name}' names build ${buildId}, which is not its current version; sandboxes start from the current version (tag '${LATEST}')`);
-    return t.id;
-  }
-
-  async #buildOf(t: TemplateRecord, tag: string): Promise<string> {
-    const found = (await this.#store.tags(t.id)).find((x) => x.tag === tag);
-    if (!found) throw notFound(`template '${t.name}' has no tag '${tag}'`);
-    return found.buildId;
   }
 }

@@ -10,6 +10,8 @@ export const templateTags: Migration = {
       .addColumn('tag', 'text', (c) => c.notNull())
       .addColumn('build_id', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
+      // The version the build made (JSON): a tag starts sandboxes of its build after newer builds.
+      .addColumn('version', 'text')
       .addPrimaryKeyConstraint('template_tags_pk', ['template_id', 'tag'])
       .execute();
   },
