@@ -44,6 +44,13 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
 }
 
 export const get = <T = unknown>(path: string) => call<T>('GET', path);
+/** A text answer (a diff), with the same session and errors as `call`. */
+export async function getText(path: string): Promise<string> {
+  const res = await fetch(path, { credentials: 'same-origin' });
+  if (res.status === 401) onSignedOut();
+  if (!res.ok) await fail(res);
+  return res.text();
+}
 export const post = <T = unknown>(path: string, body?: unknown) => call<T>('POST', path, body);
 export const patch = <T = unknown>(path: string, body?: unknown) => call<T>('PATCH', path, body);
 export const del = <T = unknown>(path: string) => call<T>('DELETE', path);
@@ -103,5 +110,7 @@ export async function readSse<T>(res: Response, onEvent: (data: T) => void): Pro
   }
 }
 
+/** A size in B, KiB or MiB. */
+export const fmtSize = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '-');

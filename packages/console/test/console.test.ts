@@ -153,6 +153,42 @@ test('sign in, create a sandbox, terminal, files, exec, pause and resume, metric
   watching = false;
 });
 
+test("changes: a sandbox's changed files listed under a path, a file's diff, another sandbox's changes applied", async () => {
+  const api = new Api(server.url, server.key);
+  const created = await Promise.all(['changes-a', 'changes-b'].map((name) => api.post('/sandboxes', { name })));
+  const [a, b] = created.map((r) => {
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.id as string;
+  });
+  const run = async (id: string, command: string) => assert.equal((await api.post(`/sandboxes/${id}/exec`, { command })).body.exit_code, 0, command);
+  await run(a!, 'mkdir -p /home/user/work && printf "one\\ntwo\\n" > /home/user/work/notes.txt && echo x > /home/user/elsewhere.txt');
+  watching = true;
+  await page.goto(url(`/sandboxes/${a}`));
+  const changes = page.getByRole('region', { name: 'Changes' });
+  await changes.locator('[data-path="/home/user/work/notes.txt"][data-kind="added"]').waitFor();
+  await changes.getByLabel('Under path').fill('/home/user/work');
+  await changes.getByLabel('Under path').press('Tab');
+  await changes.locator('[data-path="/home/user/elsewhere.txt"]').waitFor({ state: 'detached' });
+  await changes.getByRole('button', { name: '/home/user/work/notes.txt' }).click();
+  const diff = changes.getByRole('figure', { name: 'Diff of /home/user/work/notes.txt' });
+  assert.match(await diff.innerText(), /\+one\n\+two/);
+
+  await page.goto(url(`/sandboxes/${b}`));
+  const here = page.getByRole('region', { name: 'Changes' });
+  await here.getByText('No changes').waitFor();
+  await here.getByLabel('Apply the changes of sandbox').fill(a!);
+  await here.getByRole('button', { name: 'Apply' }).click();
+  await here
+    .getByRole('status')
+    .filter({ hasText: /Applied [1-9]\d*, conflicts 0/ })
+    .waitFor();
+  await here.locator('[data-path="/home/user/work/notes.txt"]').waitFor();
+  assert.equal((await api.post(`/sandboxes/${b}/exec`, { command: 'cat /home/user/work/notes.txt' })).body.stdout, 'one\ntwo\n');
+  assert.deepEqual(errors, []);
+  watching = false;
+  for (const id of [a, b]) await api.del(`/sandboxes/${id}`);
+});
+
 test('webhooks: add one, send a test, see it delivered; the audit log shows who did it', async () => {
   await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
   await page.getByRole('heading', { name: 'Webhooks' }).waitFor();

@@ -2,6 +2,7 @@ import type { SandboxInfo, SandboxWithToken, Snapshot } from '../sdk-types.ts';
 import { lazy, Suspense } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import { del, get, post, rememberToken, when } from '../api.ts';
+import { ChangesPanel } from '../parts/changes.tsx';
 import { DesktopPanel } from '../parts/desktop.tsx';
 import { EventsPanel } from '../parts/events.tsx';
 import { ExecPanel } from '../parts/exec.tsx';
@@ -124,6 +125,9 @@ export function SandboxPage({ id }: { id: string }) {
           <ExecPanel id={id} />
         </Section>
       </div>
+      <Section title="Changes">
+        <ChangesPanel id={id} />
+      </Section>
       {s.template_id === 'platform/desktop' && <Section title="Desktop">{active ? <DesktopPanel id={id} /> : <p class="hint">Resume the sandbox to see its desktop.</p>}</Section>}
       <Section title="Preview ports">
         <PreviewsPanel id={id} />

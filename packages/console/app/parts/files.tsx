@@ -1,9 +1,7 @@
 import type { FileEntry } from '../sdk-types.ts';
 import { useState } from 'preact/hooks';
-import { dataPlane, dp, fail } from '../api.ts';
+import { dataPlane, dp, fail, fmtSize } from '../api.ts';
 import { ErrorText, useAction, usePoll } from '../ui.tsx';
-
-const fmtSize = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
 /** Uploads with XMLHttpRequest, the one browser API that reports upload progress. */
 function upload(sandboxId: string, path: string, file: File, onProgress: (share: number) => void): Promise<void> {
