@@ -49,18 +49,22 @@ export async function dropMemoryLocked(st: DriverState, id: string): Promise<voi
   await rm(sp.image, { recursive: true, force: true });
 }
 
-/** `sync` as root in the sandbox, through the agent when it is connected, else through runsc. */
+/**
+ * `sync` as root in the sandbox, through the agent when it is connected, else (or when the agent
+ * cannot run it: its channel may still be reconnecting after a restore) through runsc.
+ */
 async function syncInside(st: DriverState, id: string, runsc: Runsc, runscId: string): Promise<void> {
   const control = st.channels.get(id)?.control;
-  if (!control) {
-    await runsc.exec(runscId, ['sync']);
-    return;
+  if (control) {
+    const proc = control.spawn({ argv: ['sync'], user: 'root', cwd: '/', stdin: false });
+    const ran = await new Promise<boolean>((resolve) => {
+      proc.once('exit', (info) => resolve(info.exitCode === 0));
+      proc.once('error', () => resolve(false));
+    });
+    if (ran) return;
+    st.logger.warn(`gvisor: sync through the agent of ${id} failed; syncing through runsc`);
   }
-  const proc = control.spawn({ argv: ['sync'], user: 'root', cwd: '/', stdin: false });
-  await new Promise<void>((resolve, reject) => {
-    proc.once('exit', () => resolve());
-    proc.once('error', reject);
-  });
+  await runsc.exec(runscId, ['sync']);
 }
 
 /**
