@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
-import { Sandbox } from '@e2b/code-interpreter';
+import { type BarChart, type BoxAndWhiskerChart, type LineChart, type PieChart, type Result, Sandbox, type ScatterChart, type SuperChart } from '@e2b/code-interpreter';
 import { Sandbox as SandpitSandbox } from '../../sdk/src/index.ts';
 import { freePort, ServerProcess } from './helpers/server-process.ts';
 import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
@@ -62,7 +62,98 @@ describe('@e2b/code-interpreter', () => {
     const df = await sbx.runCode('import pandas as pd\npd.DataFrame({"a": [1, 2], "b": ["x", "y"]})');
     assert.ok(df.results[0]?.html?.includes('<table'), JSON.stringify(df.results));
     assert.match(df.text ?? '', /a\s+b/);
+    assert.deepEqual(df.results[0]?.data, { a: [1, 2], b: ['x', 'y'] });
     assert.equal((await sbx.runCode('"quoted"')).text, 'quoted');
+  });
+
+  test('python: a figure is also its chart as data (result.chart), shown or returned', async () => {
+    const chartOf = async (code: string, main = false) => {
+      const ex = await sbx.runCode(`import matplotlib.pyplot as plt\n${code}`);
+      assert.equal(ex.error, undefined, ex.error?.traceback);
+      const result = ex.results.find((r: Result) => r.chart && r.isMainResult === main);
+      assert.ok(result, JSON.stringify(ex.results.map((r) => [r.isMainResult, r.formats()])));
+      assert.ok(result.png?.startsWith(PNG));
+      return result.chart;
+    };
+
+    const line = (await chartOf(
+      "import datetime\ndays = [datetime.datetime(2024, 1, d) for d in (1, 2, 3)]\nplt.plot(days, [1, 4, 2], label='visits')\nplt.plot(days, [2, 2, 3], label='sales')\nplt.title('Traffic')\nplt.xlabel('Day')\nplt.ylabel('Load (kW)')\nplt.show()",
+    )) as LineChart;
+    assert.deepEqual([line.type, line.title, line.x_label, line.y_label, line.x_unit, line.y_unit], ['line', 'Traffic', 'Day', 'Load (kW)', null, 'kW']);
+    assert.deepEqual([line.x_scale, line.y_scale], ['datetime', 'linear']);
+    assert.deepEqual(
+      line.elements.map((e) => e.label),
+      ['visits', 'sales'],
+    );
+    assert.deepEqual(
+      line.elements[0]!.points.map(([x, y]: [number | string, number | string]) => [new Date(x).toISOString(), y]),
+      [
+        ['2024-01-01T00:00:00.000Z', 1],
+        ['2024-01-02T00:00:00.000Z', 4],
+        ['2024-01-03T00:00:00.000Z', 2],
+      ],
+    );
+    assert.ok(line.x_ticks.length > 0 && line.x_ticks.every((t) => typeof t === 'string' && !Number.isNaN(Date.parse(t))), JSON.stringify(line.x_ticks));
+    assert.ok(line.y_ticks.every((t) => typeof t === 'number'));
+    assert.equal(line.y_tick_labels.length, line.y_ticks.length);
+    assert.ok(line.y_tick_labels.every((t) => typeof t === 'string'));
+
+    // A figure as the cell's value: the main result.
+    const scatter = (await chartOf("fig, ax = plt.subplots()\nax.scatter([1, 2, 3], [3, 1, 2], label='a')\nax.set_yscale('log')\nfig", true)) as ScatterChart;
+    assert.deepEqual([scatter.type, scatter.title, scatter.x_label, scatter.x_scale, scatter.y_scale], ['scatter', null, null, 'linear', 'log']);
+    assert.deepEqual(scatter.elements, [
+      {
+        label: 'a',
+        points: [
+          [1, 3],
+          [2, 1],
+          [3, 2],
+        ],
+      },
+    ]);
+
+    const bar = (await chartOf("plt.bar(['a', 'b'], [3, 5], label='2023')\nplt.bar(['a', 'b'], [1, 2], bottom=[3, 5], label='2024')\nplt.ylabel('Units [k]')\nplt.show()")) as BarChart;
+    assert.deepEqual([bar.type, bar.x_label, bar.y_label, bar.y_unit], ['bar', null, 'Units [k]', 'k']);
+    assert.deepEqual(bar.elements, [
+      { label: 'a', group: '2023', value: 3 },
+      { label: 'b', group: '2023', value: 5 },
+      { label: 'a', group: '2024', value: 1 },
+      { label: 'b', group: '2024', value: 2 },
+    ]);
+
+    const pie = (await chartOf("plt.pie([1, 3], labels=['x', 'y'])\nplt.title('Share')\nplt.show()")) as PieChart;
+    assert.deepEqual([pie.type, pie.title], ['pie', 'Share']);
+    assert.deepEqual(pie.elements, [
+      { label: 'x', angle: 90, radius: 1 },
+      { label: 'y', angle: 270, radius: 1 },
+    ]);
+
+    const box = (await chartOf("plt.boxplot([[1, 2, 3, 4, 5], [2, 4, 6, 8, 40]], labels=['p', 'q'])\nplt.ylabel('Score')\nplt.show()")) as BoxAndWhiskerChart;
+    assert.deepEqual([box.type, box.y_label], ['box_and_whisker', 'Score']);
+    assert.deepEqual(box.elements, [
+      { label: 'p', min: 1, first_quartile: 2, median: 3, third_quartile: 4, max: 5, outliers: [] },
+      { label: 'q', min: 2, first_quartile: 4, median: 6, third_quartile: 8, max: 8, outliers: [40] },
+    ]);
+
+    const sup = (await chartOf(
+      "fig, (a, b) = plt.subplots(1, 2)\nfig.suptitle('Both')\na.plot([1, 2], [3, 4])\na.set_title('left')\nb.bar(['u'], [7])\nb.set_title('right')\nplt.show()",
+    )) as SuperChart;
+    assert.deepEqual([sup.type, sup.title], ['superchart', 'Both']);
+    assert.deepEqual(
+      sup.elements.map((c) => [c.type, c.title]),
+      [
+        ['line', 'left'],
+        ['bar', 'right'],
+      ],
+    );
+    assert.deepEqual((sup.elements[0] as LineChart).elements[0]!.points, [
+      [1, 3],
+      [2, 4],
+    ]);
+    assert.deepEqual((sup.elements[1] as BarChart).elements, [{ label: 'u', group: '0', value: 7 }]);
+
+    const unknown = await chartOf("plt.imshow([[0, 1], [1, 0]])\nplt.title('img')\nplt.show()");
+    assert.deepEqual(unknown, { type: 'unknown', title: 'img', elements: [] });
   });
 
   test('python: an exception is an error with name, value and traceback', async () => {
@@ -165,6 +256,10 @@ describe("Sandpit's own endpoint (TS SDK)", () => {
     assert.equal(res.error, undefined);
     const chart = await sbx.code.run('import matplotlib.pyplot as plt\nplt.bar(["a", "b"], [1, 2])\nplt.show()');
     assert.ok(chart.results.some((r) => r.png?.startsWith(PNG)));
+    assert.ok(
+      chart.results.some((r) => (r.chart as { type?: string } | undefined)?.type === 'bar'),
+      JSON.stringify(chart.results.map(Object.keys)),
+    );
     const err = await sbx.code.run('undefined_name');
     assert.equal(err.error?.name, 'NameError');
     assert.equal((await sbx.code.run('echo $((6 * 7))', { language: 'bash' })).stdout.join(''), '42\n');
