@@ -108,6 +108,9 @@ describe('sandpit CLI resource commands against a real server (container driver)
     assert.ok((await json(['template', 'list'])).some((t: { name: string }) => t.name === 'cli-tiny'));
     assert.equal((await json(['template', 'get', 'cli-tiny'])).status, 'ready');
     assert.match((await ok(['template', 'logs', 'cli-tiny'])).stdout, /hi-from-build/);
+    // A rebuild takes the cached layer; --no-cache runs the step again.
+    assert.doesNotMatch((await ok(['template', 'create', '-f', recipe])).stderr, /hi-from-build/);
+    assert.match((await ok(['template', 'create', '-f', recipe, '--no-cache'])).stderr, /hi-from-build/);
     const sb = await json(['sandbox', 'create', '--template', 'cli-tiny']);
     assert.equal((await ok(['exec', sb.id, '--', 'echo $FROM'])).stdout, 'cli\n');
     await ok(['sandbox', 'kill', sb.id]);

@@ -8,6 +8,8 @@ interface CreateOptions extends ApiOptions {
   file: string;
   name?: string;
   follow: boolean;
+  /** false with --no-cache. */
+  cache: boolean;
 }
 
 interface BuildOptions extends ApiOptions {
@@ -19,6 +21,8 @@ interface BuildOptions extends ApiOptions {
   useImageCmd?: boolean;
   startCmd?: string;
   readyCmd?: string;
+  /** false with --no-cache. */
+  cache: boolean;
   follow: boolean;
 }
 
@@ -66,18 +70,20 @@ function describe(t: Template): void {
 }
 
 export function templateCommand(): Command {
-  const template = new Command('template').description('build and manage templates (a base plus steps: run, copy, env, workdir)');
+  const template = new Command('template').description('build and manage templates (a base plus steps: run, copy, env, workdir, archive)');
 
   template.addCommand(
     apiCommand('create', 'build a template from a JSON recipe (the POST /templates body) and follow its log')
       .requiredOption('-f, --file <recipe.json>', 'the recipe')
       .option('--name <name>', "override the recipe's name")
+      .option('--no-cache', 'run every step even where its layer is cached (no_cache)')
       .option('--no-follow', 'return once the build has started')
       .addHelpText('after', '\nrecipe.json:\n  {"name": "py-tools", "steps": [{"type": "env", "env": {"MODE": "ci"}}, {"type": "run", "command": "pip install requests"}]}')
       .action(
         run(async (opts: CreateOptions) => {
           const recipe = JSON.parse(await readFile(opts.file, 'utf8')) as CreateTemplateParams;
           if (opts.name) recipe.name = opts.name;
+          if (!opts.cache) recipe.no_cache = true;
           const client = connect(opts);
           const started = await client.templates.create(recipe);
           if (!opts.json) console.error(`building ${started.name} (${started.id}), build ${started.build_id}`);
@@ -99,6 +105,7 @@ export function templateCommand(): Command {
       .option('--use-image-cmd', "run the image's ENTRYPOINT/CMD as start_cmd")
       .option('--start-cmd <cmd>', 'start_cmd')
       .option('--ready-cmd <cmd>', 'ready_cmd')
+      .option('--no-cache', 'run every step even where its layer is cached (no_cache)')
       .option('--no-follow', 'return once the build has started')
       .action(
         run(async (opts: BuildOptions) => {
@@ -111,6 +118,7 @@ export function templateCommand(): Command {
             ...(opts.useImageCmd ? { use_image_cmd: true } : {}),
             ...(opts.startCmd ? { start_cmd: opts.startCmd } : {}),
             ...(opts.readyCmd ? { ready_cmd: opts.readyCmd } : {}),
+            ...(opts.cache ? {} : { no_cache: true }),
           };
           const client = connect(opts);
           const started = await client.templates.create(params);
