@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Sandbox } from 'e2b';
-import { freePort, ServerProcess } from './helpers/server-process.ts';
+import { Api, freePort, ServerProcess } from './helpers/server-process.ts';
 
 /**
  * What E2B's own SDK tests found missing (issue 23), driven through the unmodified `e2b` SDK:
@@ -97,6 +97,18 @@ describe('gVisor: snapshots and fork through E2B routes', () => {
     await server?.stop();
   });
 
+  /** The audit entries of `actions` (newest first), once as many as expected are written (they follow the answers). */
+  async function audited(actions: string[], want: number): Promise<[string, string, number][]> {
+    const api = new Api(server.url, server.key);
+    let got: [string, string, number][] = [];
+    for (let i = 0; i < 50 && got.length < want; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      const entries = (await api.get('/audit-log?limit=200')).body.entries as { action: string; resource: { type: string }; request: { route: string }; status: number }[];
+      got = entries.filter((e) => actions.includes(e.action)).map((e) => [e.action, e.request.route, e.status]);
+    }
+    return got;
+  }
+
   test('createSnapshot, list by sandbox and name, start from it, delete', async () => {
     const s = await Sandbox.create({ ...opts, timeoutMs: 120_000 });
     try {
@@ -115,6 +127,13 @@ describe('gVisor: snapshots and fork through E2B routes', () => {
       }
       assert.equal(await Sandbox.deleteSnapshot(snap.snapshotId, opts), true);
       assert.equal(await Sandbox.deleteSnapshot(snap.snapshotId, opts), false);
+      // Recorded as on the main API (they were not before: these routes set no principal for the audit).
+      // The second delete found no snapshot, so it was a template delete (of no template: 404).
+      assert.deepEqual(await audited(['snapshot.create', 'snapshot.delete', 'template.delete'], 3), [
+        ['template.delete', 'e2b /templates/:templateID', 404],
+        ['snapshot.delete', 'e2b /templates/:templateID', 204],
+        ['snapshot.create', 'e2b /sandboxes/:sandboxID/snapshots', 201],
+      ]);
     } finally {
       await s.kill();
     }
@@ -136,6 +155,7 @@ describe('gVisor: snapshots and fork through E2B routes', () => {
         await Promise.all(sandboxes.map((f) => f.kill()));
       }
       assert.equal((await Sandbox.listSnapshots({ ...opts, sandboxId: s.sandboxId }).nextItems()).length, 0);
+      assert.deepEqual(await audited(['sandbox.fork'], 1), [['sandbox.fork', 'e2b /sandboxes/:sandboxID/fork', 200]]);
     } finally {
       await s.kill();
     }

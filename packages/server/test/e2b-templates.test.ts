@@ -202,4 +202,16 @@ test('DELETE /templates/{id} deletes a team template by name or id (a snapshot o
   assert.equal(await Template.exists('e2b-doomed'), false);
   assert.equal((await e2b('/templates/e2b-doomed', { method: 'DELETE' })).status, 404);
   assert.equal((await e2b('/templates/base', { method: 'DELETE' })).status, 404, "E2B's public names are not the team's to delete");
+  // The audit log has the build and the deletion as template actions, by the template's id.
+  // Entries are written once the answer is sent: read until both are there.
+  let mine: unknown[] = [];
+  for (let i = 0; i < 50 && mine.length < 2; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    const entries = (await api.get('/audit-log?resource_type=template&limit=100')).body.entries as { action: string; resource: { id: string }; status: number }[];
+    mine = entries.filter((x) => x.resource.id === info.templateId).map((x) => [x.action, x.status]);
+  }
+  assert.deepEqual(mine, [
+    ['template.delete', 204],
+    ['template.build', 202],
+  ]);
 });

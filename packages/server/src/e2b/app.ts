@@ -1,7 +1,7 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { parseSandboxIdLoose, taggedSandboxId } from '../ids.ts';
-import { E2B_ACTIONS } from '../services/audit/audit-actions.ts';
+import { E2B_ACTIONS, e2bActionOf } from '../services/audit/audit-actions.ts';
 import type { AuditLog } from '../services/audit/audit-log.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { FileService } from '../services/data-plane/files.ts';
@@ -164,13 +164,21 @@ function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
     return payload;
   });
   app.addHook('onResponse', async (req, reply) => {
-    const action = E2B_ACTIONS[`${req.method} ${req.routeOptions.url}`];
+    const action = e2bActionOf(req, `${req.method} ${req.routeOptions.url}`);
     const p = req.principal;
     if (!action || !p) return;
-    const params = req.params as { sandboxID?: string; volumeID?: string } | undefined;
-    const resourceType = action.split('.')[0]!;
-    const raw = created.get(req) ?? (resourceType === 'volume' ? params?.volumeID : params?.sandboxID);
-    const id = raw === undefined || resourceType === 'volume' ? undefined : parseSandboxIdLoose(raw);
+    const params = req.params as { sandboxID?: string; volumeID?: string; templateID?: string } | undefined;
+    const kind = action.split('.')[0]!;
+    // Volumes and templates by their own id or name (a snapshot deleted as a template by its id); the rest by the sandbox's.
+    const resourceType = kind === 'volume' || kind === 'template' || action === 'snapshot.delete' ? kind : 'sandbox';
+    const named =
+      resourceType === 'volume'
+        ? params?.volumeID
+        : resourceType === 'sandbox'
+          ? params?.sandboxID
+          : (params?.templateID ?? templateNamed(req.body as { target?: unknown; name?: unknown } | undefined));
+    const raw = created.get(req) ?? named;
+    const id = raw === undefined || resourceType !== 'sandbox' ? undefined : parseSandboxIdLoose(raw);
     const ua = req.headers['user-agent'];
     deps.audit.record({
       teamId: p.teamId,
@@ -178,7 +186,7 @@ function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
       keyId: p.keyId,
       userId: p.userId,
       action,
-      resourceType: resourceType === 'volume' ? 'volume' : 'sandbox',
+      resourceType,
       resourceId: id ? taggedSandboxId(id.region ?? deps.region, id.id) : (raw?.slice(0, 256) ?? null),
       method: req.method,
       route: `e2b ${req.routeOptions.url ?? ''}`,
@@ -188,4 +196,10 @@ function auditE2bCalls(app: FastifyInstance, deps: E2bDeps): void {
       traceId: null,
     });
   });
+}
+
+/** The template a tags call names (`target` name:tag, or `name`), without its tag. */
+function templateNamed(body: { target?: unknown; name?: unknown } | undefined): string | undefined {
+  const ref = typeof body?.target === 'string' ? body.target : typeof body?.name === 'string' ? body.name : undefined;
+  return ref?.split(':')[0];
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.ts';
+import { e2bCaller } from './caller.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
@@ -17,10 +18,9 @@ const MAX_FORKS = 20;
  */
 export async function forkRoute(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; snapshots: SnapshotService; e2bDomain?: string }) {
   const { auth, sandboxes, snapshots } = deps;
+  const caller = e2bCaller(auth);
   app.post('/sandboxes/:sandboxID/fork', async (req: FastifyRequest<{ Params: { sandboxID: string }; Body: { timeout?: number; count?: number } | undefined }>) => {
-    const raw = req.headers['x-api-key'];
-    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
-    auth.require(p, 'sandboxes:write');
+    const p = await caller(req, 'sandboxes:write');
     const count = req.body?.count ?? 1;
     if (!Number.isInteger(count) || count < 1 || count > MAX_FORKS) throw badRequest(`count must be an integer from 1 to ${MAX_FORKS}`);
     const timers = createTimers(checkTimeout(req.body?.timeout), false);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.ts';
+import { e2bCaller } from './caller.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { SandboxMetrics } from '../services/sandboxes/sandbox-metrics.ts';
 import type { SandboxService } from '../services/sandboxes/sandboxes.ts';
@@ -20,10 +21,9 @@ function unixSeconds(raw: string | undefined, name: string): number | undefined 
 /** `GET /sandboxes/{id}/metrics`: Sandpit's sampled series (services/sandboxes/sandbox-metrics.ts) as E2B's `SandboxMetric` list. */
 export async function metricsRoutes(app: FastifyInstance, deps: { auth: AuthService; sandboxes: SandboxService; sandboxMetrics: SandboxMetrics }) {
   const { auth, sandboxes, sandboxMetrics } = deps;
+  const caller = e2bCaller(auth);
   app.get('/sandboxes/:sandboxID/metrics', async (req: FastifyRequest<{ Params: { sandboxID: string }; Querystring: MetricsQuery }>) => {
-    const raw = req.headers['x-api-key'];
-    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
-    auth.require(p, 'sandboxes:read');
+    const p = await caller(req, 'sandboxes:read');
     const rec = await sandboxes.get(p, req.params.sandboxID);
     // E2B's window is in whole seconds: a point inside the end second belongs to it.
     const start = unixSeconds(req.query.start, 'start') ?? 0;

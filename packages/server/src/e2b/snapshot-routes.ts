@@ -6,6 +6,8 @@ import type { Principal } from '../services/access/principal.ts';
 import type { SnapshotService } from '../services/snapshots/snapshots.ts';
 import type { SnapshotRecord } from '../store/snapshots.ts';
 import type { TeamTemplates } from '../services/templates/team-templates.ts';
+import { e2bCaller } from './caller.ts';
+import { e2bAuditAs } from '../services/audit/audit-actions.ts';
 
 interface SnapshotsQuery {
   sandboxID?: string;
@@ -44,12 +46,8 @@ export async function readySnapshot(snapshots: SnapshotService, p: Principal, sa
 /** E2B's snapshot API (`POST /sandboxes/{id}/snapshots`, `GET /snapshots`, `DELETE /templates/{id}`) over Sandpit's snapshots. */
 export async function snapshotRoutes(app: FastifyInstance, deps: { auth: AuthService; snapshots: SnapshotService; templates?: TeamTemplates }) {
   const { auth, snapshots } = deps;
-  const caller = async (req: FastifyRequest, perm: 'sandboxes:read' | 'sandboxes:write'): Promise<Principal> => {
-    const raw = req.headers['x-api-key'];
-    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
-    auth.require(p, perm);
-    return p;
-  };
+  // Sets the request's principal too, so these calls reach the audit log.
+  const caller = e2bCaller(auth);
 
   app.post('/sandboxes/:sandboxID/snapshots', async (req: FastifyRequest<{ Params: { sandboxID: string }; Body: { name?: string } | undefined }>, reply) => {
     const p = await caller(req, 'sandboxes:write');
@@ -72,6 +70,7 @@ export async function snapshotRoutes(app: FastifyInstance, deps: { auth: AuthSer
     if (snapshot) await snapshots.delete(p, id);
     else if (deps.templates) {
       auth.require(p, 'templates:write');
+      e2bAuditAs(req, 'template.delete');
       await deps.templates.delete(p, id);
     } else throw notFound(`template '${id.slice(0, 64)}' not found`);
     return reply.code(204).send();

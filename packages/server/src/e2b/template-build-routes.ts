@@ -5,12 +5,12 @@ import { iso } from '../clock.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
 import { CreateTemplateBody } from '../schemas/template.ts';
 import type { AuthService } from '../services/access/auth.ts';
-import type { Principal } from '../services/access/principal.ts';
 import type { BuildRequests } from '../services/templates/build-requests.ts';
 import type { TeamTemplates } from '../services/templates/team-templates.ts';
 import { checkTag, splitTagged, type TemplateTags } from '../services/templates/template-tags.ts';
 import type { TemplateUploads } from '../services/templates/template-uploads.ts';
 import type { BuildRecord } from '../store/templates.ts';
+import { e2bCaller } from './caller.ts';
 import { isE2bTemplateName } from './sandbox-view.ts';
 import { type E2bBuildStart, type TranslatedBuild, translateBuild } from './template-steps.ts';
 
@@ -36,13 +36,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
   const { auth, templates, tags, requests, uploads } = deps;
   /** Which E2B step each Sandpit step of a started build came from, for its failure reason (kept a day, in this process). */
   const origins = new Map<string, TranslatedBuild['origin']>();
-  const caller = async (req: FastifyRequest, perm: 'templates:read' | 'templates:write'): Promise<Principal> => {
-    const raw = req.headers['x-api-key'];
-    const p = await auth.authenticate(Array.isArray(raw) ? raw[0] : raw);
-    req.principal = p;
-    auth.require(p, perm);
-    return p;
-  };
+  const caller = e2bCaller(auth);
 
   const requestBuild = async (req: FastifyRequest, reply: { code(n: number): unknown }) => {
     const p = await caller(req, 'templates:write');

@@ -89,6 +89,11 @@ export function auditActionOf(method: string, route: string | undefined): AuditA
 export const isNamedAuditRoute = (method: string, route: string) => `${method} ${route}` in ACTIONS;
 
 /** The E2B-compatible control plane's calls that change something (its own port; docs/e2b.md), named as on the main API. */
+/** Requests whose audited action is not their route's (a DELETE /templates/{id} that deleted a template). */
+const E2B_ACTION_OF = new WeakMap<object, string>();
+export const e2bAuditAs = (req: object, action: string) => E2B_ACTION_OF.set(req, action);
+export const e2bActionOf = (req: object, route: string): string | undefined => E2B_ACTION_OF.get(req) ?? E2B_ACTIONS[route];
+
 export const E2B_ACTIONS: Record<string, string> = {
   'POST /sandboxes': 'sandbox.create',
   'POST /v2/sandboxes': 'sandbox.create',
@@ -100,8 +105,11 @@ export const E2B_ACTIONS: Record<string, string> = {
   'POST /sandboxes/:sandboxID/timeout': 'sandbox.update',
   'POST /sandboxes/:sandboxID/snapshots': 'snapshot.create',
   'POST /sandboxes/:sandboxID/fork': 'sandbox.fork',
-  // E2B deletes a snapshot as a template.
+  // E2B deletes snapshots and templates alike: the route says which it was (e2bAuditAs).
   'DELETE /templates/:templateID': 'snapshot.delete',
+  'POST /v2/templates/:templateID/builds/:buildID': 'template.build',
+  'POST /templates/tags': 'template.tags.assign',
+  'DELETE /templates/tags': 'template.tags.remove',
   'POST /volumes': 'volume.create',
   'DELETE /volumes/:volumeID': 'volume.delete',
   // The volume content API (its calls carry a volume token, not an API key).
