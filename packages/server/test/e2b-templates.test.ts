@@ -191,6 +191,8 @@ test('bad input: names, steps, unknown builds and forged upload links are refuse
   const again = (await (await e2b(`/templates/${req.templateID}/files/${'a'.repeat(64)}`)).json()) as { present: boolean };
   assert.equal(again.present, true);
   assert.equal((await e2b(`/templates/${req.templateID}/files/nothex`)).status, 400);
+  const fronted = (await (await e2b(`/templates/${req.templateID}/files/${'b'.repeat(64)}`, { headers: { 'x-forwarded-proto': 'https' } })).json()) as { url: string };
+  assert.match(fronted.url, /^https:\/\//, 'behind a TLS front the link is https');
 });
 
 test('DELETE /templates/{id} deletes a team template by name or id (a snapshot of that id first)', async () => {

@@ -64,7 +64,9 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
     if (!requests.holds(p, templateID)) await templates.get(p, templateID);
     const present = await uploads.present(p.teamId, hash);
     reply.code(201);
-    return { present, url: uploads.link(`${req.protocol}://${req.headers.host}`, p.teamId, hash, Date.now()) };
+    // Behind a TLS front the client came over HTTPS though this port saw HTTP: the link goes the client's way.
+    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : req.protocol;
+    return { present, url: uploads.link(`${proto}://${req.headers.host}`, p.teamId, hash, Date.now()) };
   });
 
   // The link is the credential, as a presigned storage URL is: no API key. Any content type is the archive's bytes.
