@@ -237,5 +237,10 @@ def test_templates_build_with_a_log(api: SandpitClient) -> None:
     assert api.templates.get("py-tools")["status"] == "ready"
     with Sandbox.create(client=api, from_template="py-tools") as sandbox:
         assert sandbox.commands.run("echo $MODE; cat /tmp/mark").stdout == "ci\nbuilt\n"
+    # A rebuild takes the cached layer; no_cache runs the step again.
+    for no_cache, expected in ((None, ["config", "cached"]), (True, ["config", "ran"])):
+        again = api.templates.create("py-tools", steps=template["steps"], no_cache=no_cache)
+        assert api.templates.logs(again["id"], again["build_id"]).status == "ready"
+        assert [s["result"] for s in api.templates.build(again["id"], again["build_id"])["steps"]] == expected
     assert api.templates.delete("py-tools") is True
     assert api.templates.delete("py-tools") is False

@@ -29,13 +29,15 @@ class AsyncTemplates:
         ready_cmd: Optional[str] = None,
         ready_timeout_s: Optional[int] = None,
         warm_pool: Optional[int] = None,
+        no_cache: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> TemplateWithBuild:
         """Starts a build (or a rebuild of a template with the same name) and returns at once with the template and
         ``build_id``; follow it with ``logs(template["id"], template["build_id"])``. Steps are the API's:
-        ``{"type": "run", "command": ...}``, ``{"type": "env", "env": {...}}``, ``copy``, ``workdir``."""
+        ``{"type": "run", "command": ...}``, ``{"type": "env", "env": {...}}``, ``copy``, ``workdir``; ``no_cache`` runs every
+        step even where its layer is cached."""
         body: JsonObject = {"name": name}
-        fields = (("base", base), ("steps", steps), ("start_cmd", start_cmd), ("ready_cmd", ready_cmd), ("ready_timeout_s", ready_timeout_s), ("warm_pool", warm_pool))
+        fields = (("base", base), ("steps", steps), ("start_cmd", start_cmd), ("ready_cmd", ready_cmd), ("ready_timeout_s", ready_timeout_s), ("warm_pool", warm_pool), ("no_cache", no_cache))
         for key, value in fields:
             if value is not None:
                 body[key] = value
