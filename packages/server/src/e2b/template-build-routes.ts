@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Value } from 'typebox/value';
 import { iso } from '../clock.ts';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.ts';
-import { CreateTemplateBody } from '../schemas/template.ts';
+import { ARCHIVE_HASH, CreateTemplateBody } from '../schemas/template.ts';
 import type { AuthService } from '../services/access/auth.ts';
 import type { BuildRequests } from '../services/templates/build-requests.ts';
 import type { TeamTemplates } from '../services/templates/team-templates.ts';
@@ -27,8 +27,6 @@ type BuildLogEvent = Awaited<ReturnType<TeamTemplates['buildLog']>>['past'][numb
 type TemplateParams = FastifyRequest<{ Params: { templateID: string } }>;
 type BuildRequest = FastifyRequest<{ Params: { templateID: string; buildID: string }; Querystring: { logsOffset?: string; limit?: string } }>;
 
-const HASH = /^[0-9a-f]{64}$/;
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const PAGE = 100;
 
 /** E2B's template builder API (`Template.build`): request, file uploads, start, status with logs; tags and alias checks. */
@@ -44,7 +42,9 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
     const given = body.name ?? body.alias;
     if (typeof given !== 'string' || given === '') throw badRequest('name is required');
     const { name, tag } = splitTagged(given);
-    if (!NAME.test(name)) throw badRequest(`'${name.slice(0, 128)}' is not a template name: 1 to 64 lower case letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    const shown = name.slice(0, 128);
+    if (!Value.Check(CreateTemplateBody.properties.name, name))
+      throw badRequest(`'${shown}' is not a template name: 1 to 64 lower case letters, digits, '.', '_' or '-', starting with a letter or digit`);
     if (isE2bTemplateName(name) || name.startsWith('platform')) throw forbidden(`template name '${name}' is reserved`);
     if (body.tags !== undefined && (!Array.isArray(body.tags) || body.tags.some((t) => typeof t !== 'string'))) throw badRequest('tags must be a list of strings');
     const extra = (body.tags ?? []) as string[];
@@ -60,7 +60,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
   app.get('/templates/:templateID/files/:hash', async (req: FastifyRequest<{ Params: { templateID: string; hash: string } }>, reply) => {
     const p = await caller(req, 'templates:write');
     const { templateID, hash } = req.params;
-    if (!HASH.test(hash)) throw badRequest('hash must be a sha256 in hex');
+    if (!ARCHIVE_HASH.test(hash)) throw badRequest('hash must be a sha256 in hex');
     if (!requests.holds(p, templateID)) await templates.get(p, templateID);
     const present = await uploads.present(p.teamId, hash);
     reply.code(201);
@@ -116,8 +116,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
     const offset = intOf(req.query.logsOffset, 'logsOffset', 0);
     const limit = Math.min(intOf(req.query.limit, 'limit', PAGE), PAGE);
     if (requests.get(p, templateID, buildID)) return { templateID, buildID, status: 'waiting', logs: [], logEntries: [] };
-    const build = await templates.getBuild(p, templateID, buildID);
-    const { past } = await templates.buildLog(p, templateID, buildID);
+    const { build, past } = await templates.buildLog(p, templateID, buildID);
     const entries = past.filter((e) => e.line !== undefined).map(logEntry);
     const page = entries.slice(offset, offset + limit);
     const status = build.status === 'failed' ? 'error' : build.status;

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { badRequest } from '../errors.ts';
-import type { CreateTemplateBody, TemplateStep } from '../schemas/template.ts';
+import { ARCHIVE_HASH, type CreateTemplateBody, type TemplateStep } from '../schemas/template.ts';
 import { templateRef } from './sandbox-view.ts';
 
 /** E2B's `TemplateStep`. */
@@ -77,7 +77,7 @@ export function translateBuild(name: string, start: E2bBuildStart): TranslatedBu
         break;
       case 'COPY': {
         const hash = str(step.filesHash, `steps[${n}].filesHash`);
-        if (!/^[0-9a-f]{64}$/.test(hash)) throw badRequest(`steps[${n}].filesHash must be a sha256 in hex`);
+        if (!ARCHIVE_HASH.test(hash)) throw badRequest(`steps[${n}].filesHash must be a sha256 in hex`);
         const mode = args[3] ? args[3].replace(/^0*(?=[0-7]{3,4}$)/, '') : '';
         steps.push({ type: 'archive', archive: hash, src: str(args[0], `steps[${n}].args[0]`), dest: str(args[1], `steps[${n}].args[1]`), user: args[2] || user, ...(mode ? { mode } : {}) });
         origin.push(from);

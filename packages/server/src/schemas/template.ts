@@ -7,6 +7,8 @@ export const TEMPLATE_BODY_LIMIT = 8 * 1024 * 1024;
 /** One copied file, decoded. */
 export const COPY_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_STEPS = 48;
+/** The name of an uploaded build-context archive: its client's sha256, in hex. */
+export const ARCHIVE_HASH = /^[0-9a-f]{64}$/;
 
 /** Any account of the template's root file system: the build fails (step_failed) when it has none of that name. */
 const Account = Type.String({ pattern: '^[a-z_][a-z0-9_.-]{0,31}$', description: "An account of the template's /etc/passwd: root, user (uid 1000, the default) or one a step added" });
@@ -46,7 +48,7 @@ export const WorkdirStep = Type.Object(
 export const ArchiveStep = Type.Object(
   {
     type: Type.Literal('archive'),
-    archive: Type.String({ pattern: '^[0-9a-f]{64}$', description: "An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY" }),
+    archive: Type.String({ pattern: ARCHIVE_HASH.source, description: "An uploaded build-context archive of the team (tar, gzip or not): what E2B's template builder uploads for its COPY" }),
     src: Type.String({ minLength: 1, maxLength: 4096, description: 'A path or shell pattern inside the archive: relative, without .. parts' }),
     dest: Type.String({
       minLength: 1,

@@ -309,11 +309,11 @@ export class TeamTemplates {
   }
 
   /** The build's log: the live one while it runs (follow its events), else what the file holds. */
-  async buildLog(p: Principal, ref: string, buildId: string): Promise<{ past: BuildLogEvent[]; live?: BuildLog }> {
-    await this.getBuild(p, ref, buildId);
+  async buildLog(p: Principal, ref: string, buildId: string): Promise<{ build: BuildRecord; past: BuildLogEvent[]; live?: BuildLog }> {
+    const build = await this.getBuild(p, ref, buildId);
     const live = this.#live.get(buildId)?.log;
-    if (live) return { past: [...live.events], ...(live.finished ? {} : { live }) };
-    return { past: await BuildLog.read(this.#logPath(buildId)) };
+    if (live) return { build, past: [...live.events], ...(live.finished ? {} : { live }) };
+    return { build, past: await BuildLog.read(this.#logPath(buildId)) };
   }
 }
 

@@ -1,10 +1,10 @@
 import type { Clock } from '../../clock.ts';
+import { TAG } from '../../templates/images/image-ref.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import type { TemplateStore, TemplateTag } from '../../store/templates.ts';
 import type { Principal } from '../access/principal.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 export const LATEST = 'latest';
 
 /** `name:tag` split at its last colon (template names have none); `tag` absent when there is no colon. */

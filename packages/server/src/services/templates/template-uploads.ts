@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ApiError, forbidden } from '../../errors.ts';
+import { ARCHIVE_HASH } from '../../schemas/template.ts';
 import { ArchiveTooLarge, type BuildArchives } from '../../templates/build-archives.ts';
 
 /** How long an upload link works. */
 const VALID_S = 60 * 60;
-const HASH = /^[0-9a-f]{64}$/;
 
 /**
  * Build-context uploads through signed links (E2B's presigned upload URLs): a link carries the
@@ -52,7 +52,7 @@ export class TemplateUploads {
 
   #valid(link: { teamId: string; hash: string; expires?: string; signature?: string }, nowMs: number): boolean {
     const { teamId, hash, expires, signature } = link;
-    if (!HASH.test(hash) || !expires || !/^\d{1,12}$/.test(expires) || !signature) return false;
+    if (!ARCHIVE_HASH.test(hash) || !expires || !/^\d{1,12}$/.test(expires) || !signature) return false;
     if (Number(expires) * 1000 < nowMs) return false;
     const want = Buffer.from(this.#mac(teamId, hash, Number(expires)));
     const got = Buffer.from(signature);

@@ -9,7 +9,8 @@ export interface ImageRef {
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const REPO_PART = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** Docker's tag rule (also the rule of template tags). */
+export const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9a-fA-F:]+\])(?::[0-9]{1,5})?$/;
 
 /** Parses a reference; throws an Error with a readable reason when it is not one. */
