@@ -32,25 +32,26 @@ export async function fail(res: Response): Promise<never> {
   throw new ApiError(res.status, code, message);
 }
 
-export async function call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+/** Sends a request with the session (and CSRF header when it changes something); a failure is thrown as the server's error. */
+async function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const h: Record<string, string> = { ...headers };
   if (method !== 'GET') Object.assign(h, CSRF);
   if (body !== undefined) h['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
   if (res.status === 401 && !path.startsWith('/session') && !h['x-access-token']) onSignedOut();
   if (!res.ok) await fail(res);
+  return res;
+}
+
+export async function call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await send(method, path, body, headers);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
 
 export const get = <T = unknown>(path: string) => call<T>('GET', path);
 /** A text answer (a diff), with the same session and errors as `call`. */
-export async function getText(path: string): Promise<string> {
-  const res = await fetch(path, { credentials: 'same-origin' });
-  if (res.status === 401) onSignedOut();
-  if (!res.ok) await fail(res);
-  return res.text();
-}
+export const getText = async (path: string) => (await send('GET', path)).text();
 export const post = <T = unknown>(path: string, body?: unknown) => call<T>('POST', path, body);
 export const patch = <T = unknown>(path: string, body?: unknown) => call<T>('PATCH', path, body);
 export const del = <T = unknown>(path: string) => call<T>('DELETE', path);

@@ -291,13 +291,9 @@ for m; do
 done`;
 
 /** Where an archive step's upload is. */
-interface ArchiveInput {
-  path: string;
-}
-
-function archiveFile(deps: BuildDeps, teamId: string, hash: string): ArchiveInput {
+function archiveFile(deps: BuildDeps, teamId: string, hash: string): string {
   if (!deps.archives) throw new BuildFailure('build_failed', 'archive steps need the build-context store, which this server has not');
-  return { path: deps.archives.path(teamId, hash) };
+  return deps.archives.path(teamId, hash);
 }
 
 async function isGzip(path: string): Promise<boolean> {
@@ -318,7 +314,7 @@ async function runStep(
   workdir: string | undefined,
   env: Record<string, string>,
   log: BuildLog | undefined,
-  archive?: ArchiveInput,
+  archive?: string,
 ): Promise<{ exitCode: number; error?: string }> {
   let argv: string[];
   let user: string;
@@ -338,13 +334,13 @@ async function runStep(
     stdin = Buffer.from(step.content_base64, 'base64');
   } else if (step.type === 'archive') {
     if (!archive) throw new BuildFailure('build_failed', 'the archive step has no upload');
-    const gz = await isGzip(archive.path).catch(() => {
+    const gz = await isGzip(archive).catch(() => {
       throw new BuildFailure('step_failed', `the upload ${step.archive} is gone; upload it again`);
     });
     user = 'root';
     argv = ['/bin/sh', '-c', ARCHIVE_SCRIPT, 'archive', step.src, step.dest, step.user ?? 'user', step.mode ?? '', gz ? '1' : '0'];
     cwd = workdir ?? SANDBOX_HOME;
-    stdin = { file: archive.path };
+    stdin = { file: archive };
   } else {
     user = 'root';
     argv = ['/bin/sh', '-c', '[ -d "$1" ] || { mkdir -p -- "$1" && chown user:user -- "$1"; }', 'workdir', step.path];

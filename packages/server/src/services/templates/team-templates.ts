@@ -16,10 +16,14 @@ import { buildSource, imageBase, type ImageTemplateDeps } from './image-template
 import type { TemplateCatalog } from './template-catalog.ts';
 import { BASE_RESOURCES, BASE_TEMPLATE, buildBaseOf, DEFAULT_READY_TIMEOUT_S, type TemplateInfo } from './template-info.ts';
 
+/** What E2B's builder adds to a create. */
 export interface CreateOptions {
+  /** Ids handed out before the definition arrived (E2B's build request). */
   templateId?: string;
   buildId?: string;
+  /** Names for the build once it is ready, besides `latest`. */
   tags?: string[];
+  /** Steps from this index on skip the layer cache. */
   noCacheFrom?: number;
   /** A build without steps copies its base as it is (E2B's builder allows it). */
   allowEmpty?: boolean;
@@ -85,10 +89,6 @@ export class TeamTemplates {
     }
   }
 
-  /**
-   * `ids`: a template and build id handed out before the definition arrived (E2B's build request);
-   * `tags`: names for the build once it is ready (besides `latest`); `noCacheFrom`: steps from there on skip the cache.
-   */
   async create(p: Principal, body: CreateTemplateBody, opts: CreateOptions = {}): Promise<{ template: TemplateRecord; build: BuildRecord }> {
     const { store, clock } = this.deps;
     if (body.name.startsWith('platform')) throw forbidden(`template names starting with 'platform' are reserved for curated templates`);
