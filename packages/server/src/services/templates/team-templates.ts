@@ -219,9 +219,8 @@ export class TeamTemplates {
       log.line(`steps run: ${ran.length ? ran.join(', ') : 'none (all cached)'}`);
       const now = clock.now();
       build.steps = steps;
-      build.status = 'ready';
-      build.finishedAt = now;
-      await store.saveBuild(build);
+      // The template (and its tags) become ready before the build does: a client that sees the
+      // build ready starts a sandbox at once, and the build object is what status polls read.
       const cur = await store.get(t.id);
       if (cur) {
         cur.definition = def;
@@ -234,6 +233,9 @@ export class TeamTemplates {
         this.deps.catalog.versionChanged(cur.id, version.workdir);
         this.deps.captures?.settle(cur.id);
       }
+      build.status = 'ready';
+      build.finishedAt = now;
+      await store.saveBuild(build);
       release();
       log.finish('ready');
     } catch (err) {
