@@ -97,6 +97,7 @@ import { SecretStore } from './store/secrets.ts';
 import { TeamManagementStore } from './store/team-management.ts';
 import { TeamStore } from './store/teams.ts';
 import { TemplateStore } from './store/templates.ts';
+import { BuildRequestStore } from './store/template-build-requests.ts';
 import { NodeStore } from './store/nodes.ts';
 import { NodeService } from './services/fleet/nodes.ts';
 import { Placement } from './services/fleet/placement.ts';
@@ -568,7 +569,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               templateBuilds: {
                 templates,
                 tags: new TemplateTags(templateStore, catalog, clock),
-                requests: new BuildRequests(templateStore),
+                requests: new BuildRequests(templateStore, new BuildRequestStore(db)),
                 uploads: new TemplateUploads(secretsKey, archives, config.templates.maxTemplateBytes),
               },
             },

@@ -195,6 +195,34 @@ test('bad input: names, steps, unknown builds and forged upload links are refuse
   assert.match(fronted.url, /^https:\/\//, 'behind a TLS front the link is https');
 });
 
+test('a build requested before the server restarts starts after it, with its tags: open requests are kept in the store', async () => {
+  const req = (await (await e2b('/v3/templates', { method: 'POST', body: JSON.stringify({ name: 'e2b-restart', tags: ['kept'] }) })).json()) as {
+    templateID: string;
+    buildID: string;
+  };
+  await server.kill9();
+  await server.launch();
+  const status = async () => (await (await e2b(`/templates/${req.templateID}/builds/${req.buildID}/status`)).json()) as { status: string; reason?: { message: string } };
+  assert.equal((await status()).status, 'waiting');
+  const again = (await (await e2b('/v3/templates', { method: 'POST', body: JSON.stringify({ name: 'e2b-restart' }) })).json()) as { templateID: string };
+  assert.equal(again.templateID, req.templateID, 'a second request for the same new name shares its template id');
+  const started = await e2b(`/v2/templates/${req.templateID}/builds/${req.buildID}`, {
+    method: 'POST',
+    body: JSON.stringify({ fromTemplate: 'base', steps: [{ type: 'RUN', args: ['echo kept > /home/user/k'] }] }),
+  });
+  assert.equal(started.status, 202);
+  let s = await status();
+  for (let i = 0; i < 600 && (s.status === 'waiting' || s.status === 'building'); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    s = await status();
+  }
+  assert.equal(s.status, 'ready', JSON.stringify(s.reason));
+  assert.equal((await e2b(`/v2/templates/${req.templateID}/builds/${req.buildID}`, { method: 'POST', body: '{}' })).status, 404, 'a started build is no longer open');
+  const sb = await Sandbox.create('e2b-restart:kept');
+  assert.equal((await sb.commands.run('cat /home/user/k')).stdout, 'kept\n');
+  await sb.kill();
+});
+
 test('DELETE /templates/{id} deletes a team template by name or id (a snapshot of that id first)', async () => {
   const info = await Template.build(Template().fromTemplate('base').runCmd('true'), 'e2b-doomed');
   const sb = await Sandbox.create('e2b-doomed');

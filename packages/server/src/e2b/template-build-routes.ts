@@ -61,7 +61,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
     const p = await caller(req, 'templates:write');
     const { templateID, hash } = req.params;
     if (!ARCHIVE_HASH.test(hash)) throw badRequest('hash must be a sha256 in hex');
-    if (!requests.holds(p, templateID)) await templates.get(p, templateID);
+    if (!(await requests.holds(p, templateID))) await templates.get(p, templateID);
     const present = await uploads.present(p.teamId, hash);
     reply.code(201);
     // Behind a TLS front the client came over HTTPS though this port saw HTTP: the link goes the client's way.
@@ -90,7 +90,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
   app.post('/v2/templates/:templateID/builds/:buildID', async (req: FastifyRequest<{ Params: { templateID: string; buildID: string } }>, reply) => {
     const p = await caller(req, 'templates:write');
     const { templateID, buildID } = req.params;
-    const r = requests.get(p, templateID, buildID);
+    const r = await requests.get(p, templateID, buildID, Date.now());
     if (!r) throw notFound(`build '${buildID.slice(0, 64)}' of template '${templateID.slice(0, 64)}' is not waiting for its definition`);
     const translated = translateBuild(r.name, (req.body ?? {}) as E2bBuildStart);
     if (!Value.Check(CreateTemplateBody, translated.body)) {
@@ -104,7 +104,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
       allowEmpty: true,
       ...(translated.noCacheFrom !== undefined ? { noCacheFrom: translated.noCacheFrom } : {}),
     });
-    requests.close(buildID);
+    await requests.close(buildID);
     origins.set(buildID, translated.origin);
     setTimeout(() => origins.delete(buildID), 24 * 3600_000).unref();
     return reply.code(202).send();
@@ -115,7 +115,7 @@ export async function templateBuildRoutes(app: FastifyInstance, deps: E2bTemplat
     const { templateID, buildID } = req.params;
     const offset = intOf(req.query.logsOffset, 'logsOffset', 0);
     const limit = Math.min(intOf(req.query.limit, 'limit', PAGE), PAGE);
-    if (requests.get(p, templateID, buildID)) return { templateID, buildID, status: 'waiting', logs: [], logEntries: [] };
+    if (await requests.get(p, templateID, buildID, Date.now())) return { templateID, buildID, status: 'waiting', logs: [], logEntries: [] };
     const { build, past } = await templates.buildLog(p, templateID, buildID);
     const entries = past.filter((e) => e.line !== undefined).map(logEntry);
     const page = entries.slice(offset, offset + limit);

@@ -23,6 +23,7 @@ import { diskOnlyPause } from './migrations/0024-disk-only-pause.ts';
 import { sandboxMoves } from './migrations/0025-sandbox-moves.ts';
 import { fileMetadata } from './migrations/0026-file-metadata.ts';
 import { templateTags } from './migrations/0027-template-tags.ts';
+import { templateBuildRequests } from './migrations/0028-template-build-requests.ts';
 
 /**
  * Versioned schema changes, applied in name order, one file each. Written with Kysely's
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0025_sandbox_moves': sandboxMoves,
   '0026_file_metadata': fileMetadata,
   '0027_template_tags': templateTags,
+  '0028_template_build_requests': templateBuildRequests,
 };
 
 export const migrationProvider: MigrationProvider = {

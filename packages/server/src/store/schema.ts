@@ -334,6 +334,7 @@ export interface Database {
   templates: TemplateTable;
   template_builds: TemplateBuildTable;
   template_tags: TemplateTagTable;
+  template_build_requests: TemplateBuildRequestTable;
   leases: LeaseTable;
   active_slot_claims: ActiveSlotClaimTable;
   rate_limits: RateLimitTable;
@@ -462,6 +463,15 @@ export interface TemplateTagTable {
   build_id: string;
   created_at: number;
   version: string | null;
+}
+
+export interface TemplateBuildRequestTable {
+  build_id: string;
+  team_id: string;
+  template_id: string;
+  name: string;
+  tags: string;
+  created_at: number;
 }
 
 export interface TemplateBuildTable {

@@ -1,62 +1,48 @@
 import { newId } from '../../ids.ts';
+import type { BuildRequest, BuildRequestStore } from '../../store/template-build-requests.ts';
 import type { TemplateStore } from '../../store/templates.ts';
 import type { Principal } from '../access/principal.ts';
 
-/** A build asked for before its definition arrives (E2B's `POST /v3/templates`, then file uploads, then the steps). */
-export interface BuildRequest {
-  teamId: string;
-  templateId: string;
-  buildId: string;
-  name: string;
-  tags: string[];
-  at: number;
-}
+export type { BuildRequest };
 
 /** Requests not followed by their definition within this long are forgotten. */
 const KEEP_MS = 60 * 60 * 1000;
 
 /**
- * Template and build ids handed out ahead of a build, kept in memory until the definition comes
- * (a restart forgets them: the client's trigger then answers 404 and it asks again).
+ * Template and build ids handed out ahead of a build, kept in the store until the definition comes,
+ * so a restart or another API replica between the request and the steps does not lose them.
  */
 export class BuildRequests {
-  readonly #store: TemplateStore;
-  readonly #open = new Map<string, BuildRequest>();
+  readonly #templates: TemplateStore;
+  readonly #open: BuildRequestStore;
 
-  constructor(store: TemplateStore) {
-    this.#store = store;
+  constructor(templates: TemplateStore, open: BuildRequestStore) {
+    this.#templates = templates;
+    this.#open = open;
   }
 
   /** Ids for a build of template `name`: the existing template's id, or a new one. */
   async reserve(p: Principal, name: string, tags: string[], now: number): Promise<BuildRequest> {
-    this.#expire(now);
-    const existing = await this.#store.byName(p.teamId, name);
-    const req: BuildRequest = { teamId: p.teamId, templateId: existing?.id ?? this.#reservedId(p.teamId, name) ?? newId(), buildId: newId(), name, tags, at: now };
-    this.#open.set(req.buildId, req);
+    await this.#open.deleteOlderThan(now - KEEP_MS);
+    // Two requests for one new name before either builds share the template id, as they share the name.
+    const templateId = (await this.#templates.byName(p.teamId, name))?.id ?? (await this.#open.find(p.teamId, { name }))?.templateId ?? newId();
+    const req: BuildRequest = { teamId: p.teamId, templateId, buildId: newId(), name, tags, at: now };
+    await this.#open.insert(req);
     return req;
   }
 
-  /** The open request of this build, or undefined (unknown, another team's, or already started). */
-  get(p: Principal, templateId: string, buildId: string): BuildRequest | undefined {
-    const r = this.#open.get(buildId);
-    return r && r.teamId === p.teamId && r.templateId === templateId ? r : undefined;
+  /** The open request of this build, or undefined (unknown, expired, another team's, or already started). */
+  async get(p: Principal, templateId: string, buildId: string, now: number): Promise<BuildRequest | undefined> {
+    const r = await this.#open.get(buildId);
+    return r && r.teamId === p.teamId && r.templateId === templateId && now - r.at <= KEEP_MS ? r : undefined;
   }
 
   /** Whether the team has an open request for this template id (file uploads come before the build exists). */
-  holds(p: Principal, templateId: string): boolean {
-    return [...this.#open.values()].some((r) => r.teamId === p.teamId && r.templateId === templateId);
+  async holds(p: Principal, templateId: string): Promise<boolean> {
+    return (await this.#open.find(p.teamId, { templateId })) !== undefined;
   }
 
-  close(buildId: string): void {
-    this.#open.delete(buildId);
-  }
-
-  /** Two requests for one new name before either builds share the template id, as they share the name. */
-  #reservedId(teamId: string, name: string): string | undefined {
-    return [...this.#open.values()].find((r) => r.teamId === teamId && r.name === name)?.templateId;
-  }
-
-  #expire(now: number): void {
-    for (const [id, r] of this.#open) if (now - r.at > KEEP_MS) this.#open.delete(id);
+  async close(buildId: string): Promise<void> {
+    await this.#open.delete(buildId);
   }
 }
