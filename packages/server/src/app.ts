@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -54,6 +55,7 @@ import { nodeVolumeRoutes } from './cluster/volume-usage-routes.ts';
 import { snapshotFileRoutes } from './cluster/snapshot-file-routes.ts';
 import type { NodeDrain } from './cluster/drain.ts';
 import { sandboxMoveRoutes } from './cluster/sandbox-move-routes.ts';
+import { nodeSshRoute } from './cluster/node-ssh.ts';
 import type { SandboxMover } from './cluster/sandbox-mover.ts';
 import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/fleet/nodes.ts';
@@ -66,7 +68,17 @@ import { requestSpan } from './tracing.ts';
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
   | { role: 'api'; key: Buffer; channel: InternalChannel; nodes: NodeService; drain: NodeDrain; forward: ForwarderDeps }
-  | { role: 'node'; key: Buffer; channel: InternalChannel; nodeId: string; driver: RuntimeDriver; store: SandboxStore; mover: SandboxMover };
+  | {
+      role: 'node';
+      key: Buffer;
+      channel: InternalChannel;
+      nodeId: string;
+      driver: RuntimeDriver;
+      store: SandboxStore;
+      mover: SandboxMover;
+      /** Serves one SSH connection an API replica relays. */
+      ssh: (stream: Duplex, remoteAddress: string) => void;
+    };
 
 /** The HTTP server of a handler: HTTPS with these options, traced when telemetry is on. */
 export function serve(handler: RequestHandler, tls: HttpsServerOptions | undefined, telemetry?: Pick<Telemetry, 'traced'>): HttpServer {
@@ -246,6 +258,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     await nodeVolumeRoutes(app, s.volumes);
     await snapshotFileRoutes(app, edge.driver);
     await sandboxMoveRoutes(app, edge.driver, edge.mover);
+    await nodeSshRoute(app, edge.ssh);
   }
   return app;
 }

@@ -10,7 +10,8 @@ import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildE2bApp } from './e2b/app.ts';
 import { SshGateway } from './ssh/gateway.ts';
-import { loadHostKey } from './services/ssh/host-key.ts';
+import { nodeSshStreams } from './cluster/node-ssh.ts';
+import { clusterHostKey, loadHostKey } from './services/ssh/host-key.ts';
 import { LoginThrottle } from './services/ssh/login-throttle.ts';
 import { SshAccess } from './services/ssh/ssh-access.ts';
 import { SshKeyService } from './services/ssh/ssh-keys.ts';
@@ -386,6 +387,18 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const sshAccess = new SshAccess({ store, sandboxes, keys: sshKeys, throttle: new LoginThrottle(() => clock.now()), addressOf: (id) => network?.sandboxAddress(id) });
     connections.register((id) => sshAccess.closeTunnels(id));
     let sshPort = 0;
+    // One host key per cluster (from its key): the same whichever replica a client reaches, and the one replicas expect of nodes.
+    const sshHostKey = role === 'all' ? (config.sshPort > 0 ? await loadHostKey(config.dataDir) : undefined) : role === 'node' || config.sshPort > 0 ? clusterHostKey(config.cluster.key!) : undefined;
+    // An API replica relays each login to the node holding the sandbox; a node serves those relays only (no port of its own).
+    const ssh = sshHostKey
+      ? new SshGateway({
+          access: sshAccess,
+          files,
+          hostKey: sshHostKey.private,
+          log,
+          ...(role === 'api' ? { relay: { open: nodeSshStreams(directory!, config.region), hostKey: sshHostKey.publicBlob } } : {}),
+        })
+      : undefined;
     // Pool sandboxes need platform/base; captures wait for nothing (sandboxes boot until they are ready).
     if (role !== 'api') {
       opened.push(() => warmPool.close());
@@ -479,6 +492,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               nodeId: nodeId!,
               driver,
               store,
+              ssh: (stream, remoteAddress) => ssh!.accept(stream, remoteAddress),
               mover: new SandboxMover({
                 nodeId: nodeId!,
                 store,
@@ -591,13 +605,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       opened.push(async () => e2bTls?.destroyTlsConnections());
       await listenOn(e2b.app, config.host, config.e2bPort, 'SANDPIT_E2B_PORT');
     }
-    // Like the E2B API, the SSH gateway serves this process's own sandboxes: not on an API replica.
-    const hostKey = config.sshPort > 0 && role !== 'api' ? await loadHostKey(config.dataDir) : undefined;
-    const ssh = hostKey ? new SshGateway({ access: sshAccess, files, hostKey: hostKey.private, log }) : undefined;
-    if (ssh) {
-      sshPort = await ssh.listen(config.sshPort, config.host);
-      opened.push(() => ssh.close());
-    }
+    if (ssh) opened.push(() => ssh.close());
+    if (ssh && role !== 'node' && config.sshPort > 0) sshPort = await ssh.listen(config.sshPort, config.host);
 
     let ticking = false;
     const timer = setInterval(() => {
@@ -692,7 +701,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       // A node with internal TLS serves HTTPS only.
       url: `${role === 'node' ? channel.scheme : 'http'}://${config.publicHost}:${port}`,
       ...(internalTls ? { internalUrl: `https://${config.publicHost}:${config.cluster.internalPort}` } : {}),
-      ...(hostKey ? { ssh: { port: sshPort, fingerprint: hostKey.fingerprint, publicKey: hostKey.publicLine } } : {}),
+      ...(sshHostKey && sshPort > 0 ? { ssh: { port: sshPort, fingerprint: sshHostKey.fingerprint, publicKey: sshHostKey.publicLine } } : {}),
       get closingStep() {
         return closingStep;
       },

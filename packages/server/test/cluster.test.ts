@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { API_AUDIENCE, signInternalToken } from '../src/internal-token.ts';
+import { clusterHostKey } from '../src/services/ssh/host-key.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
-import { Api, parseSse, ServerProcess } from './helpers/server-process.ts';
+import { Api, freePort, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { terminalEcho, until } from './helpers/cluster-steps.ts';
 
 /**
@@ -25,6 +28,8 @@ let db: { url: string; drop: () => Promise<void> };
 const apis: ServerProcess[] = [];
 const nodes: ServerProcess[] = [];
 let api: Api[];
+/** Each replica's SSH gateway. */
+const sshPorts: number[] = [];
 
 async function internalNodes(): Promise<any[]> {
   const res = await fetch(`${apis[0]!.url}/internal/nodes`, { headers: { authorization: `Bearer ${signInternalToken(key, API_AUDIENCE, 60_000)}` } });
@@ -35,7 +40,10 @@ async function internalNodes(): Promise<any[]> {
 before(async () => {
   pg = await PostgresCluster.start();
   db = await createDatabase(pg.adminUrl);
-  for (let i = 0; i < 2; i++) apis.push(await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api' })));
+  for (let i = 0; i < 2; i++) {
+    sshPorts.push(await freePort());
+    apis.push(await ServerProcess.start(env({ SANDPIT_DATABASE_URL: db.url, SANDPIT_ROLE: 'api', SANDPIT_SSH_PORT: String(sshPorts[i]) })));
+  }
   const apiUrls = apis.map((a) => a.url).join(',');
   nodes.push(
     ...(await ServerProcess.startAll(
@@ -113,6 +121,98 @@ test('sandboxes spread over nodes and every operation works through the replica 
   assert.equal(fork.status, 201, JSON.stringify(fork.body));
   assert.equal((await other.post(`/sandboxes/${fork.body.id}/exec`, { command: 'cat /tmp/n' })).body.stdout, '41\n');
   assert.equal((await other.del(`/snapshots/${ready.id}`)).status, 204);
+});
+
+/** Runs a client to its end with `input` on stdin. */
+function run(cmd: string, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+test('SSH through either API replica reaches the node holding the sandbox: status, stderr, stdin, a terminal, scp, -L, a paused sandbox resumed, a wrong key refused', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cluster-ssh-'));
+  const sb = (await api[0]!.post('/sandboxes', {})).body as { id: string };
+  try {
+    const keyFile = join(dir, 'id');
+    const stranger = join(dir, 'stranger');
+    for (const f of [keyFile, stranger]) assert.equal(spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', f]).status, 0);
+    assert.equal((await api[1]!.post('/ssh-keys', { public_key: (await readFile(`${keyFile}.pub`, 'utf8')).trim() })).status, 201);
+    // Both replicas present the cluster's one host key: the client checks it strictly.
+    const known = join(dir, 'known_hosts');
+    await writeFile(known, sshPorts.map((p) => `[127.0.0.1]:${p} ${clusterHostKey(key).publicLine}\n`).join(''));
+    const opts = (identity = keyFile) => [
+      '-o',
+      `UserKnownHostsFile=${known}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'LogLevel=ERROR',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=20',
+      '-i',
+      identity,
+    ];
+    const ssh = (port: number, command: string[], input = '', extra: string[] = []) => run('ssh', [...opts(), ...extra, '-p', String(port), `${sb.id}@127.0.0.1`, ...command], input);
+
+    for (const port of sshPorts) {
+      const r = await ssh(port, ['echo out; echo err >&2; head -c 100000 | wc -c; exit 7'], 'x'.repeat(100_000));
+      assert.deepEqual([r.status, r.stdout, r.stderr], [7, 'out\n100000\n', 'err\n']);
+    }
+    const tty = await ssh(sshPorts[1]!, ['tty'], '', ['-tt']);
+    assert.match(tty.stdout, /^\/dev\/pts\/\d+/, tty.stderr);
+
+    const blob = randomBytes(3 * 1024 * 1024);
+    await writeFile(join(dir, 'blob'), blob);
+    const scp = await run('scp', [...opts(), '-P', String(sshPorts[0]), join(dir, 'blob'), `${sb.id}@127.0.0.1:/tmp/blob`]);
+    assert.equal(scp.status, 0, scp.stderr);
+    const sum = await api[1]!.post(`/sandboxes/${sb.id}/exec`, { command: 'sha256sum < /tmp/blob' });
+    assert.equal(sum.body.stdout.split(' ')[0], createHash('sha256').update(blob).digest('hex'));
+
+    await api[0]!.post(`/sandboxes/${sb.id}/exec`, {
+      command: 'mkdir -p /tmp/www && echo from-node > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7',
+    });
+    const local = await freePort();
+    const tunnel = spawn('ssh', [...opts(), '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:localhost:8080`, '-p', String(sshPorts[1]), `${sb.id}@127.0.0.1`], { stdio: 'ignore' });
+    try {
+      let body = '';
+      for (let i = 0; i < 100 && body === ''; i++) {
+        body = await fetch(`http://127.0.0.1:${local}/`).then(
+          (r) => r.text(),
+          () => '',
+        );
+        if (body === '') await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(body, 'from-node\n');
+    } finally {
+      tunnel.kill();
+    }
+
+    assert.equal((await api[1]!.post(`/sandboxes/${sb.id}/pause`)).status, 200);
+    const awake = await ssh(sshPorts[0]!, ['echo awake']);
+    assert.equal(awake.stdout, 'awake\n', awake.stderr);
+    assert.equal((await api[0]!.get(`/sandboxes/${sb.id}`)).body.status, 'active');
+
+    const refused = await run('ssh', [...opts(stranger), '-p', String(sshPorts[0]), `${sb.id}@127.0.0.1`, 'true']);
+    assert.equal(refused.status, 255);
+    assert.match(refused.stderr, /Permission denied/);
+  } finally {
+    await api[0]!.del(`/sandboxes/${sb.id}`);
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('a team template built on one node reaches another by its recipe (the holder cordoned)', async () => {

@@ -73,6 +73,12 @@ describe('the chart', () => {
     const c = api.spec.template.spec.containers[0];
     assert.ok(c.ports.some((p: Obj) => p.name === svc.spec.ports[0].targetPort));
     assert.equal(env(c, 'SANDPIT_ROLE').value, 'api');
+    // The replicas' SSH gateway, exposed by the Service; a node opens no SSH port of its own.
+    assert.equal(env(c, 'SANDPIT_SSH_PORT').value, '2222');
+    const ssh = svc.spec.ports.find((p: Obj) => p.name === 'ssh');
+    assert.equal(ssh.port, 2222);
+    assert.ok(c.ports.some((p: Obj) => p.name === ssh.targetPort && p.containerPort === 2222));
+    assert.equal(env(container(one(external, 'DaemonSet', 'node')), 'SANDPIT_SSH_PORT').value, '0');
     assert.equal(api.spec.template.spec.hostNetwork, undefined);
     assert.equal(c.securityContext.privileged, undefined);
     assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
@@ -152,6 +158,7 @@ describe('the chart', () => {
       c.ports.map((p: Obj) => [p.name, p.containerPort]),
       [
         ['http', 3000],
+        ['ssh', 2222],
         ['internal', 8443],
       ],
     );
@@ -197,7 +204,7 @@ describe('the chart', () => {
     }
     assert.deepEqual(
       one(plain, 'Service', 'api').spec.ports.map((p: Obj) => p.name),
-      ['http'],
+      ['http', 'ssh'],
     );
     assert.equal(env(container(ds), 'SANDPIT_API_URL').value, 'http://sandpit-api.sandpit.svc:80');
     assert.equal(env(container(ds), 'SANDPIT_NODE_URL').value, 'http://$(HOST_IP):3100');

@@ -1,4 +1,5 @@
-import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { constants } from 'node:os';
 import ssh2, { type AuthContext, type Connection, type Server as SshServer, type ServerChannel, type Session, type SFTPWrapper } from 'ssh2';
 import type { Logger } from 'pino';
@@ -6,6 +7,7 @@ import type { AgentProcess, ExitInfo } from '../runtime/agent-client.ts';
 import type { FileService } from '../services/data-plane/files.ts';
 import type { SshAccess } from '../services/ssh/ssh-access.ts';
 import type { SandboxRecord } from '../store/sandboxes.ts';
+import { relayConnection, type SshRelayTarget } from './relay.ts';
 import { serveSftp } from './sftp.ts';
 
 // ssh2 is CommonJS: its named exports are read off the default export.
@@ -33,6 +35,8 @@ export interface SshGatewayDeps {
   files: FileService;
   hostKey: string;
   log: Logger;
+  /** An API replica's: logins are relayed to the node holding the sandbox instead of served here. */
+  relay?: SshRelayTarget;
 }
 
 /**
@@ -44,7 +48,7 @@ export class SshGateway {
   readonly #deps: SshGatewayDeps;
   readonly #server: SshServer;
   readonly #net: NetServer;
-  readonly #sockets = new Set<Socket>();
+  readonly #sockets = new Set<Socket | Duplex>();
 
   constructor(deps: SshGatewayDeps) {
     this.#deps = deps;
@@ -53,12 +57,19 @@ export class SshGateway {
     );
     // Sockets are accepted here and handed to ssh2, so close() can end live sessions too.
     this.#net = createServer((socket) => {
-      this.#sockets.add(socket);
       socket.setNoDelay(true);
-      socket.on('error', () => undefined);
-      socket.once('close', () => this.#sockets.delete(socket));
-      this.#server.injectSocket(socket);
+      this.accept(socket);
     });
+  }
+
+  /** Serves one connection that came another way than the gateway's port (a node's: relayed by an API replica). */
+  accept(socket: Socket | Duplex, remoteAddress?: string): void {
+    this.#sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('close', () => this.#sockets.delete(socket));
+    // ssh2 reports the peer as the socket's remoteAddress (what the login throttle counts by).
+    if (remoteAddress !== undefined && !(socket instanceof Socket)) Object.defineProperty(socket, 'remoteAddress', { value: remoteAddress });
+    this.#server.injectSocket(socket as Socket);
   }
 
   listen(port: number, host: string): Promise<number> {
@@ -105,6 +116,7 @@ export class SshGateway {
     client.on('ready', () => {
       clearTimeout(deadline);
       const sandbox = rec!;
+      if (this.#deps.relay) return relayConnection(client, sandbox, this.#deps.relay, log);
       // A login resumes a paused sandbox, as a preview request does; what the session opens waits for it too.
       const live = access.activate(sandbox).catch((err) => {
         log.warn({ sandbox: sandbox.id, err: String(err) }, 'ssh login could not resume the sandbox');
