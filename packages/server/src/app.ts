@@ -56,6 +56,7 @@ import { snapshotFileRoutes } from './cluster/snapshot-file-routes.ts';
 import type { NodeDrain } from './cluster/drain.ts';
 import { sandboxMoveRoutes } from './cluster/sandbox-move-routes.ts';
 import { nodeSshRoute } from './cluster/node-ssh.ts';
+import { sandboxLayerRoutes } from './cluster/sandbox-layer-routes.ts';
 import type { SandboxMover } from './cluster/sandbox-mover.ts';
 import { internalNodeRoutes } from './routes/internal-nodes.ts';
 import type { NodeService } from './services/fleet/nodes.ts';
@@ -258,6 +259,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     await nodeVolumeRoutes(app, s.volumes);
     await snapshotFileRoutes(app, edge.driver);
     await sandboxMoveRoutes(app, edge.driver, edge.mover);
+    await sandboxLayerRoutes(app, edge.driver);
     await nodeSshRoute(app, edge.ssh);
   }
   return app;

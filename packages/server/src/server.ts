@@ -113,6 +113,7 @@ import { NodeAgent } from './cluster/node-agent.ts';
 import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
 import { NodeDrain } from './cluster/drain.ts';
 import { NodePeers } from './cluster/node-peer.ts';
+import { PeerLayers } from './cluster/remote-layers.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { LiveMoveSteps } from './services/sandboxes/live-move.ts';
 import { SandboxMigrations } from './services/sandboxes/sandbox-migrations.ts';
@@ -519,7 +520,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         exec,
         code: new CodeInterpreterService({ sandboxes, previews }),
         files,
-        changes: new SandboxChanges(sandboxes, files),
+        changes: new SandboxChanges(sandboxes, files, role === 'node' ? await PeerLayers.open(peers!, nodeId!, join(config.dataDir, 'applying')) : undefined),
         processes,
         terminals,
         snapshots,

@@ -215,6 +215,43 @@ test('SSH through either API replica reaches the node holding the sandbox: statu
   }
 });
 
+test("changes apply between sandboxes on different nodes: the source's layer is fetched from its node; conflicts as on one host", async () => {
+  const made: { id: string; node: string }[] = [];
+  try {
+    // Creates spread over the nodes: make sandboxes until two stand on different nodes.
+    while (new Set(made.map((m) => m.node)).size < 2 && made.length < 6) {
+      const res = await api[made.length % 2]!.post('/sandboxes', {});
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      made.push({ id: res.body.id, node: (await api[0]!.get(`/sandboxes/${res.body.id}`)).body.node });
+    }
+    const source = made[0]!;
+    const target = made.find((m) => m.node !== source.node)!;
+    assert.ok(target, 'two sandboxes on different nodes');
+    const sh = (id: string, command: string) => api[1]!.post(`/sandboxes/${id}/exec`, { command });
+    await sh(
+      source.id,
+      'mkdir -p /home/user/proj && echo from-source > /home/user/proj/a.txt && echo theirs > /home/user/both.txt && head -c 2000000 /dev/urandom > /home/user/proj/big.bin && sha256sum /home/user/proj/big.bin > /tmp/sum',
+    );
+    assert.equal((await sh(source.id, 'sudo rm /etc/motd')).body.exit_code, 0);
+    await sh(target.id, 'echo mine > /home/user/both.txt');
+    const res = await api[0]!.post(`/sandboxes/${target.id}/changes/apply`, { from: source.id });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const applied = (res.body.applied as { path: string; kind: string }[]).map((a) => a.path);
+    for (const p of ['/home/user/proj', '/home/user/proj/a.txt', '/home/user/proj/big.bin', '/etc/motd']) assert.ok(applied.includes(p), `${p} applied: ${JSON.stringify(res.body)}`);
+    assert.deepEqual(
+      res.body.conflicts.map((c: { path: string }) => c.path),
+      ['/home/user/both.txt'],
+    );
+    const sum = (await sh(source.id, 'cat /tmp/sum')).body.stdout;
+    const seen = await sh(target.id, 'cat /home/user/proj/a.txt /home/user/both.txt; sha256sum /home/user/proj/big.bin; test -e /etc/motd && echo motd-left || echo motd-gone');
+    assert.equal(seen.body.stdout, `from-source\nmine\n${sum}motd-gone\n`);
+    const again = await api[1]!.post(`/sandboxes/${target.id}/changes/apply`, { from: source.id });
+    assert.deepEqual(again.body.applied, [], 'applying twice applies nothing the second time');
+  } finally {
+    for (const m of made) await api[0]!.del(`/sandboxes/${m.id}`);
+  }
+});
+
 test('a team template built on one node reaches another by its recipe (the holder cordoned)', async () => {
   const res = await api[0]!.post('/templates', { name: 'across', steps: [{ type: 'run', command: 'echo made-here > /home/user/made.txt' }] });
   assert.equal(res.status, 202, JSON.stringify(res.body));

@@ -73,6 +73,11 @@ export class NodePeers {
     }
   }
 
+  /** Fetches the tar at `path` of node `n` into `dest` once, checked by digest: for trees that change while sent (a running sandbox's layer), which no manifest can resume. */
+  async fetchOnce(n: NodeRecord, path: string, dest: string): Promise<void> {
+    await this.#fetchOnce(n, path, dest, undefined);
+  }
+
   async #fetchOnce(n: NodeRecord, path: string, dest: string, select: boolean[] | undefined): Promise<void> {
     const transfer = randomUUID();
     const target = this.#channel.curlTarget(new URL(`${path}?transfer=${transfer}`, n.url), n.id);

@@ -18,6 +18,20 @@ const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit'];
 /** Files larger than this are not diffed (the diff is built in memory). */
 const DIFF_MAX = 4 * 1024 * 1024;
 
+/** What a layer starts from, comparable between hosts: the snapshot it was forked from, and its template layers by content key. */
+export interface LayerIdentity {
+  snapshotId?: string;
+  lowers: string[];
+}
+
+/** Sandboxes whose layers are on other nodes (several hosts): an apply from one fetches its layer. */
+export interface RemoteLayers {
+  /** Whether the sandbox's layer is on another node. */
+  elsewhere(rec: SandboxRecord): boolean;
+  /** A copy of the sandbox's writable layer (its upper dir) on this host, with what it started from; `dispose` removes it. */
+  fetch(rec: SandboxRecord): Promise<{ upper: string; base: LayerIdentity; dispose: () => Promise<void> }>;
+}
+
 export interface ChangesPage {
   base: { kind: 'template' | 'snapshot'; id: string };
   items: Change[];
@@ -33,10 +47,12 @@ export interface ChangesPage {
 export class SandboxChanges {
   readonly #sandboxes: SandboxService;
   readonly #files: FileService;
+  readonly #remote: RemoteLayers | undefined;
 
-  constructor(sandboxes: SandboxService, files: FileService) {
+  constructor(sandboxes: SandboxService, files: FileService, remote?: RemoteLayers) {
     this.#sandboxes = sandboxes;
     this.#files = files;
+    this.#remote = remote;
   }
 
   async list(rec: SandboxRecord, q: { path?: string; limit?: string; cursor?: string }): Promise<ChangesPage> {
@@ -79,8 +95,20 @@ export class SandboxChanges {
    */
   async apply(target: SandboxRecord, source: SandboxRecord, paths: string[] | undefined): Promise<ApplyResult> {
     if (target.id === source.id) throw badRequest('from names this same sandbox');
-    const [there, here] = await Promise.all([this.#layer(source), this.#layer(target)]);
-    if (!sameBase(there, here)) throw conflict('the sandboxes have different bases (template, template version or snapshot); changes apply only between sandboxes of the same base');
+    const here = await this.#layer(target);
+    if (!this.#remote?.elsewhere(source)) return this.#applyFrom(await this.#layer(source), here, target, paths);
+    // The source's layer is on another node: its upper comes here, and stands on this sandbox's base (checked to be the same).
+    const copy = await this.#remote.fetch(source);
+    try {
+      if (!sameIdentity(copy.base, layerIdentity(here))) throw differentBases();
+      return await this.#applyFrom({ ...here, upper: copy.upper }, here, target, paths);
+    } finally {
+      await copy.dispose();
+    }
+  }
+
+  async #applyFrom(there: WritableLayer, here: WritableLayer, target: SandboxRecord, paths: string[] | undefined): Promise<ApplyResult> {
+    if (!sameIdentity(layerIdentity(there), layerIdentity(here))) throw differentBases();
     const wanted = paths?.map(absolute);
     const theirs = changesOf(there, '/').filter((c) => !wanted || wanted.some((p) => within(c.path, p)));
     const ours = changesOf(here, '/');
@@ -147,8 +175,17 @@ function baseOf(rec: SandboxRecord, layer: WritableLayer): ChangesPage['base'] {
   return layer.snapshotId ? { kind: 'snapshot', id: layer.snapshotId } : { kind: 'template', id: rec.templateId };
 }
 
-function sameBase(a: WritableLayer, b: WritableLayer): boolean {
+/** A template layer is `<dir>/<content key>/<root>` on every host: the last two parts name it wherever its files are. */
+export function layerIdentity(layer: WritableLayer): LayerIdentity {
+  return { ...(layer.snapshotId ? { snapshotId: layer.snapshotId } : {}), lowers: layer.lowers.map((l) => l.split('/').slice(-2).join('/')) };
+}
+
+function sameIdentity(a: LayerIdentity, b: LayerIdentity): boolean {
   return a.snapshotId === b.snapshotId && a.lowers.length === b.lowers.length && a.lowers.every((l, i) => l === b.lowers[i]);
+}
+
+function differentBases(): ApiError {
+  return conflict('the sandboxes have different bases (template, template version or snapshot); changes apply only between sandboxes of the same base');
 }
 
 /** The target's own change that `c` would overwrite or be overwritten by, if any. */
