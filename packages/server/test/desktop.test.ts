@@ -218,3 +218,26 @@ test('pause and resume keep the windows and what they show', async () => {
   assert.equal(await sh(`xdotool getwindowname ${w}`), 'survivor');
   assert.deepEqual(pngSize(await sbx.desktop.screenshot()), { width: 1280, height: 800 });
 });
+
+test('a fork of a snapshot starts with the same windows, and its screen is its own', async () => {
+  await window('original');
+  const before = await sh('wmctrl -l | sort');
+  const snap = await client.snapshots.create(sbx.id);
+  assert.equal(snap.status, 'ready');
+  const fork = await Sandbox.create({ client, from_snapshot: snap.id });
+  try {
+    const inFork = async (cmd: string) => (await fork.exec(cmd, { env: { DISPLAY: ':0' } })).stdout.trim();
+    assert.equal(await inFork('wmctrl -l | sort'), before, 'the fork shows the windows the snapshot held');
+    // Typing into the fork's window reaches the fork's application only.
+    const w = await inFork("xdotool search --onlyvisible --name '^original$' | head -1");
+    await inFork(`xdotool windowactivate --sync ${w}`);
+    await fork.desktop.type('forked');
+    await fork.desktop.key('Return');
+    assert.equal(await until(async () => (await inFork('cat /tmp/original 2>/dev/null')) || undefined, 'the fork to write /tmp/original'), 'forked');
+    assert.equal(await sh('cat /tmp/original 2>/dev/null || echo none'), 'none', 'the original saw nothing of it');
+    assert.deepEqual(pngSize(await fork.desktop.screenshot()), { width: 1280, height: 800 });
+  } finally {
+    await fork.kill();
+    await client.snapshots.delete(snap.id);
+  }
+});
