@@ -80,6 +80,18 @@ for (const driver of (process.env.CHANGES_TEST_DRIVERS ?? 'container,gvisor').sp
         all.map((c) => c.path),
         'pages cover the list once',
       );
+      // The pages of one listing are of the moment of its first page; the next listing sees what came since.
+      const first = await api.get(`/sandboxes/${sb.id}/changes?limit=1`);
+      await exec(api, sb.id, 'touch /home/user/zz-later');
+      const rest: string[] = [];
+      for (let c: string | undefined = first.body.next_cursor; c; ) {
+        const page = await api.get(`/sandboxes/${sb.id}/changes?limit=1000&cursor=${c}`);
+        rest.push(...page.body.changes.map((x: { path: string }) => x.path));
+        c = page.body.next_cursor;
+      }
+      assert.ok(!rest.includes('/home/user/zz-later'), 'a change made while paging shows from the next listing');
+      assert.ok((await allChanges(api, sb.id)).some((c) => c.path === '/home/user/zz-later'));
+      await exec(api, sb.id, 'rm /home/user/zz-later');
       assert.deepEqual((await api.get(`/sandboxes/${sb.id}/changes`)).body.base, { kind: 'template', id: sb.template_id });
 
       const diff = await api.get(`/sandboxes/${sb.id}/changes?diff=/etc/motd`);

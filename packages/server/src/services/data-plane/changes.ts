@@ -17,6 +17,10 @@ const PLATFORM_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf
 const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit'];
 /** Files larger than this are not diffed (the diff is built in memory). */
 const DIFF_MAX = 4 * 1024 * 1024;
+/** A listing's later pages (asked with a cursor) within this long of its first come from the first's walk, not a new one. */
+const PAGES_KEPT_MS = 30_000;
+/** Listings kept for their later pages, the oldest dropped first. */
+const LISTINGS_KEPT = 16;
 
 /** What a layer starts from, comparable between hosts: the snapshot it was forked from, and its template layers by content key. */
 export interface LayerIdentity {
@@ -48,6 +52,8 @@ export class SandboxChanges {
   readonly #sandboxes: SandboxService;
   readonly #files: FileService;
   readonly #remote: RemoteLayers | undefined;
+  /** Walks of recent first pages, by sandbox and path: paging through 10,000 changes walks the layer once. */
+  readonly #listings = new Map<string, { at: number; all: LayerChange[] }>();
 
   constructor(sandboxes: SandboxService, files: FileService, remote?: RemoteLayers) {
     this.#sandboxes = sandboxes;
@@ -60,7 +66,7 @@ export class SandboxChanges {
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest('limit must be an integer from 1 to 1000');
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     const layer = await this.#layer(rec);
-    const all = changesOf(layer, q.path === undefined ? '/' : absolute(q.path));
+    const all = this.#listing(rec, layer, q.path === undefined ? '/' : absolute(q.path), after !== undefined);
     let from = 0;
     if (after !== undefined) {
       // Sorted by path: binary search for the first path after the cursor.
@@ -74,6 +80,22 @@ export class SandboxChanges {
     const items = all.slice(from, from + limit);
     const more = from + limit < all.length;
     return { base: baseOf(rec, layer), items, ...(more ? { nextCursor: Buffer.from(items.at(-1)!.path).toString('base64url') } : {}) };
+  }
+
+  /**
+   * The changes under `under`: a first page walks the layer; a later page reuses that walk while it is
+   * recent, so the pages of one listing are of one moment (a change made meanwhile shows from the next listing).
+   */
+  #listing(rec: SandboxRecord, layer: WritableLayer, under: string, later: boolean): LayerChange[] {
+    const key = `${rec.id}\0${under}`;
+    const now = Date.now();
+    const kept = this.#listings.get(key);
+    if (later && kept && now - kept.at < PAGES_KEPT_MS) return kept.all;
+    const all = changesOf(layer, under);
+    this.#listings.delete(key);
+    this.#listings.set(key, { at: now, all });
+    for (const [k, v] of this.#listings) if (this.#listings.size > LISTINGS_KEPT || now - v.at >= PAGES_KEPT_MS) this.#listings.delete(k);
+    return all;
   }
 
   /** A unified diff of one changed text file against its base version. */
