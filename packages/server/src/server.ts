@@ -182,6 +182,8 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_INTERVAL_MS = 250;
 /** How often audit entries past retention are pruned (by one replica). */
 const AUDIT_PRUNE_MS = 3_600_000;
+/** How often unused build-context uploads are looked for. */
+const UPLOAD_COLLECT_MS = 3_600_000;
 /** How often an API replica looks for nodes that fell silent. */
 const NODE_SWEEP_MS = 1000;
 
@@ -249,6 +251,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 
     const templateStore = new TemplateStore(db, nodeId);
     const archives = new BuildArchives(join(config.dataDir, 'templates', 'uploads'));
+    const uploads = new TemplateUploads(secretsKey, archives, config.templates.maxTemplateBytes);
     const build = { driver, agents, network: sandboxNetwork, log, maxTemplateBytes: config.templates.maxTemplateBytes, archives };
     const curated = new CuratedTemplates({ imageDir: config.imageDir, clock, log, build, debianMirror: config.templates.debianMirror, onProgress: opts.onProgress });
     await curated.init();
@@ -585,7 +588,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
                 templates,
                 tags: new TemplateTags(templateStore, catalog, clock),
                 requests: new BuildRequests(templateStore, new BuildRequestStore(db)),
-                uploads: new TemplateUploads(secretsKey, archives, config.templates.maxTemplateBytes),
+                uploads,
               },
             },
             log,
@@ -685,6 +688,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     if (role !== 'node') dispatcher.start();
     const auditPrune = role !== 'node' ? setInterval(pruneAudit, AUDIT_PRUNE_MS) : undefined;
     auditPrune?.unref();
+    // Build-context uploads arrive on the E2B port: where it runs, those nothing uses go.
+    const collectUploads = () =>
+      void templateStore
+        .archivesInUse()
+        .then((inUse) => uploads.collect(inUse, Date.now()))
+        .then((n) => n > 0 && log.info({ removed: n }, 'removed unused template uploads'))
+        .catch((err) => log.warn({ err: String(err) }, 'collecting template uploads failed'));
+    const uploadSweep = e2b ? setInterval(collectUploads, UPLOAD_COLLECT_MS) : undefined;
+    uploadSweep?.unref();
     const authSync = setInterval(() => void auth.syncChanges().catch((err) => log.warn({ err: String(err) }, 'auth change sync failed')), AUTH_SYNC_MS);
     authSync.unref();
 
@@ -728,6 +740,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               clearInterval(revocationSync);
               clearInterval(authSync);
               clearInterval(auditPrune);
+              clearInterval(uploadSweep);
               return billingRun;
             },
           ],

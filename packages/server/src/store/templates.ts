@@ -182,6 +182,18 @@ export class TemplateStore {
     return [...versions.values()];
   }
 
+  /** The build-context uploads (`team/hash`) the steps of live templates name: a rebuild from the steps needs them. */
+  async archivesInUse(): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('templates').select(['team_id', 'definition']).where('deleted_at', 'is', null).execute();
+    const out = new Set<string>();
+    for (const r of rows) {
+      for (const step of (JSON.parse(r.definition) as TemplateDefinition).steps as { type?: string; archive?: string }[]) {
+        if (step.type === 'archive' && step.archive) out.add(`${r.team_id}/${step.archive}`);
+      }
+    }
+    return out;
+  }
+
   async count(teamId: string): Promise<number> {
     const r = await this.db
       .selectFrom('templates')

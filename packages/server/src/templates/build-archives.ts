@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -23,11 +23,31 @@ export class BuildArchives {
     return join(this.dir, teamId, hash);
   }
 
+  /** Whether the team has archive `hash`; one asked about is marked as just used (collect keeps it a while longer). */
   async has(teamId: string, hash: string): Promise<boolean> {
-    return stat(this.path(teamId, hash)).then(
+    const path = this.path(teamId, hash);
+    const found = await stat(path).then(
       (s) => s.isFile(),
       () => false,
     );
+    if (found) await utimes(path, new Date(), new Date()).catch(() => undefined);
+    return found;
+  }
+
+  /** Every archive and unfinished write, with when it was last written or asked about. */
+  async entries(): Promise<{ teamId: string; name: string; usedMs: number }[]> {
+    const out: { teamId: string; name: string; usedMs: number }[] = [];
+    for (const teamId of await readdir(this.dir).catch(() => [] as string[])) {
+      for (const name of await readdir(join(this.dir, teamId)).catch(() => [] as string[])) {
+        const s = await stat(join(this.dir, teamId, name)).catch(() => undefined);
+        if (s?.isFile()) out.push({ teamId, name, usedMs: s.mtimeMs });
+      }
+    }
+    return out;
+  }
+
+  async remove(teamId: string, name: string): Promise<void> {
+    await rm(join(this.dir, teamId, name), { force: true });
   }
 
   /** Stores the body as the team's archive `hash`, replacing an earlier one; at most `maxBytes`. */

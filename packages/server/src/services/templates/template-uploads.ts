@@ -6,6 +6,8 @@ import { ArchiveTooLarge, type BuildArchives } from '../../templates/build-archi
 
 /** How long an upload link works. */
 const VALID_S = 60 * 60;
+/** An upload no live template's steps name is removed once this long unused (neither written nor asked about). */
+const UNUSED_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Build-context uploads through signed links (E2B's presigned upload URLs): a link carries the
@@ -37,6 +39,21 @@ export class TemplateUploads {
     const expires = Math.floor(nowMs / 1000) + VALID_S;
     const query = new URLSearchParams({ expires: String(expires), signature: this.#mac(teamId, hash, expires) });
     return `${base}/template-files/${encodeURIComponent(teamId)}/${hash}?${query}`;
+  }
+
+  /**
+   * Removes uploads that no live template's steps name (`inUse`: `team/hash`) and nobody has written or
+   * asked about for a day, and writes cut short as long ago; answers how many went. Those named stay:
+   * a template is rebuilt from its steps.
+   */
+  async collect(inUse: Set<string>, nowMs: number): Promise<number> {
+    let removed = 0;
+    for (const e of await this.#archives.entries()) {
+      if (inUse.has(`${e.teamId}/${e.name}`) || nowMs - e.usedMs < UNUSED_KEEP_MS) continue;
+      await this.#archives.remove(e.teamId, e.name);
+      removed++;
+    }
+    return removed;
   }
 
   /** Stores an upload made through a link: 403 unless the link holds, 413 past the size limit. */
