@@ -63,6 +63,7 @@ import { type VolumeRecord, VolumeStore } from './store/volumes.ts';
 import { VolumeHomes } from './cluster/volume-homes.ts';
 import { teamOfHeaders } from './routes/context.ts';
 import { TemplateCaptures } from './services/templates/template-captures.ts';
+import { CuratedCaptures } from './services/templates/curated-captures.ts';
 import { loadSecretsKey, SecretsService } from './services/networking/secrets.ts';
 import { TeamManagementService } from './services/access/team-management.ts';
 import { CuratedTemplates } from './services/templates/curated-templates.ts';
@@ -278,7 +279,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           })
         : undefined;
     const catalog: TemplateCatalog = new TemplateCatalog(templateStore, curated, copies);
-    const captures = new TemplateCaptures({ driver, agents, templates: catalog, store: templateStore, network: sandboxNetwork, log, enabled: config.templates.capture });
+    const captures = new TemplateCaptures({
+      driver,
+      agents,
+      templates: catalog,
+      store: templateStore,
+      network: sandboxNetwork,
+      log,
+      enabled: config.templates.capture,
+      curated: await CuratedCaptures.load(join(config.dataDir, 'templates', 'curated-captures.json')),
+    });
     const templates = new TeamTemplates({ dataDir: config.dataDir, store: templateStore, teams, clock, log, limits: config.templates, catalog, build, images, captures, cache: layerCache });
     // Builds run on nodes, which end their own interrupted ones.
     if (role !== 'api') await templates.init();

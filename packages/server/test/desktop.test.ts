@@ -241,3 +241,20 @@ test('a fork of a snapshot starts with the same windows, and its screen is its o
     await client.snapshots.delete(snap.id);
   }
 });
+
+test('platform/desktop is captured after its first use: later sandboxes restore it with the display already up', async () => {
+  // The first create (in before) asked for the capture; it is made in the background.
+  await until(async () => ((await client.templates.get('platform/desktop')).captured ? true : undefined), 'the capture of platform/desktop', 600_000);
+  const made = [await Sandbox.create({ client, from_template: 'platform/desktop' }), await Sandbox.create({ client, from_template: 'platform/desktop' })];
+  try {
+    // The display's lock file was written once, in the capture: the same in both, not the booted sandbox's.
+    const lock = async (s: Sandbox) => (await s.exec('stat -c %y /tmp/.X0-lock')).stdout.trim();
+    const [a, b] = await Promise.all(made.map(lock));
+    assert.equal(a, b, 'both restored from one capture');
+    assert.notEqual(a, await lock(sbx), 'the first sandbox booted');
+    assert.match((await made[0]!.exec('wmctrl -m', { env: { DISPLAY: ':0' } })).stdout, /Xfwm4/);
+    assert.deepEqual(pngSize(await made[1]!.desktop.screenshot()), { width: 1280, height: 800 });
+  } finally {
+    for (const s of made) await s.kill();
+  }
+});

@@ -122,7 +122,7 @@ export class SandboxService {
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await inSpan('sandbox.network_setup', async () => this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets }));
-      const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template.id, template.versionKey);
+      const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template);
       const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: false };
       try {
         if (!warm) launch.spec.mounts = [...(launch.spec.mounts ?? []), ...(await volumeMounts(this.deps.volumes, p.teamId, id, body, [...template.layers, template.rootfs]))];

@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound, tooMany } from '../../errors
 import { newId } from '../../ids.ts';
 import type { CreateTemplateBody, TemplateStep } from '../../schemas/template.ts';
 import type { ResourceEvent } from '../../store/resource-events.ts';
-import type { BuildRecord, TemplateDefinition, TemplateRecord, TemplateStore } from '../../store/templates.ts';
+import type { BuildRecord, TemplateCapture, TemplateDefinition, TemplateRecord, TemplateStore } from '../../store/templates.ts';
 import { templateView } from './template-view.ts';
 import { inSpan } from '../../tracing.ts';
 import type { TeamStore } from '../../store/teams.ts';
@@ -48,7 +48,7 @@ export interface TeamTemplatesDeps {
   /** Pulls images for from_image and Dockerfile FROM image builds. */
   images: ImageTemplateDeps;
   /** Told when a template's version changes or it is deleted. */
-  captures?: { settle(templateId: string): void };
+  captures?: { settle(templateId: string): void; held(templateId: string): TemplateCapture | undefined };
   /** Team layers, content-addressed (shared with a node's copies of templates built elsewhere). */
   cache: LayerCache;
 }
@@ -273,12 +273,17 @@ export class TeamTemplates {
   }
 
   async list(p: Principal): Promise<TemplateRecord[]> {
-    return [...(await this.deps.catalog.curated.views()), ...(await this.deps.store.list(p.teamId))];
+    return [...(await this.#curatedViews()), ...(await this.deps.store.list(p.teamId))];
+  }
+
+  /** Curated templates as records, with the capture this host holds of each (they have no store row to keep it). */
+  async #curatedViews(): Promise<TemplateRecord[]> {
+    return (await this.deps.catalog.curated.views()).map((t) => ({ ...t, capture: this.deps.captures?.held(t.id) ?? null }));
   }
 
   async get(p: Principal, ref: string): Promise<TemplateRecord> {
     if (ref.startsWith('platform/')) {
-      const t = (await this.deps.catalog.curated.views()).find((c) => c.id === ref);
+      const t = (await this.#curatedViews()).find((c) => c.id === ref);
       if (!t) throw notFound(`template '${ref.slice(0, 128)}' not found`);
       return t;
     }

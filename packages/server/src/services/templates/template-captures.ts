@@ -5,6 +5,7 @@ import type { TemplateCapture, TemplateStore, TemplateVersion } from '../../stor
 import type { AgentPool } from '../../runtime/agent-pool.ts';
 import { bootSandbox } from '../../templates/boot.ts';
 import type { SandboxNetworkHooks } from '../../network/hooks.ts';
+import type { CuratedCaptures } from './curated-captures.ts';
 import type { TemplateCatalog } from './template-catalog.ts';
 import { type TemplateInfo, templateSandboxSpec } from './template-info.ts';
 
@@ -18,6 +19,8 @@ export interface TemplateCaptureDeps {
   log: Logger;
   /** Off: every sandbox boots; existing captures are removed at start. */
   enabled: boolean;
+  /** Where the captures of curated templates are kept (they have no store row). */
+  curated: CuratedCaptures;
 }
 
 /**
@@ -51,16 +54,20 @@ export class TemplateCaptures {
     return this.deps.enabled && this.#engine !== undefined;
   }
 
-  /** After a (re)start: keeps captures whose files are complete, drops the rest, and captures versions that have none. */
+  /**
+   * After a (re)start: keeps captures whose files are complete, drops the rest, and captures team
+   * template versions that have none (curated templates are captured after their first use).
+   */
   async start(): Promise<void> {
     const { store } = this.deps;
     const engine = this.#engine;
-    for (const r of await store.withCapture()) {
+    const kept = [...(await store.withCapture()), ...this.deps.curated.entries().map(([id, capture]) => ({ id, deleted: false, capture }))];
+    for (const r of kept) {
       if (!r.deleted && this.#on && (await engine!.inspect(r.capture.id))) {
         this.#held.set(r.id, r.capture);
         continue;
       }
-      await store.setCapture(r.id, null);
+      await this.#record(r.id, null);
       await engine?.delete(r.capture.id);
     }
     if (!this.#on) return;
@@ -79,10 +86,20 @@ export class TemplateCaptures {
       .catch((err) => this.deps.log.warn({ template: templateId, err: String(err) }, 'template capture failed; its sandboxes boot instead'));
   }
 
-  /** The capture a sandbox of this template version can be restored from. */
-  lookup(templateId: string, versionKey: string): string | undefined {
-    const c = this.#held.get(templateId);
-    return c?.versionKey === versionKey ? c.id : undefined;
+  /** The capture held of a template (of whichever version). */
+  held(templateId: string): TemplateCapture | undefined {
+    return this.#held.get(templateId);
+  }
+
+  /**
+   * The capture a sandbox of this template version can be restored from. A curated template with a
+   * start or ready command that has none (or one of an older version) is captured from here on, in the background.
+   */
+  lookup(template: TemplateInfo): string | undefined {
+    const c = this.#held.get(template.id);
+    if (c?.versionKey === template.versionKey) return c.id;
+    if (isCurated(template.id) && wantsCapture(template)) this.settle(template.id);
+    return undefined;
   }
 
   /** Starts spec as a restore of the capture; false (capture dropped) when that fails, and the caller boots instead. */
@@ -94,7 +111,7 @@ export class TemplateCaptures {
       this.deps.log.warn({ template: templateId, capture: captureId, err: String(err) }, 'restoring from the template capture failed; dropping it and booting instead');
       if (this.#held.get(templateId)?.id === captureId) {
         this.#held.delete(templateId);
-        await this.deps.store.setCapture(templateId, null).catch(() => undefined);
+        await this.#record(templateId, null).catch(() => undefined);
         await this.#engine!.delete(captureId).catch(() => undefined);
       }
       return false;
@@ -108,25 +125,35 @@ export class TemplateCaptures {
   }
 
   async #settle(templateId: string): Promise<void> {
-    const { store, templates } = this.deps;
     const engine = this.#engine!;
-    const t = await store.get(templateId);
-    const want = t?.version && wantsCapture(t.version) ? t.version.key : undefined;
+    const target = await this.#wanted(templateId);
+    const want = target && wantsCapture(target.info) ? target.info.versionKey : undefined;
     const held = this.#held.get(templateId);
     if (held && held.versionKey === want) return;
     if (held) {
       this.#held.delete(templateId);
-      await store.setCapture(templateId, null);
+      await this.#record(templateId, null);
       await engine.delete(held.id);
     }
-    if (!t || !want) return;
-    const info = await templates.resolve(t.teamId, t.id);
+    if (!target || !want) return;
     const started = performance.now();
-    const capture = await this.#capture(engine, t.teamId, info);
+    const capture = await this.#capture(engine, target.teamId, target.info);
     // A rebuild or delete during the capture queued another settle, which drops this one if it is stale.
-    await store.setCapture(templateId, capture);
+    await this.#record(templateId, capture);
     this.#held.set(templateId, capture);
     this.deps.log.info({ template: templateId, capture: capture.id, ms: Math.round(performance.now() - started) }, 'template captured');
+  }
+
+  /** The version a template's capture should be of: a team template's current one, a curated template's (built by the use that asked for the capture). */
+  async #wanted(templateId: string): Promise<{ teamId: string; info: TemplateInfo } | undefined> {
+    const { store, templates } = this.deps;
+    if (isCurated(templateId)) return templates.curated.has(templateId) ? { teamId: CURATED_OWNER, info: await templates.resolve(CURATED_OWNER, templateId) } : undefined;
+    const t = await store.get(templateId);
+    return t?.version ? { teamId: t.teamId, info: await templates.resolve(t.teamId, t.id) } : undefined;
+  }
+
+  #record(templateId: string, capture: TemplateCapture | null): Promise<void> {
+    return isCurated(templateId) ? this.deps.curated.set(templateId, capture) : this.deps.store.setCapture(templateId, capture);
   }
 
   /** Boots a sandbox of the version, waits for it to be ready, and checkpoints it into a new engine snapshot. */
@@ -157,6 +184,13 @@ export class TemplateCaptures {
   }
 }
 
-function wantsCapture(v: TemplateVersion): boolean {
+function wantsCapture(v: Pick<TemplateVersion, 'startCmd' | 'readyCmd'>): boolean {
   return v.startCmd !== undefined || v.readyCmd !== undefined;
 }
+
+function isCurated(templateId: string): boolean {
+  return templateId.startsWith('platform/');
+}
+
+/** Whom a curated template's capture sandbox is set up for (its network namespace): no team owns it. */
+const CURATED_OWNER = 'platform';
