@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { stripVTControlCharacters } from 'node:util';
-import { type BarChart, type BoxAndWhiskerChart, type LineChart, type PieChart, type Result, Sandbox, type ScatterChart, type SuperChart } from '@e2b/code-interpreter';
+import { type BarChart, type BoxAndWhiskerChart, type LineChart, type PieChart, type Result, Sandbox, type ScatterChart, type SuperChart, TimeoutError } from '@e2b/code-interpreter';
 import { Sandbox as SandpitSandbox } from '../../sdk/src/index.ts';
-import { freePort, ServerProcess } from './helpers/server-process.ts';
+import { Api, freePort, ServerProcess } from './helpers/server-process.ts';
 import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
 
 /**
@@ -229,6 +230,44 @@ describe('@e2b/code-interpreter', () => {
     assert.equal((await sbx.runCode('typeof a', { language: 'javascript' })).text, 'undefined');
   });
 
+  test('kernels run as root, as on E2B: a context may start in /root; the home stays /home/user', async () => {
+    const ctx = await sbx.createCodeContext({ cwd: '/root' });
+    assert.equal(ctx.cwd, '/root');
+    assert.equal((await sbx.runCode('import os; os.getcwd(), os.getuid()', { context: ctx })).text, "('/root', 0)");
+    assert.equal((await sbx.runCode('whoami; pwd', { language: 'bash' })).logs.stdout.join(''), 'root\n/home/user\n');
+    await sbx.removeCodeContext(ctx.id);
+  });
+
+  test('a Pillow image saved to a file is shown; one saved to a stream is not', async () => {
+    const saved = await sbx.runCode('from PIL import Image\nImage.new("RGB", (4, 4), "red").save("/tmp/red.png")');
+    assert.equal(saved.error, undefined, saved.error?.traceback);
+    assert.ok(saved.results[0]?.png?.startsWith(PNG), JSON.stringify(saved.results.map((r) => r.formats())));
+    const streamed = await sbx.runCode('import io\nImage.new("RGB", (4, 4)).save(io.BytesIO(), "PNG")');
+    assert.deepEqual(streamed.results, []);
+  });
+
+  test('javascript: ES imports, kept by later runs', async () => {
+    const ex = await sbx.runCode(
+      "import { readFileSync } from 'fs'\nimport path, { join as j } from 'node:path'\nimport * as os from 'os'\nconsole.log(typeof readFileSync, j('a', 'b'), typeof os.cpus)",
+      {
+        language: 'javascript',
+      },
+    );
+    assert.equal(ex.error, undefined, ex.error?.traceback);
+    assert.deepEqual(ex.logs.stdout, ['function a/b function\n']);
+    // console.log returns nothing, so the cell has no value.
+    assert.deepEqual(ex.results, []);
+    assert.equal((await sbx.runCode('typeof path.join', { language: 'javascript' })).text, 'function');
+  });
+
+  test('a run whose caller left (its timeout) is interrupted: the next run neither waits for it nor is dropped', async () => {
+    await sbx.runCode('kept_through = 5');
+    await assert.rejects(sbx.runCode('import time; time.sleep(300)', { timeoutMs: 2_000 }), TimeoutError);
+    // At once: queued behind the interrupted run, it must still run (an error aborts the kernel's queue by default).
+    const next = await sbx.runCode('kept_through + 1', { timeoutMs: 15_000, requestTimeoutMs: 15_000 });
+    assert.equal(next.text, '6');
+  });
+
   test('state is kept across pause and resume', async () => {
     await sbx.runCode('kept = [1, 2, 3]');
     await sbx.runCode('let keptJs = 9', { language: 'javascript' });
@@ -236,6 +275,66 @@ describe('@e2b/code-interpreter', () => {
     const again = await Sandbox.connect(sbx.sandboxId);
     assert.equal((await again.runCode('sum(kept)')).text, '6');
     assert.equal((await again.runCode('keptJs', { language: 'javascript' })).text, '9');
+  });
+});
+
+describe("the sandbox's own env in kernels; a kill during a run", () => {
+  const expectEnv = async (s: Sandbox, value: string) => {
+    assert.deepEqual(
+      [
+        (await s.runCode('import os; os.environ.get("SBX_ENV")')).text,
+        (await s.runCode('process.env.SBX_ENV', { language: 'javascript' })).text,
+        (await s.runCode('echo "$SBX_ENV"', { language: 'bash' })).logs.stdout.join(''),
+      ],
+      [value, value, `${value}\n`],
+    );
+  };
+
+  test('Sandbox.create envs are seen in python, javascript and bash; a run env overrides them for that run', async () => {
+    const s = await Sandbox.create({ envs: { SBX_ENV: 'from create' } });
+    try {
+      await expectEnv(s, 'from create');
+      assert.equal((await s.runCode('import os; os.environ["SBX_ENV"]', { envs: { SBX_ENV: 'this run' } })).text, 'this run');
+      assert.equal((await s.runCode('echo "$SBX_ENV"', { language: 'bash', envs: { SBX_ENV: 'this run' } })).logs.stdout.join(''), 'this run\n');
+      await expectEnv(s, 'from create');
+    } finally {
+      await s.kill();
+    }
+  });
+
+  test('restored from a capture taken before the env existed: the kernels get it too', { timeout: 600_000 }, async () => {
+    // A team template on platform/code-interpreter is captured (gVisor) with the interpreter and its kernels running.
+    const api = new Api(server.url, server.key);
+    const made = await api.post('/templates', { name: 'ci-env-capture', base: 'platform/code-interpreter', steps: [{ type: 'run', command: 'true' }] });
+    assert.equal(made.status, 202, JSON.stringify(made.body));
+    try {
+      for (let i = 0; !(await api.get(`/templates/${made.body.id}`)).body.captured; i++) {
+        assert.ok(i < 240, 'the template was not captured within 8 minutes');
+        await sleep(2000);
+      }
+      const s = await Sandbox.create('ci-env-capture', { envs: { SBX_ENV: 'after the capture' } });
+      try {
+        // Restored, not booted: the agent, started for the capture, never had the env in its own.
+        const agentEnv = await s.commands.run('tr "\\0" "\\n" < /proc/1/environ');
+        assert.ok(!agentEnv.stdout.includes('SBX_ENV'), 'the sandbox was booted, not restored');
+        await expectEnv(s, 'after the capture');
+        assert.equal((await s.runCode('import os; os.environ["SBX_ENV"]', { envs: { SBX_ENV: 'this run' } })).text, 'this run');
+        await expectEnv(s, 'after the capture');
+      } finally {
+        await s.kill();
+      }
+    } finally {
+      await api.del(`/templates/${made.body.id}`);
+    }
+  });
+
+  // A proxy that left the response open once the sandbox was gone would keep the run waiting: the timeout fails it.
+  test("a sandbox killed during a run: runCode fails with the SDK's message for it", { timeout: 120_000 }, async () => {
+    const s = await Sandbox.create();
+    const run = s.runCode('import time; time.sleep(300)', { timeoutMs: 300_000 });
+    await sleep(2000);
+    await s.kill();
+    await assert.rejects(run, (err: Error) => err instanceof TimeoutError && /sandbox was killed while the request was in progress/.test(err.message));
   });
 });
 

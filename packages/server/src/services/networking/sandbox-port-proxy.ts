@@ -31,6 +31,13 @@ export class SandboxPortProxy {
     // HTTP requests are told with their socket; an upgrade before it has one.
     this.#proxy.on('proxyReq', (_proxyReq, req, _res, _options, socket) => track(req, socket));
     this.#proxy.on('proxyReqWs', (proxyReq, req) => proxyReq.once('socket', (socket: Socket) => track(req, socket)));
+    // An answer cut off upstream (the sandbox deleted or captured mid-stream) is cut off for the client too:
+    // the proxy would leave it waiting forever for the rest, where it should see the connection end.
+    this.#proxy.on('proxyRes', (proxyRes, _req, res) => {
+      proxyRes.once('close', () => {
+        if (!proxyRes.complete) res.destroy();
+      });
+    });
     this.#proxy.on('error', (err, _req, res) => {
       const { status, body } = badGateway(`the sandbox did not answer on this port: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
       if ('writeHead' in res) {

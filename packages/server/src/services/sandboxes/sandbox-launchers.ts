@@ -6,6 +6,7 @@ import { bootSandbox } from '../../templates/boot.ts';
 import { inSpan } from '../../tracing.ts';
 import type { TemplateCaptures } from '../templates/template-captures.ts';
 import type { TemplateInfo } from '../templates/template-info.ts';
+import { giveSandboxEnv } from './sandbox-env.ts';
 
 /** A sandbox being created: what it starts from, and whether the engine holds it yet (then a failure must destroy it). */
 export interface Launch {
@@ -30,7 +31,7 @@ export async function personalizeWarm(deps: LaunchDeps, l: Launch): Promise<void
   // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.
   l.engineHolds = true;
   if (l.network) await deps.network?.update(l.id, l.network);
-  if (Object.keys(l.env).length > 0) await (await deps.agents.get(l.id)).setEnv(l.env);
+  if (Object.keys(l.env).length > 0) await giveSandboxEnv(await deps.agents.get(l.id), l.env);
 }
 
 /** A fork: processes, environment and disk come from the snapshot; the spec's template root and env are unused. */
@@ -43,10 +44,10 @@ export async function restoreCapture(deps: LaunchDeps, l: Launch, captureId: str
   const [restored] = await Promise.all([deps.captures!.restore(l.spec, l.template.id, captureId), l.net?.ready]);
   if (!restored) return false;
   l.engineHolds = true;
-  // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on.
+  // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on, and are written for them to read.
   const extra = { ...l.env, ...l.net?.secretEnv };
   const agent = deps.agents.get(l.id);
-  if (Object.keys(extra).length > 0) await (await agent).setEnv(extra);
+  if (Object.keys(extra).length > 0) await giveSandboxEnv(await agent, extra);
   else agent.catch(() => undefined);
   return true;
 }

@@ -19,15 +19,17 @@ spec() {
 spec python3 "[\"$DIR/limited\", \"python3\", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"]" "Python 3" python
 spec sandpit-javascript "[\"python3\", \"$DIR/kernels.py\", \"javascript\", \"-f\", \"{connection_file}\"]" "JavaScript (Node.js)" javascript
 spec sandpit-bash "[\"python3\", \"$DIR/kernels.py\", \"bash\", \"-f\", \"{connection_file}\"]" "Bash" bash
-# charts.py adds E2B's results (a figure's chart data, a DataFrame's columns) as an IPython extension,
-# importable as sandpit_charts: a name of its own, so that a user's `import charts` is theirs.
+# charts.py adds E2B's results (a figure's chart data, a DataFrame's columns) and images.py shows a
+# Pillow image saved to a file, as IPython extensions importable as sandpit_charts and sandpit_images:
+# names of their own, so that a user's `import charts` is theirs.
 site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
 mkdir -p "$site"
 ln -sf "$DIR/charts.py" "$site/sandpit_charts.py"
+ln -sf "$DIR/images.py" "$site/sandpit_images.py"
 # IPython shows figures inline as PNG and has pandas, numpy and pyplot loaded, as E2B's template does.
 mkdir -p /etc/ipython
 cat > /etc/ipython/ipython_kernel_config.py <<'PY'
 c.InlineBackend.figure_formats = {"png"}
-c.InteractiveShellApp.extensions = ["sandpit_charts"]
+c.InteractiveShellApp.extensions = ["sandpit_charts", "sandpit_images"]
 c.InteractiveShellApp.exec_lines = ["import matplotlib.pyplot", "import numpy", "import pandas"]
 PY

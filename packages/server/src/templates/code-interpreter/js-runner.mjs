@@ -2,28 +2,38 @@
 // with JSON lines (stream, display, error, done) on stdout.
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { inspect } from 'node:util';
+import { inspect, types } from 'node:util';
 import vm from 'node:vm';
 
 const out = process.stdout.write.bind(process.stdout);
 const send = (event) => out(`${JSON.stringify(event)}\n`);
 const text = (args) => `${args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ')}\n`;
+// Each returns nothing, as console's own do: a cell ending in console.log(...) has no value to show.
 const streamConsole = {
   ...console,
-  log: (...a) => send({ stream: 'stdout', text: text(a) }),
-  info: (...a) => send({ stream: 'stdout', text: text(a) }),
-  debug: (...a) => send({ stream: 'stdout', text: text(a) }),
-  warn: (...a) => send({ stream: 'stderr', text: text(a) }),
-  error: (...a) => send({ stream: 'stderr', text: text(a) }),
+  log: (...a) => void send({ stream: 'stdout', text: text(a) }),
+  info: (...a) => void send({ stream: 'stdout', text: text(a) }),
+  debug: (...a) => void send({ stream: 'stdout', text: text(a) }),
+  warn: (...a) => void send({ stream: 'stderr', text: text(a) }),
+  error: (...a) => void send({ stream: 'stderr', text: text(a) }),
 };
 // Writes by user code to the process streams are output, not protocol.
 process.stdout.write = (chunk) => send({ stream: 'stdout', text: String(chunk) }) || true;
 process.stderr.write = (chunk) => send({ stream: 'stderr', text: String(chunk) }) || true;
 
+const contextRequire = createRequire(`${process.cwd()}/`);
+/** What an `import` of a cell gets: an ES module's namespace, or a CommonJS module's exports as its default and named exports. */
+function importSync(specifier) {
+  const loaded = contextRequire(specifier);
+  if (types.isModuleNamespaceObject(loaded)) return loaded;
+  return loaded !== null && (typeof loaded === 'object' || typeof loaded === 'function') ? { ...loaded, default: loaded } : { default: loaded };
+}
+
 const context = vm.createContext({
   console: streamConsole,
   process,
-  require: createRequire(`${process.cwd()}/`),
+  require: contextRequire,
+  __sandpit_import: importSync,
   Buffer,
   URL,
   URLSearchParams,
@@ -49,15 +59,48 @@ function asyncScript(code) {
   }
 }
 
-async function evaluate(code) {
-  let script;
+// `import a, { b as c } from 'm'`, `import * as ns from 'm'` and `import 'm'` at the start of a line.
+const IMPORT_FROM = /^([ \t]*)import\s+(?:([\w$]+)\s*(?:,\s*)?)?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?\s*from\s*(['"])([^'"\n]+)\5[ \t]*;?/gm;
+const IMPORT_BARE = /^([ \t]*)import\s*(['"])([^'"\n]+)\2[ \t]*;?/gm;
+
+/**
+ * A cell's ES import declarations as statements of a script (which cannot have them): each binding a
+ * `var` (kept by later cells, as a declaration of the cell is) to what the module exports, loaded
+ * synchronously (require, which loads ES modules too), so the cell stays a script.
+ */
+function withoutImports(code) {
+  return code
+    .replace(IMPORT_FROM, (whole, indent, name, namespace, names, _q, specifier) => {
+      if (!name && !namespace && names === undefined) return whole;
+      const from = `__sandpit_import(${JSON.stringify(specifier)})`;
+      if (namespace) return `${indent}var ${namespace} = ${from};${name ? ` var ${name} = ${namespace}.default;` : ''}`;
+      const bindings = (names ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)
+        .map((n) => n.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1: $2'));
+      if (name) bindings.unshift(`default: ${name}`);
+      return `${indent}var { ${bindings.join(', ')} } = ${from};`;
+    })
+    .replace(IMPORT_BARE, (_whole, indent, _q, specifier) => `${indent}__sandpit_import(${JSON.stringify(specifier)});`);
+}
+
+function compile(code) {
   try {
-    script = new vm.Script(code, { filename: 'cell.js' });
+    return new vm.Script(code, { filename: 'cell.js' });
   } catch (err) {
-    if (!(err instanceof SyntaxError && /await/.test(err.message))) throw err;
-    script = asyncScript(code);
+    if (!(err instanceof SyntaxError)) throw err;
+    if (/import statement outside a module/.test(err.message)) {
+      const rewritten = withoutImports(code);
+      if (rewritten !== code) return compile(rewritten);
+    }
+    if (/await/.test(err.message)) return asyncScript(code);
+    throw err;
   }
-  let value = script.runInContext(context);
+}
+
+async function evaluate(code) {
+  let value = compile(code).runInContext(context);
   if (value instanceof Promise || (value && typeof value.then === 'function')) value = await value;
   return value;
 }

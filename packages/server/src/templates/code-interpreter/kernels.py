@@ -10,6 +10,7 @@ import threading
 
 from ipykernel.kernelapp import IPKernelApp
 from ipykernel.kernelbase import Kernel
+from sandbox_env import sandbox_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,6 +29,10 @@ class ProcessKernel(Kernel):
     """A kernel whose state lives in one child process, started again if it exits."""
 
     proc = None
+
+    def _env(self):
+        # The process may start after this kernel did, when the sandbox's own env existed (sandbox_env.py).
+        return {**os.environ, **sandbox_env()}
 
     def _ok(self):
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
@@ -51,7 +56,7 @@ class JavascriptKernel(ProcessKernel):
     banner = "Node.js"
 
     def _start(self):
-        self.proc = subprocess.Popen(["node", os.path.join(HERE, "js-runner.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(["node", os.path.join(HERE, "js-runner.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=self._env())
 
     def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):
         if self.proc is None or self.proc.poll() is not None:
@@ -86,7 +91,7 @@ class BashKernel(ProcessKernel):
     banner = "bash"
 
     def _start(self):
-        self.proc = subprocess.Popen(["bash", "--noprofile", "--norc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(["bash", "--noprofile", "--norc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env())
         self.events = queue.Queue()
         for stream, name in ((self.proc.stdout, "stdout"), (self.proc.stderr, "stderr")):
             threading.Thread(target=pump, args=(stream, name, self.events), daemon=True).start()

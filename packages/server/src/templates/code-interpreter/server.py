@@ -2,6 +2,8 @@
 import json
 import os
 import queue
+import select
+import socket
 import sys
 import threading
 import uuid
@@ -9,6 +11,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from jupyter_client import KernelManager
+from sandbox_env import sandbox_env
 
 PORT = int(os.environ.get("CODE_INTERPRETER_PORT", "49999"))
 HOME = "/home/user"
@@ -56,22 +59,35 @@ def result_event(data, main):
     return out
 
 
-def env_code(language, env, unset=False):
+def env_code(language, values):
+    """Code that sets env vars in a kernel: a value to set, or None to unset."""
     if language == "python":
-        if unset:
-            return "import os as _o\n" + "".join(f"_o.environ.pop({k!r}, None)\n" for k in env)
-        return "import os as _o\n_o.environ.update(" + repr(dict(env)) + ")\n"
+        return "".join(
+            f"__import__('os').environ[{k!r}] = {v!r}\n" if v is not None else f"__import__('os').environ.pop({k!r}, None)\n" for k, v in values.items()
+        )
     if language == "javascript":
-        if unset:
-            return "".join(f"delete process.env[{json.dumps(k)}];\n" for k in env)
-        return f"Object.assign(process.env, {json.dumps(env)});\n"
-    if unset:
-        return "".join(f"unset {k}\n" for k in env if k.isidentifier())
-    return "".join(f"export {k}={shell_quote(v)}\n" for k, v in env.items() if k.isidentifier())
+        return "".join(f"process.env[{json.dumps(k)}] = {json.dumps(v)};\n" if v is not None else f"delete process.env[{json.dumps(k)}];\n" for k, v in values.items())
+    return "".join(f"export {k}={shell_quote(v)}\n" if v is not None else f"unset {k}\n" for k, v in values.items() if k.isidentifier())
 
 
 def shell_quote(value):
     return "'" + str(value).replace("'", "'\\''") + "'"
+
+
+class CallerGone(Exception):
+    """The caller closed its connection while its run went on."""
+
+
+def peer_closed(sock):
+    """Whether the other end closed the connection (a proxy does when its client leaves); nothing is read."""
+    try:
+        if not select.select([sock], [], [], 0)[0]:
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 class Context:
@@ -82,6 +98,7 @@ class Context:
         self.language = language
         self.cwd = cwd
         self.lock = threading.Lock()
+        self.has_sandbox_env = False
         os.makedirs(IPC_DIR, mode=0o700, exist_ok=True)
         self.km = KernelManager(kernel_name=KERNELS[language], transport="ipc", ip=os.path.join(IPC_DIR, self.id))
         self.km.start_kernel(cwd=cwd)
@@ -104,6 +121,7 @@ class Context:
         self.client.stop_channels()
         self.km.restart_kernel(now=True)
         self.client = self._connect()
+        self.has_sandbox_env = False
 
     def shutdown(self):
         with self.lock:
@@ -115,20 +133,33 @@ class Context:
         for _ in self._run(code, silent=True):
             pass
 
-    def execute(self, code, env):
+    def execute(self, code, env, gone):
+        """The run's events. `gone` tells whether the caller has left: then the run is interrupted."""
         with self.lock:
             if not self.km.is_alive():
                 self._restart()
-            if env:
-                self._quiet(env_code(self.language, env))
+            sandbox = sandbox_env()
+            # A kernel that started before the sandbox's env existed (a restored capture's) gets it on its first run.
+            values = {} if self.has_sandbox_env else dict(sandbox)
+            values.update(env)
+            if values:
+                self._quiet(env_code(self.language, values))
+            self.has_sandbox_env = bool(sandbox)
             try:
-                yield from self._run(code, silent=False)
+                yield from self._run(code, silent=False, gone=gone)
+            except (CallerGone, GeneratorExit):
+                # Stopped, so that the context is free for the next run (GeneratorExit: the stream broke).
+                self.km.interrupt_kernel()
+                raise
             finally:
                 if env and self.km.is_alive():
-                    self._quiet(env_code(self.language, env, unset=True))
+                    # Back to what the kernel had: the sandbox's value, its own, or none.
+                    base = {**os.environ, **sandbox}
+                    self._quiet(env_code(self.language, {k: base.get(k) for k in env}))
 
-    def _run(self, code, silent):
-        msg_id = self.client.execute(code, silent=silent, store_history=not silent, allow_stdin=False)
+    def _run(self, code, silent, gone=lambda: False):
+        # Runs are one at a time, so an error has nothing queued to abort but the run after an interrupted one.
+        msg_id = self.client.execute(code, silent=silent, store_history=not silent, allow_stdin=False, stop_on_error=False)
         errored = False
         while True:
             try:
@@ -143,6 +174,8 @@ class Context:
                         "traceback": "",
                     }
                     return
+                if gone():
+                    raise CallerGone()
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
@@ -298,20 +331,19 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        run = ctx.execute(code, {str(k): str(v) for k, v in env.items()})
+        run = ctx.execute(code, {str(k): str(v) for k, v in env.items()}, gone=lambda: peer_closed(self.connection))
         try:
             try:
                 for event in run:
                     self._chunk(event)
-            except (BrokenPipeError, ConnectionResetError):
+            except (BrokenPipeError, ConnectionResetError, CallerGone):
                 raise
             except Exception as err:  # noqa: BLE001 - the stream has begun: the failure is reported in it
                 self._chunk({"type": "error", "name": type(err).__name__, "value": str(err), "traceback": ""})
             self._chunk({"type": "end_of_execution"})
             self.wfile.write(b"0\r\n\r\n")
-        except (BrokenPipeError, ConnectionResetError):
-            # The caller went away: stop the run so the context is free for the next one.
-            ctx.km.interrupt_kernel()
+        except (BrokenPipeError, ConnectionResetError, CallerGone):
+            # The caller went away; closing the run below interrupts it (Context.execute).
             self.close_connection = True
         finally:
             run.close()
