@@ -10,6 +10,7 @@ import { clusterHostKey } from '../src/services/ssh/host-key.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, freePort, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { terminalEcho, until } from './helpers/cluster-steps.ts';
+import { getThroughForward, serveOn8080 } from './helpers/ssh-forward.ts';
 
 /**
  * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
@@ -182,24 +183,8 @@ test('SSH through either API replica reaches the node holding the sandbox: statu
     const sum = await api[1]!.post(`/sandboxes/${sb.id}/exec`, { command: 'sha256sum < /tmp/blob' });
     assert.equal(sum.body.stdout.split(' ')[0], createHash('sha256').update(blob).digest('hex'));
 
-    await api[0]!.post(`/sandboxes/${sb.id}/exec`, {
-      command: 'mkdir -p /tmp/www && echo from-node > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7',
-    });
-    const local = await freePort();
-    const tunnel = spawn('ssh', [...opts(), '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:localhost:8080`, '-p', String(sshPorts[1]), `${sb.id}@127.0.0.1`], { stdio: 'ignore' });
-    try {
-      let body = '';
-      for (let i = 0; i < 100 && body === ''; i++) {
-        body = await fetch(`http://127.0.0.1:${local}/`).then(
-          (r) => r.text(),
-          () => '',
-        );
-        if (body === '') await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(body, 'from-node\n');
-    } finally {
-      tunnel.kill();
-    }
+    await api[0]!.post(`/sandboxes/${sb.id}/exec`, { command: serveOn8080('from-node') });
+    assert.equal(await getThroughForward(opts(), sshPorts[1]!, sb.id), 'from-node\n');
 
     assert.equal((await api[1]!.post(`/sandboxes/${sb.id}/pause`)).status, 200);
     const awake = await ssh(sshPorts[0]!, ['echo awake']);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ssh2 from 'ssh2';
 import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
+import { getThroughForward, serveOn8080 } from './helpers/ssh-forward.ts';
 
 /**
  * The SSH gateway with Debian's OpenSSH client (ssh, scp, sftp), plus raw and abrupt clients:
@@ -225,22 +226,8 @@ describe('sessions', () => {
   });
 
   test('ssh -L forwards a local port to a port inside the sandbox', async () => {
-    await exec(sb.id, 'mkdir -p /tmp/www && echo from-sandbox > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7');
-    const local = await freePort();
-    const tunnel = spawn('ssh', [...keyOpts(), '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:localhost:8080`, '-p', String(sshPort), `${sb.id}@127.0.0.1`], { stdio: 'ignore' });
-    try {
-      let body = '';
-      for (let i = 0; i < 100 && body === ''; i++) {
-        body = await fetch(`http://127.0.0.1:${local}/`).then(
-          (r) => r.text(),
-          () => '',
-        );
-        if (body === '') await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(body, 'from-sandbox\n');
-    } finally {
-      tunnel.kill();
-    }
+    await exec(sb.id, serveOn8080('from-sandbox'));
+    assert.equal(await getThroughForward(keyOpts(), sshPort, sb.id), 'from-sandbox\n');
   });
 
   test('a paused sandbox is resumed by a login', async () => {

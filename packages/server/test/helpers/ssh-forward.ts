@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import { freePort } from './server-process.ts';
+
+/** A shell command that serves `text` as GET / on port 8080 inside a sandbox (python's http.server, in the background). */
+export const serveOn8080 = (text: string) =>
+  `mkdir -p /tmp/www && echo ${text} > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7`;
+
+/**
+ * GET / of port 8080 inside sandbox `id` through `ssh -N -L` to the gateway on `port` (OpenSSH with
+ * `opts`): the body once the forward answers ('' if it never does within 10 s); the tunnel is ended after.
+ */
+export async function getThroughForward(opts: string[], port: number, id: string): Promise<string> {
+  const local = await freePort();
+  const tunnel = spawn('ssh', [...opts, '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:localhost:8080`, '-p', String(port), `${id}@127.0.0.1`], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 100; i++) {
+      const body = await fetch(`http://127.0.0.1:${local}/`).then(
+        (r) => r.text(),
+        () => '',
+      );
+      if (body !== '') return body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return '';
+  } finally {
+    tunnel.kill();
+  }
+}
