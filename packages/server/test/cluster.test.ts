@@ -10,7 +10,7 @@ import { clusterHostKey } from '../src/services/ssh/host-key.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, freePort, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { terminalEcho, until } from './helpers/cluster-steps.ts';
-import { getThroughForward, serveOn8080 } from './helpers/ssh-forward.ts';
+import { getThroughForward, serveOn8080, strictSshOptions } from './helpers/ssh-forward.ts';
 
 /**
  * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
@@ -149,24 +149,7 @@ test('SSH through either API replica reaches the node holding the sandbox: statu
     // Both replicas present the cluster's one host key: the client checks it strictly.
     const known = join(dir, 'known_hosts');
     await writeFile(known, sshPorts.map((p) => `[127.0.0.1]:${p} ${clusterHostKey(key).publicLine}\n`).join(''));
-    const opts = (identity = keyFile) => [
-      '-o',
-      `UserKnownHostsFile=${known}`,
-      '-o',
-      'StrictHostKeyChecking=yes',
-      '-o',
-      'LogLevel=ERROR',
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'IdentityAgent=none',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      'ConnectTimeout=20',
-      '-i',
-      identity,
-    ];
+    const opts = (identity = keyFile) => strictSshOptions(known, ['-o', 'BatchMode=yes', '-i', identity]);
     const ssh = (port: number, command: string[], input = '', extra: string[] = []) => run('ssh', [...opts(), ...extra, '-p', String(port), `${sb.id}@127.0.0.1`, ...command], input);
 
     for (const port of sshPorts) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ssh2 from 'ssh2';
 import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
-import { getThroughForward, serveOn8080 } from './helpers/ssh-forward.ts';
+import { getThroughForward, serveOn8080, strictSshOptions } from './helpers/ssh-forward.ts';
 
 /**
  * The SSH gateway with Debian's OpenSSH client (ssh, scp, sftp), plus raw and abrupt clients:
@@ -40,23 +40,7 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function sshOpts(extra: string[] = []): string[] {
-  return [
-    '-o',
-    `UserKnownHostsFile=${knownHosts}`,
-    '-o',
-    'StrictHostKeyChecking=yes',
-    '-o',
-    'LogLevel=ERROR',
-    '-o',
-    'IdentitiesOnly=yes',
-    '-o',
-    'IdentityAgent=none',
-    '-o',
-    'ConnectTimeout=20',
-    ...extra,
-  ];
-}
+const sshOpts = (extra: string[] = []) => strictSshOptions(knownHosts, extra);
 const keyOpts = () => sshOpts(['-i', keyFile, '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no']);
 
 interface Run {

@@ -1,6 +1,25 @@
 import { spawn } from 'node:child_process';
 import { freePort } from './server-process.ts';
 
+/** OpenSSH client options for tests: only `knownHosts` trusted (strictly), no agent or default keys, quiet. */
+export function strictSshOptions(knownHosts: string, extra: string[] = []): string[] {
+  return [
+    '-o',
+    `UserKnownHostsFile=${knownHosts}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'LogLevel=ERROR',
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'IdentityAgent=none',
+    '-o',
+    'ConnectTimeout=20',
+    ...extra,
+  ];
+}
+
 /** A shell command that serves `text` as GET / on port 8080 inside a sandbox (python's http.server, in the background). */
 export const serveOn8080 = (text: string) =>
   `mkdir -p /tmp/www && echo ${text} > /tmp/www/index.html && cd /tmp/www && setsid python3 -m http.server 8080 --bind 0.0.0.0 >/dev/null 2>&1 < /dev/null & sleep 0.7`;
