@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { clusterHostKey } from '../src/services/ssh/host-key.ts';
 import { createDatabase, PostgresCluster } from './helpers/postgres.ts';
 import { Api, freePort, parseSse, ServerProcess } from './helpers/server-process.ts';
 import { terminalEcho, until } from './helpers/cluster-steps.ts';
-import { getThroughForward, serveOn8080, strictSshOptions } from './helpers/ssh-forward.ts';
+import { getThroughForward, run, serveOn8080, strictSshOptions } from './helpers/ssh-client.ts';
 
 /**
  * Several hosts on one machine: PostgreSQL, two API replicas and three nodes (gVisor), each its own
@@ -123,20 +123,6 @@ test('sandboxes spread over nodes and every operation works through the replica 
   assert.equal((await other.post(`/sandboxes/${fork.body.id}/exec`, { command: 'cat /tmp/n' })).body.stdout, '41\n');
   assert.equal((await other.del(`/snapshots/${ready.id}`)).status, 204);
 });
-
-/** Runs a client to its end with `input` on stdin. */
-function run(cmd: string, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 test('SSH through either API replica reaches the node holding the sandbox: status, stderr, stdin, a terminal, scp, -L, a paused sandbox resumed, a wrong key refused', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cluster-ssh-'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ssh2 from 'ssh2';
 import { Api, CLI, freePort, ServerProcess } from './helpers/server-process.ts';
-import { getThroughForward, serveOn8080, strictSshOptions } from './helpers/ssh-forward.ts';
+import { getThroughForward, run, serveOn8080, strictSshOptions } from './helpers/ssh-client.ts';
 
 /**
  * The SSH gateway with Debian's OpenSSH client (ssh, scp, sftp), plus raw and abrupt clients:
@@ -42,27 +42,6 @@ after(async () => {
 
 const sshOpts = (extra: string[] = []) => strictSshOptions(knownHosts, extra);
 const keyOpts = () => sshOpts(['-i', keyFile, '-o', 'BatchMode=yes', '-o', 'PasswordAuthentication=no']);
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a client to its end, feeding `input` on stdin. */
-function run(cmd: string, args: string[], input = '', env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    // A client that exits before reading its input (a refused login) closes the pipe: not an error here.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 const ssh = (id: string, command: string[], input = '', opts = keyOpts()) => run('ssh', [...opts, '-p', String(sshPort), `${id}@127.0.0.1`, ...command], input);
 

@@ -1,6 +1,27 @@
 import { spawn } from 'node:child_process';
 import { freePort } from './server-process.ts';
 
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a client (ssh, scp, sftp) to its end, feeding `input` on stdin. */
+export function run(cmd: string, args: string[], input = '', env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    // A client that exits before reading its input (a refused login) closes the pipe: not an error here.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** OpenSSH client options for tests: only `knownHosts` trusted (strictly), no agent or default keys, quiet. */
 export function strictSshOptions(knownHosts: string, extra: string[] = []): string[] {
   return [
