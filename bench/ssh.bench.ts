@@ -4,7 +4,8 @@
  * next to the data plane's 1 GiB upload of the same file timed in the same run (target: scp at least
  * 70% of that rate). Prints medians and ratios; asserts nothing.
  * Run: node bench/ssh.bench.ts   (BENCH_RUNS, default 3 transfers and 10 logins x BENCH_RUNS/3;
- * BENCH_DRIVER=container|gvisor the engine). Client, server and sandbox share the host's CPUs.
+ * BENCH_DRIVER=container|gvisor the engine; BENCH_CLUSTER=1 through an API replica's SSH relay to a node).
+ * Client, server and sandbox share the host's CPUs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { createDatabase, PostgresCluster } from '../packages/server/test/helpers/postgres.ts';
 import { Api, freePort, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, ratio, report, timeIt } from './stats.ts';
 
@@ -22,9 +24,12 @@ const SIZE = 1024 * 1024 * 1024;
 
 const dir = await mkdtemp(join(tmpdir(), 'sandpit-ssh-bench-'));
 const sshPort = await freePort();
-const server = await ServerProcess.start({ SANDPIT_SSH_PORT: String(sshPort), SANDPIT_RATE_LIMIT: '0', ...(process.env.BENCH_DRIVER ? { SANDPIT_DRIVER: process.env.BENCH_DRIVER } : {}) });
+const engine: Record<string, string> = process.env.BENCH_DRIVER ? { SANDPIT_DRIVER: process.env.BENCH_DRIVER } : {};
+// BENCH_CLUSTER=1: an API replica and one node on PostgreSQL; logins and uploads go through the replica (its SSH relay).
+const cluster = process.env.BENCH_CLUSTER === '1' ? await startCluster() : undefined;
+const server = cluster?.api ?? (await ServerProcess.start({ SANDPIT_SSH_PORT: String(sshPort), SANDPIT_RATE_LIMIT: '0', ...engine }));
 try {
-  console.log(`driver: ${/driver: (\w+)/.exec(server.output)?.[1] ?? 'unknown'}`);
+  console.log(`driver: ${/driver: (\w+)/.exec((cluster?.node ?? server).output)?.[1] ?? 'unknown'}${cluster ? ', through an API replica to a node' : ''}`);
   const api = new Api(server.url, server.key);
   const key = join(dir, 'id_ed25519');
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
@@ -97,5 +102,34 @@ try {
   ratio('scp time vs data-plane upload time', scp, put);
 } finally {
   await server.stop();
+  await cluster?.stop();
   await rm(dir, { recursive: true, force: true });
+}
+
+async function startCluster(): Promise<{ api: ServerProcess; node: ServerProcess; stop: () => Promise<void> }> {
+  const pg = await PostgresCluster.start();
+  const db = await createDatabase(pg.adminUrl);
+  const shared = { SANDPIT_DATABASE_URL: db.url, SANDPIT_CLUSTER_KEY: randomBytes(32).toString('hex'), SANDPIT_RATE_LIMIT: '0' };
+  const api = await ServerProcess.start({ ...shared, SANDPIT_ROLE: 'api', SANDPIT_SSH_PORT: String(sshPort) });
+  const node = await ServerProcess.start({ ...shared, ...engine, SANDPIT_ROLE: 'node', SANDPIT_NODE_ID: 'n1', SANDPIT_API_URL: api.url, SANDPIT_PUBLIC_URL: api.url });
+  // The node takes sandboxes once its first heartbeat is in.
+  const client = new Api(api.url, api.key);
+  for (let i = 0; ; i++) {
+    const res = await client.post('/sandboxes', {});
+    if (res.status === 201) {
+      await client.del(`/sandboxes/${res.body.id}`);
+      break;
+    }
+    if (i > 120) throw new Error(`the node never took a sandbox: ${res.status} ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return {
+    api,
+    node,
+    stop: async () => {
+      await node.stop();
+      await db.drop();
+      await pg.stop();
+    },
+  };
 }
