@@ -118,19 +118,30 @@ export class SandboxChanges {
   async apply(target: SandboxRecord, source: SandboxRecord, paths: string[] | undefined): Promise<ApplyResult> {
     if (target.id === source.id) throw badRequest('from names this same sandbox');
     const here = await this.#layer(target);
-    if (!this.#remote?.elsewhere(source)) return this.#applyFrom(await this.#layer(source), here, target, paths);
-    // The source's layer is on another node: its upper comes here, and stands on this sandbox's base (checked to be the same).
-    const copy = await this.#remote.fetch(source);
+    const from = await this.#sourceLayer(source, here);
     try {
-      if (!sameIdentity(copy.base, layerIdentity(here))) throw differentBases();
-      return await this.#applyFrom({ ...here, upper: copy.upper }, here, target, paths);
+      if (!sameIdentity(from.base, layerIdentity(here)))
+        throw conflict('the sandboxes have different bases (template, template version or snapshot); changes apply only between sandboxes of the same base');
+      return await this.#applyFrom(from.layer, here, target, paths);
     } finally {
-      await copy.dispose();
+      await from.dispose?.();
     }
   }
 
+  /**
+   * The source's layer and what it starts from: on this host as it is; on another node, its upper
+   * copied here and set on this sandbox's base (which apply then checks is the same as the source's).
+   */
+  async #sourceLayer(source: SandboxRecord, here: WritableLayer): Promise<{ layer: WritableLayer; base: LayerIdentity; dispose?: () => Promise<void> }> {
+    if (!this.#remote?.elsewhere(source)) {
+      const layer = await this.#layer(source);
+      return { layer, base: layerIdentity(layer) };
+    }
+    const copy = await this.#remote.fetch(source);
+    return { layer: { ...here, upper: copy.upper }, base: copy.base, dispose: copy.dispose };
+  }
+
   async #applyFrom(there: WritableLayer, here: WritableLayer, target: SandboxRecord, paths: string[] | undefined): Promise<ApplyResult> {
-    if (!sameIdentity(layerIdentity(there), layerIdentity(here))) throw differentBases();
     const wanted = paths?.map(absolute);
     const theirs = changesOf(there, '/').filter((c) => !wanted || wanted.some((p) => within(c.path, p)));
     const ours = changesOf(here, '/');
@@ -204,10 +215,6 @@ export function layerIdentity(layer: WritableLayer): LayerIdentity {
 
 function sameIdentity(a: LayerIdentity, b: LayerIdentity): boolean {
   return a.snapshotId === b.snapshotId && a.lowers.length === b.lowers.length && a.lowers.every((l, i) => l === b.lowers[i]);
-}
-
-function differentBases(): ApiError {
-  return conflict('the sandboxes have different bases (template, template version or snapshot); changes apply only between sandboxes of the same base');
 }
 
 /** The target's own change that `c` would overwrite or be overwritten by, if any. */
