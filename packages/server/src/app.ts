@@ -64,7 +64,7 @@ import type { RuntimeDriver } from './runtime/driver.ts';
 import type { SandboxStore } from './store/sandboxes.ts';
 import type { RequestHandler, Telemetry } from './telemetry.ts';
 import type { InternalChannel } from './cluster/internal-channel.ts';
-import { requestSpan } from './tracing.ts';
+import { trace } from '@opentelemetry/api';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
@@ -110,7 +110,8 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
     // The span is named for the route; the trace id goes into the audit entry and answers every error (X-Trace-Id).
     // Callback hooks, not async ones: no promise per request.
     app.addHook('onRequest', (req, _reply, done) => {
-      const span = requestSpan(req.raw);
+      // Fastify runs this hook synchronously inside the server span's context (telemetry.traced).
+      const span = trace.getActiveSpan();
       const route = req.routeOptions.url;
       if (span) {
         req.traceId = span.spanContext().traceId;

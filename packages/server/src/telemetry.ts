@@ -10,7 +10,7 @@ import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampl
 import type { Registry } from 'prom-client';
 import type { OtelSettings } from './config.ts';
 import { VERSION } from './routes/info.ts';
-import { enableTracing, setRequestSpan } from './tracing.ts';
+import { enableTracing } from './tracing.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -48,14 +48,17 @@ export function startTelemetry(settings: OtelSettings, registry: Registry): Tele
   return {
     traced: (handler) => (req, res) => {
       // A caller's traceparent continues its trace; the span is named for the route once Fastify knows it.
+      // Attributes are set only on a recorded span: given to startSpan, every request would pay for their checks, sampled or not.
       const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-      const span = tracer.startSpan(req.method ?? 'HTTP', { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'url.path': (req.url ?? '').split('?')[0]! } }, parent);
-      setRequestSpan(req, span);
-      res.once('close', () => {
-        span.setAttribute('http.response.status_code', res.statusCode);
-        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      });
+      const span = tracer.startSpan(req.method ?? 'HTTP', { kind: SpanKind.SERVER }, parent);
+      if (span.isRecording()) {
+        span.setAttributes({ 'http.request.method': req.method ?? '', 'url.path': (req.url ?? '').split('?')[0]! });
+        res.once('close', () => {
+          span.setAttribute('http.response.status_code', res.statusCode);
+          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        });
+      }
       context.with(trace.setSpan(parent, span), () => handler(req, res));
     },
     async flush() {

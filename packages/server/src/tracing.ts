@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, SpanStatusCode, trace } from '@opentelemetry/api';
 
 /**
  * Spans of the platform's own work (a request, the network set-up, an engine call, an agent call),
@@ -37,16 +36,4 @@ export function activeTraceId(): string | undefined {
   if (!enabled) return undefined;
   const ctx = trace.getActiveSpan()?.spanContext();
   return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
-}
-
-// Kept beside the request, not on it: a property added to Node's request objects changes their shape on the hot path.
-const REQUEST_SPANS = new WeakMap<IncomingMessage, Span>();
-
-/** The server span of an HTTP request (set where the request arrives, read by the routes' hooks). */
-export function requestSpan(req: IncomingMessage): Span | undefined {
-  return REQUEST_SPANS.get(req);
-}
-
-export function setRequestSpan(req: IncomingMessage, span: Span): void {
-  REQUEST_SPANS.set(req, span);
 }

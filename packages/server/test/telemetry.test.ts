@@ -128,6 +128,50 @@ test('off unless configured: no export, no header', async () => {
   }
 });
 
+test('a request the sampler drops still has a trace id (header, log line) and sends no span; a sampled caller is still followed', async () => {
+  const logged: any[] = [];
+  const logDestination = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l) logged.push(JSON.parse(l));
+      done();
+    },
+  });
+  const dropping = await FakePlatform.start({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_TRACES_SAMPLER: 'parentbased_always_off', SANDPIT_LOG_LEVEL: 'info' },
+    options: { logDestination },
+  });
+  try {
+    const before = otlp.spans.length;
+    const res = await dropping.api().get('/sandboxes/sb-local-00000000-0000-4000-8000-000000000001');
+    assert.equal(res.status, 404);
+    const traceId = String(res.headers.get('x-trace-id'));
+    assert.match(traceId, /^[0-9a-f]{32}$/);
+    dropping.engine.failNext('create', new Error('engine exploded'), 'missing');
+    const failed = await dropping.api().post('/sandboxes', {});
+    assert.equal(failed.status, 500);
+    assert.equal(logged.find((l) => l.msg === 'request failed')?.trace_id, failed.headers.get('x-trace-id'));
+    const created = await dropping.api().post('/sandboxes', {});
+    assert.equal(created.status, 201);
+    // The parent-based sampler follows a caller that sampled its own trace.
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4737';
+    const followed = await fetch(`${dropping.p.url}/sandboxes/${created.body.id}`, { headers: { 'x-api-key': dropping.key, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` } });
+    assert.equal(followed.status, 200);
+    await dropping.p.telemetry!.flush();
+    const server = await until(() => otlp.spans.find((s) => s.traceId === callerTrace), 10_000, 'the followed request span');
+    assert.equal(server.attributes['http.route'], '/sandboxes/:sandbox_id');
+    assert.equal(Number(server.attributes['http.response.status_code']), 200);
+    assert.equal(server.attributes['http.request.method'], 'GET');
+    assert.deepEqual(
+      otlp.spans.slice(before).filter((s) => s.traceId !== callerTrace),
+      [],
+      'nothing of the dropped requests is exported',
+    );
+    await dropping.api().del(`/sandboxes/${created.body.id}`);
+  } finally {
+    await dropping.destroy();
+  }
+});
+
 test('the standard sampler settings are read, and a bad one is refused with its name', () => {
   assert.deepEqual(loadConfig({}).otel.sampler, { name: 'parentbased_always_on', ratio: 1 });
   assert.deepEqual(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }).otel.sampler, { name: 'parentbased_traceidratio', ratio: 0.1 });
