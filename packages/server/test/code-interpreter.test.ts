@@ -204,6 +204,19 @@ describe('@e2b/code-interpreter', () => {
     assert.equal((await sbx.runCode('!pwd')).logs.stdout.join('').trim(), '/home/user');
   });
 
+  test('typescript: types removed by Node, enums transformed, state kept between runs; a type syntax error is an error', async () => {
+    const ts = await sbx.runCode('const message: string = "Hello World!"; console.log(message)', { language: 'ts' });
+    assert.deepEqual(ts.logs.stdout, ['Hello World!\n']);
+    assert.equal(ts.logs.stderr.length, 0, 'no warning about the experimental type stripping');
+    assert.equal((await sbx.runCode('process.cwd()', { language: 'typescript' })).text, '/home/user');
+    assert.equal((await sbx.runCode('enum Color { Red, Green }\ninterface P { c: Color }\nconst p: P = { c: Color.Green };\np.c', { language: 'ts' })).text, '1');
+    assert.equal((await sbx.runCode('message.length as number', { language: 'ts' })).text, '12');
+    const bad = await sbx.runCode('const bad: = 1', { language: 'ts' });
+    assert.equal(bad.error?.name, 'SyntaxError');
+    // Its own kernel: javascript does not see the typescript context's names.
+    assert.equal((await sbx.runCode('typeof message', { language: 'js' })).text, 'undefined');
+  });
+
   test('env vars apply to one run only', async () => {
     const ex = await sbx.runCode('import os; os.environ.get("ONLY_NOW")', { envs: { ONLY_NOW: 'yes' } });
     assert.equal(ex.text, 'yes');

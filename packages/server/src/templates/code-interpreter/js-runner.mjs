@@ -1,6 +1,7 @@
 // The javascript kernel's Node.js side: runs each request's code in one persistent context and answers
-// with JSON lines (stream, display, error, done) on stdout.
-import { createRequire } from 'node:module';
+// with JSON lines (stream, display, error, done) on stdout. With --typescript (the typescript kernel),
+// each cell's types are removed by Node's own TypeScript support first.
+import { createRequire, stripTypeScriptTypes } from 'node:module';
 import { createInterface } from 'node:readline';
 import { inspect, types } from 'node:util';
 import vm from 'node:vm';
@@ -99,8 +100,12 @@ function compile(code) {
   }
 }
 
+const typescript = process.argv.includes('--typescript');
+
 async function evaluate(code) {
-  let value = compile(code).runInContext(context);
+  // 'transform' also turns enums, namespaces and parameter properties into JavaScript, as tsc would.
+  const js = typescript ? stripTypeScriptTypes(code, { mode: 'transform' }) : code;
+  let value = compile(js).runInContext(context);
   if (value instanceof Promise || (value && typeof value.then === 'function')) value = await value;
   return value;
 }

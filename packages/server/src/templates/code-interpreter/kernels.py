@@ -1,4 +1,4 @@
-"""Jupyter kernels for javascript (a Node.js process) and bash (a bash process), on ipykernel's wrapper-kernel base."""
+"""Jupyter kernels for javascript and typescript (a Node.js process) and bash (a bash process), on ipykernel's wrapper-kernel base."""
 import codecs
 import json
 import os
@@ -55,8 +55,12 @@ class JavascriptKernel(ProcessKernel):
     language_info = {"name": "javascript", "mimetype": "application/javascript", "file_extension": ".js"}
     banner = "Node.js"
 
+    node_args = []
+    runner_args = []
+
     def _start(self):
-        self.proc = subprocess.Popen(["node", os.path.join(HERE, "js-runner.mjs")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=self._env())
+        argv = ["node", *self.node_args, os.path.join(HERE, "js-runner.mjs"), *self.runner_args]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1, env=self._env())
 
     def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):
         if self.proc is None or self.proc.poll() is not None:
@@ -80,6 +84,16 @@ class JavascriptKernel(ProcessKernel):
                 return self._ok()
         code = self.proc.wait()
         return self._error("ProcessExited", f"node exited with status {code}; its state is lost", [], silent)
+
+
+class TypescriptKernel(JavascriptKernel):
+    implementation = "sandpit-typescript"
+    language = "typescript"
+    language_info = {"name": "typescript", "mimetype": "text/typescript", "file_extension": ".ts"}
+    banner = "TypeScript (Node.js)"
+    # Node's type stripping warns that it is experimental on first use: not output of the user's code.
+    node_args = ["--disable-warning=ExperimentalWarning"]
+    runner_args = ["--typescript"]
 
 
 class BashKernel(ProcessKernel):
@@ -138,5 +152,5 @@ class BashKernel(ProcessKernel):
 
 
 if __name__ == "__main__":
-    kernel = {"javascript": JavascriptKernel, "bash": BashKernel}[sys.argv.pop(1)]
+    kernel = {"javascript": JavascriptKernel, "typescript": TypescriptKernel, "bash": BashKernel}[sys.argv.pop(1)]
     IPKernelApp.launch_instance(kernel_class=kernel)

@@ -18,8 +18,8 @@ HOME = "/home/user"
 # Kernels talk over Unix sockets, not loopback TCP: after a gVisor restore, libzmq's epoll loop was handed
 # an event for a TCP socket it had already closed and crashed the process that held it.
 IPC_DIR = "/tmp/.sandpit-kernels"
-KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "bash": "sandpit-bash"}
-ALIASES = {"py": "python", "python3": "python", "js": "javascript", "node": "javascript", "sh": "bash"}
+KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "typescript": "sandpit-typescript", "bash": "sandpit-bash"}
+ALIASES = {"py": "python", "python3": "python", "js": "javascript", "node": "javascript", "ts": "typescript", "sh": "bash"}
 # Jupyter MIME types to E2B's result fields; the rest is passed through under its own name.
 MIME = {
     "text/plain": "text",
@@ -65,7 +65,7 @@ def env_code(language, values):
         return "".join(
             f"__import__('os').environ[{k!r}] = {v!r}\n" if v is not None else f"__import__('os').environ.pop({k!r}, None)\n" for k, v in values.items()
         )
-    if language == "javascript":
+    if language in ("javascript", "typescript"):
         return "".join(f"process.env[{json.dumps(k)}] = {json.dumps(v)};\n" if v is not None else f"delete process.env[{json.dumps(k)}];\n" for k, v in values.items())
     return "".join(f"export {k}={shell_quote(v)}\n" if v is not None else f"unset {k}\n" for k, v in values.items() if k.isidentifier())
 
