@@ -263,6 +263,15 @@ function preview(id: string, port: number, path = '/', headers: Record<string, s
 }
 
 describe('preview ports', () => {
+  test("the host's route to a sandbox acknowledges at once (quickack): a reply written in two parts is not held by delayed ACKs", async () => {
+    const sb = await create();
+    const ip = (await sh(sb.id, "ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1")).stdout.trim();
+    assert.match(ip, /^\d+\.\d+\.\d+\.\d+$/);
+    const route = spawnSync('ip', ['-4', 'route', 'show', `${ip}/32`], { encoding: 'utf8' }).stdout;
+    assert.match(route, /quickack 1/, route);
+    await api.del(`/sandboxes/${sb.id}`);
+  });
+
   test('publish, strict routing, private access, WebSocket, auto-resume', async () => {
     const sb = await create();
     // An HTTP server that also answers WebSocket-style upgrades by echoing bytes.

@@ -244,6 +244,8 @@ CONTEXTS = Contexts()
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Each event line goes out as it is written, not held until the previous one is acknowledged.
+    disable_nagle_algorithm = True
 
     def log_message(self, *_args):
         pass
