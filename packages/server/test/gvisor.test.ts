@@ -231,6 +231,29 @@ test('a connection on the sandbox network does not block pause: the sandbox paus
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
 });
 
+test('a deleted file held open: pause and snapshot are refused with 409 naming it and the sandbox runs on; closed, the pause goes through; /dev/shm is fine', async () => {
+  const sb = (await api.post('/sandboxes', {})).body;
+  // Python's TemporaryFile in /tmp: created, deleted, kept open.
+  await exec(sb.id, `nohup python3 -c "import tempfile,time; f=tempfile.TemporaryFile(); f.write(b'x' * 4096); f.flush(); time.sleep(600)" >/dev/null 2>&1 & echo $! > /tmp/tf.pid`);
+  await waitFor('the deleted file', async () => ((await exec(sb.id, 'ls -l /proc/$(cat /tmp/tf.pid)/fd')).stdout.includes('(deleted)') ? true : undefined));
+  const refused = await api.post(`/sandboxes/${sb.id}/pause`);
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.equal(refused.body.error.code, 'conflict');
+  assert.match(refused.body.error.message, /deleted file\(s\) open: \/tmp\/\S+ \(process \d+ \(python3\)\)/);
+  assert.equal((await api.post(`/sandboxes/${sb.id}/snapshot`, {})).status, 409);
+  const live = await api.get(`/sandboxes/${sb.id}`);
+  assert.equal(live.body.status, 'active');
+  assert.equal((await exec(sb.id, 'kill -0 $(cat /tmp/tf.pid) && echo alive')).stdout, 'alive\n');
+  // A deleted file in memory (tmpfs) is saved with the sandbox.
+  await exec(sb.id, 'kill $(cat /tmp/tf.pid); nohup bash -c "exec 3>/dev/shm/gone; rm /dev/shm/gone; sleep 600" >/dev/null 2>&1 & echo $! > /tmp/shm.pid');
+  await waitFor('the python process gone', async () => ((await exec(sb.id, 'kill -0 $(cat /tmp/tf.pid) 2>/dev/null || echo gone')).stdout === 'gone\n' ? true : undefined));
+  const paused = await api.post(`/sandboxes/${sb.id}/pause`);
+  assert.equal(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal((await api.post(`/sandboxes/${sb.id}/resume`)).status, 200);
+  assert.equal((await exec(sb.id, 'kill -0 $(cat /tmp/shm.pid) && echo alive')).stdout, 'alive\n');
+  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+});
+
 // The engine's headroom must be in place while a restore loads the sandbox's memory, not only once runsc returns.
 test('a nearly full sandbox pauses and resumes again and again with every process and the memory it sees', async () => {
   const sb = await api.post('/sandboxes', {});

@@ -8,6 +8,7 @@ import { type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, startNewRun } from './launch.ts';
 import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints } from './netns.ts';
 import { acceptsWithin } from '../host/tcp-accept.ts';
+import { refuseHeldDeletedFiles } from './deleted-files.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
 import { savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
@@ -43,6 +44,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const rs = known ?? (await liveState(st, id, runsc, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
   if (!meta.cutsConnections) await refuseUnsavableTcp(st, id, runsc, meta, sp.meta);
+  await refuseHeldDeletedFiles(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv));
   st.capturing.add(id);
   const ch = channel(st, id);
   try {

@@ -1,8 +1,5 @@
 import type { AgentClient } from '../agent-client.ts';
-
-/** One `find` over every process's descriptors: a shell loop would fork per process, several ms each under ptrace. */
-const FIND_FDS = ['find', '/proc', '-mindepth', '3', '-maxdepth', '3', '-path', '/proc/[0-9]*/fd/*', '-type', 'l', '-printf', '%h %l\\n'];
-const RUN_TIMEOUT_MS = 5000;
+import { processDescriptors, processName } from './process-descriptors.ts';
 
 /** The socket inodes of /proc/net/tcp{,6} text (every state, loopback included). */
 export function tcpInodes(procNetTcp: string): Set<string> {
@@ -23,7 +20,7 @@ export function tcpInodes(procNetTcp: string): Set<string> {
  */
 export async function epollTcpHolders(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>, inodes: Set<string>): Promise<string[]> {
   if (inodes.size === 0) return [];
-  const out = control ? await run(control, FIND_FDS) : await viaRunsc(FIND_FDS);
+  const out = await processDescriptors(control, viaRunsc);
   const byPid = new Map<string, { epoll: boolean; tcp: boolean }>();
   for (const line of out.split('\n')) {
     const m = /^\/proc\/(\d+)\/fd (.*)$/.exec(line);
@@ -35,21 +32,5 @@ export async function epollTcpHolders(control: AgentClient | undefined, viaRunsc
     byPid.set(m[1]!, p);
   }
   const pids = [...byPid].filter(([, p]) => p.epoll && p.tcp).map(([pid]) => pid);
-  return Promise.all(
-    pids.map(async (pid) => {
-      const comm = control ? await control.readSmall(`/proc/${pid}/comm`).catch(() => undefined) : undefined;
-      return comm ? `${pid} (${comm.toString('utf8').trim()})` : pid;
-    }),
-  );
-}
-
-/** Runs `argv` as root through the agent and answers its stdout. */
-function run(control: AgentClient, argv: string[]): Promise<string> {
-  const proc = control.spawn({ argv, user: 'root', stdin: false, timeoutMs: RUN_TIMEOUT_MS });
-  return new Promise((resolve, reject) => {
-    const out: Buffer[] = [];
-    proc.on('stdout', (b: Buffer) => out.push(b));
-    proc.once('error', reject);
-    proc.once('exit', () => resolve(Buffer.concat(out).toString('utf8')));
-  });
+  return Promise.all(pids.map((pid) => processName(control, pid)));
 }

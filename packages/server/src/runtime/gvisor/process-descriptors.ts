@@ -1,0 +1,27 @@
+import type { AgentClient } from '../agent-client.ts';
+
+/** One `find` over every process's descriptors: a shell loop would fork per process, several ms each under ptrace. */
+const FIND_FDS = ['find', '/proc', '-mindepth', '3', '-maxdepth', '3', '-path', '/proc/[0-9]*/fd/*', '-type', 'l', '-printf', '%h %l\\n'];
+const RUN_TIMEOUT_MS = 5000;
+
+/** Every descriptor of every process in the sandbox, a line each: `/proc/<pid>/fd <target>`. */
+export function processDescriptors(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<string> {
+  return control ? run(control, FIND_FDS) : viaRunsc(FIND_FDS);
+}
+
+/** `pid (comm)`, or the pid alone when the agent cannot say. */
+export async function processName(control: AgentClient | undefined, pid: string): Promise<string> {
+  const comm = control ? await control.readSmall(`/proc/${pid}/comm`).catch(() => undefined) : undefined;
+  return comm ? `${pid} (${comm.toString('utf8').trim()})` : pid;
+}
+
+/** Runs `argv` as root through the agent and answers its stdout. */
+function run(control: AgentClient, argv: string[]): Promise<string> {
+  const proc = control.spawn({ argv, user: 'root', stdin: false, timeoutMs: RUN_TIMEOUT_MS });
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    proc.on('stdout', (b: Buffer) => out.push(b));
+    proc.once('error', reject);
+    proc.once('exit', () => resolve(Buffer.concat(out).toString('utf8')));
+  });
+}
