@@ -23,7 +23,6 @@ work="${CI_SUITE_WORKDIR:-$(mktemp -d /tmp/ci-suite.XXXXXX)}"
 declare -A skip=(
 	[tests/runtimes/bun/run.test.ts]="needs the bun runtime"
 	[tests/runtimes/deno/run.test.ts]="needs the deno runtime"
-	[tests/env_vars/r.test.ts]="R kernel (not in platform/code-interpreter)"
 	[tests/env_vars/java.test.ts]="Java kernel (not in platform/code-interpreter)"
 )
 

@@ -217,6 +217,18 @@ describe('@e2b/code-interpreter', () => {
     assert.equal((await sbx.runCode('typeof message', { language: 'js' })).text, 'undefined');
   });
 
+  test('r: started on its first run, in the home directory; env vars for one run; an error is an error', async () => {
+    const wd = await sbx.runCode('getwd()', { language: 'r' });
+    assert.equal(wd.results[0]?.text?.trim(), '[1] "/home/user"');
+    const env = await sbx.runCode('Sys.getenv("R_ONE_RUN")', { language: 'r', envs: { R_ONE_RUN: 'set "quoted"' } });
+    assert.equal(env.results[0]?.text?.trim(), '[1] "set \\"quoted\\""');
+    assert.equal((await sbx.runCode('Sys.getenv("R_ONE_RUN", unset = "gone")', { language: 'r' })).results[0]?.text?.trim(), '[1] "gone"');
+    const out = await sbx.runCode('x <- c(1, 2, 3)\ncat(sum(x), "\\n")', { language: 'r' });
+    assert.deepEqual(out.logs.stdout, ['6 \n']);
+    const failed = await sbx.runCode('stop("nope")', { language: 'r' });
+    assert.match(String(failed.error?.value), /nope/);
+  });
+
   test('env vars apply to one run only', async () => {
     const ex = await sbx.runCode('import os; os.environ.get("ONLY_NOW")', { envs: { ONLY_NOW: 'yes' } });
     assert.equal(ex.text, 'yes');
@@ -281,13 +293,16 @@ describe('@e2b/code-interpreter', () => {
     assert.equal(next.text, '6');
   });
 
-  test('state is kept across pause and resume', async () => {
+  test('state is kept across pause and resume (python, javascript, r)', async () => {
     await sbx.runCode('kept = [1, 2, 3]');
     await sbx.runCode('let keptJs = 9', { language: 'javascript' });
+    // R's kernel started from a file: a kernel given -e holds a deleted file, and the pause would be refused.
+    await sbx.runCode('keptR <- 11', { language: 'r' });
     await sbx.pause();
     const again = await Sandbox.connect(sbx.sandboxId);
     assert.equal((await again.runCode('sum(kept)')).text, '6');
     assert.equal((await again.runCode('keptJs', { language: 'javascript' })).text, '9');
+    assert.equal((await again.runCode('keptR + 1', { language: 'r' })).results[0]?.text?.trim(), '[1] 12');
   });
 });
 

@@ -418,5 +418,5 @@ class CodeRunResult(_CodeRunResultRequired, total=False):
 
 class CodeContext(TypedDict):
     id: str
-    language: Literal["python", "javascript", "bash"]
+    language: Literal["python", "javascript", "typescript", "r", "bash"]
     cwd: str

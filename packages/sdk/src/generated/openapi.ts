@@ -3037,7 +3037,7 @@ export interface paths {
                             cwd: string;
                             id: string;
                             /** @description Default python */
-                            language: "python" | "javascript" | "bash";
+                            language: "python" | "javascript" | "typescript" | "r" | "bash";
                         }[];
                     };
                 };
@@ -3115,7 +3115,7 @@ export interface paths {
                         /** @description Default /home/user */
                         cwd?: string;
                         /** @description Default python */
-                        language?: "python" | "javascript" | "bash";
+                        language?: "python" | "javascript" | "typescript" | "r" | "bash";
                     };
                 };
             };
@@ -3130,7 +3130,7 @@ export interface paths {
                             cwd: string;
                             id: string;
                             /** @description Default python */
-                            language: "python" | "javascript" | "bash";
+                            language: "python" | "javascript" | "typescript" | "r" | "bash";
                         };
                     };
                 };
@@ -3421,7 +3421,7 @@ export interface paths {
                             [key: string]: string;
                         };
                         /** @description Default python */
-                        language?: "python" | "javascript" | "bash";
+                        language?: "python" | "javascript" | "typescript" | "r" | "bash";
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 
-export const CodeLanguage = Type.Union([Type.Literal('python'), Type.Literal('javascript'), Type.Literal('typescript'), Type.Literal('bash')], { description: 'Default python' });
+export const CodeLanguage = Type.Union([Type.Literal('python'), Type.Literal('javascript'), Type.Literal('typescript'), Type.Literal('r'), Type.Literal('bash')], { description: 'Default python' });
 
 export const RunCodeBody = Type.Object(
   {

@@ -10,7 +10,7 @@ from ..types import CodeContext, CodeResult, CodeRunResult, JsonObject
 if TYPE_CHECKING:
     from .client import SandpitClient
 
-CodeLanguage = Literal["python", "javascript", "bash"]
+CodeLanguage = Literal["python", "javascript", "typescript", "r", "bash"]
 # The server sends a keepalive comment every 15 s while code runs quietly.
 IDLE_TIMEOUT = 60.0
 

@@ -19,6 +19,10 @@ spec() {
 spec python3 "[\"$DIR/limited\", \"python3\", \"-m\", \"ipykernel_launcher\", \"-f\", \"{connection_file}\"]" "Python 3" python
 spec sandpit-javascript "[\"python3\", \"$DIR/kernels.py\", \"javascript\", \"-f\", \"{connection_file}\"]" "JavaScript (Node.js)" javascript
 spec sandpit-typescript "[\"python3\", \"$DIR/kernels.py\", \"typescript\", \"-f\", \"{connection_file}\"]" "TypeScript (Node.js)" typescript
+# R reads its start from a file: given with -e, R writes it to a temporary file it deletes but keeps
+# open, and gVisor cannot save a sandbox holding one (docs/drivers.md).
+echo 'IRkernel::main()' > "$DIR/irkernel.R"
+spec sandpit-r "[\"$DIR/limited\", \"R\", \"--slave\", \"--no-save\", \"--no-restore\", \"--file=$DIR/irkernel.R\", \"--args\", \"{connection_file}\"]" "R" R
 spec sandpit-bash "[\"python3\", \"$DIR/kernels.py\", \"bash\", \"-f\", \"{connection_file}\"]" "Bash" bash
 # charts.py adds E2B's results (a figure's chart data, a DataFrame's columns) and images.py shows a
 # Pillow image saved to a file, as IPython extensions importable as sandpit_charts and sandpit_images:

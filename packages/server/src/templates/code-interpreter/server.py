@@ -18,7 +18,8 @@ HOME = "/home/user"
 # Kernels talk over Unix sockets, not loopback TCP: after a gVisor restore, libzmq's epoll loop was handed
 # an event for a TCP socket it had already closed and crashed the process that held it.
 IPC_DIR = "/tmp/.sandpit-kernels"
-KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "typescript": "sandpit-typescript", "bash": "sandpit-bash"}
+KERNELS = {"python": "python3", "javascript": "sandpit-javascript", "typescript": "sandpit-typescript", "r": "sandpit-r", "bash": "sandpit-bash"}
+LAZY = {"r"}
 ALIASES = {"py": "python", "python3": "python", "js": "javascript", "node": "javascript", "ts": "typescript", "sh": "bash"}
 # Jupyter MIME types to E2B's result fields; the rest is passed through under its own name.
 MIME = {
@@ -65,6 +66,8 @@ def env_code(language, values):
         return "".join(
             f"__import__('os').environ[{k!r}] = {v!r}\n" if v is not None else f"__import__('os').environ.pop({k!r}, None)\n" for k, v in values.items()
         )
+    if language == "r":
+        return "".join(f"Sys.setenv({json.dumps(k)} = {json.dumps(v)})\n" if v is not None else f"Sys.unsetenv({json.dumps(k)})\n" for k, v in values.items())
     if language in ("javascript", "typescript"):
         return "".join(f"process.env[{json.dumps(k)}] = {json.dumps(v)};\n" if v is not None else f"delete process.env[{json.dumps(k)}];\n" for k, v in values.items())
     return "".join(f"export {k}={shell_quote(v)}\n" if v is not None else f"unset {k}\n" for k, v in values.items() if k.isidentifier())
@@ -353,7 +356,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     # The default contexts are warm before the service reports ready (and before a template capture).
-    warming = [threading.Thread(target=CONTEXTS.default, args=(language,)) for language in KERNELS]
+    # R's starts on its first run: few use it, and it would hold about 60 MiB in every sandbox.
+    warming = [threading.Thread(target=CONTEXTS.default, args=(language,)) for language in KERNELS if language not in LAZY]
     for t in warming:
         t.start()
     for t in warming:
