@@ -227,13 +227,17 @@ open('/tmp/held','w').write('closed')
     await api.del(`/sandboxes/${sb.id}`);
   });
 
-  test('rules and secrets survive a server crash; orphans are removed', async () => {
+  test('rules, secrets and the quickack route survive a server crash; orphans are removed', async () => {
     await api.post('/secrets', { name: 'crash', value: 'REAL-crash' });
     const sb = await create({ network: { deny_out: [`${inet.names['other.test']}/32`] }, secrets: { C: 'crash' } });
+    const ip = (await sh(sb.id, "ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1")).stdout.trim();
     await server.kill9();
     // A namespace and veth left by a crash mid-create, named for this installation.
     spawnSync('ip', ['netns', 'add', `sandpit-${installation}-4000`]);
+    // As a slot made by a version before the quickack route: the restart gives it one.
+    assert.equal(spawnSync('ip', ['route', 'del', `${ip}/32`]).status, 0);
     await server.launch();
+    assert.match(spawnSync('ip', ['-4', 'route', 'show', `${ip}/32`], { encoding: 'utf8' }).stdout, /quickack 1/);
     assert.equal((await curl(sb.id, 'http://other.test/')).status, 0);
     assert.equal((await curl(sb.id, 'http://api.example.test/', '-H "X-C: $C"')).body.headers['x-c'], 'REAL-crash');
     assert.ok(!spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout.includes(`sandpit-${installation}-4000`));

@@ -138,6 +138,7 @@ export class NetworkService implements SandboxNetworkHooks {
       if (!this.#byId.has(rec.id)) this.#log.error({ sandbox: rec.id }, 'network: a live sandbox has lost its namespace; it has no network until recreated');
     }
     await Promise.all(this.#spares.map((slot) => this.#writeResolvConf(slot)));
+    await this.#slots.ackAtOnce([...this.#spares, ...[...this.#byId.values()].map((a) => a.slot)]);
     await nftApply(
       baseTableText(
         { table: this.#table, dnsPort: this.#dnsPort, proxyPort: this.#proxyPort, blocked: [...ALWAYS_BLOCKED, ...NEVER_ROUTED, this.cfg.pool] },
