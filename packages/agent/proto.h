@@ -25,6 +25,7 @@
 #define T_ATTACH 0x0a
 #define T_DIAL 0x0b
 #define T_READ 0x0c
+#define T_DESCRIPTORS 0x0d
 
 /* Agent -> host. */
 #define T_HELLO 0x80

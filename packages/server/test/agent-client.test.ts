@@ -412,6 +412,27 @@ test('READ: a /proc file (size 0) to EOF, read by the agent itself; FIFOs, direc
     await client.ping(); // the connection stays up after refusals
   }));
 
+test("DESCRIPTORS: every process's open descriptors, read by the agent itself, a deleted file marked as such", () =>
+  withAgent(async (agent, client) => {
+    const held = path.join(agent.dir, 'held');
+    const p = client.spawn({ argv: ['sh', '-c', `exec 7>${held}; rm ${held}; echo ready; sleep 30`], user: 'root' });
+    p.on('error', () => {});
+    const pid = await started(p);
+    await new Promise((r) => p.once('stdout', r));
+    const lines = (await client.descriptors()).toString('utf8').split('\n');
+    assert.ok(lines.includes(`/proc/${pid}/fd ${held} (deleted)`), lines.filter((l) => l.startsWith(`/proc/${pid}/`)).join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith(`/proc/${agent.child.pid}/fd `)),
+      'the agent lists its own descriptors too',
+    );
+    assert.ok(
+      lines.filter(Boolean).every((l) => /^\/proc\/\d+\/fd \S/.test(l)),
+      'one `/proc/<pid>/fd <target>` a line, as find prints them',
+    );
+    p.kill('SIGKILL');
+    await client.ping();
+  }));
+
 test('LIST and ATTACH: a named background process outlives its connection with its output tail', () =>
   withAgent(async (agent, client) => {
     const p = client.spawn({ argv: ['sh', '-c', 'echo before; sleep 0.3; echo during; read x; echo "got $x"; exit 5'], user: 'root', background: true, name: 'job-1' });

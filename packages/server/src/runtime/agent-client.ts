@@ -459,6 +459,14 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
     return this.#request(Msg.read, new TlvWriter().string(ReadTag.path, path).finish());
   }
 
+  /**
+   * Every process's open descriptors, read by the agent itself as root: a line each,
+   * `/proc/<pid>/fd <target>`. An agent older than this request answers ENOSYS.
+   */
+  descriptors(): Promise<Buffer> {
+    return this.#request(Msg.descriptors);
+  }
+
   async ping(): Promise<void> {
     await this.#request(Msg.ping);
   }

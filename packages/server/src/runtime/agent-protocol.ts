@@ -23,6 +23,7 @@ export const Msg = {
   attach: 0x0a,
   dial: 0x0b,
   read: 0x0c,
+  descriptors: 0x0d,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,

@@ -4,9 +4,18 @@ import type { AgentClient } from '../agent-client.ts';
 const FIND_FDS = ['find', '/proc', '-mindepth', '3', '-maxdepth', '3', '-path', '/proc/[0-9]*/fd/*', '-type', 'l', '-printf', '%h %l\\n'];
 const RUN_TIMEOUT_MS = 5000;
 
-/** Every descriptor of every process in the sandbox, a line each: `/proc/<pid>/fd <target>`. */
-export function processDescriptors(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<string> {
-  return control ? run(control, FIND_FDS) : viaRunsc(FIND_FDS);
+/**
+ * Every descriptor of every process in the sandbox, a line each: `/proc/<pid>/fd <target>`. The agent
+ * reads them itself; an agent from before that request (a sandbox restored from an older capture), or
+ * too many to answer at once, gets `find` run instead.
+ */
+export async function processDescriptors(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<string> {
+  if (!control) return viaRunsc(FIND_FDS);
+  try {
+    return (await control.descriptors()).toString('utf8');
+  } catch {
+    return run(control, FIND_FDS);
+  }
 }
 
 /** `pid (comm)`, or the pid alone when the agent cannot say. */
