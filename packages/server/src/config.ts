@@ -50,6 +50,11 @@ export const SETTINGS = {
     meaning:
       'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on; a build without systrap (the Debian 12 one, used when bootstrap could not fetch the Debian 13 one) runs ptrace (see [docs/drivers.md](docs/drivers.md))',
   },
+  SANDPIT_CHECKPOINT_COMPRESSION: {
+    default: 'none',
+    meaning:
+      'gvisor: `none` or `flate-best-speed`, how the memory of a pause, snapshot or template capture is written (builds from 2024 on). Measured with the code interpreter: none pauses in 1.0 s and resumes in 1.2 s against 5.3 s and 3.5 s, for 3.8x the disk (see [docs/drivers.md](docs/drivers.md))',
+  },
   SANDPIT_CONTAINER_ID_BASE: {
     meaning:
       "container driver: where sandboxes' host id ranges start; each sandbox's ids 0-65535 are 65,536 host ids of its own from there up (a multiple of 65536; default 1879048192 = 0x70000000, see [docs/drivers.md](docs/drivers.md))",
@@ -133,6 +138,8 @@ export interface Config {
   /** gVisor: the runsc new sandboxes run on (unset: the driver's default) and its platform. */
   runsc?: string;
   runscPlatform: 'ptrace' | 'systrap';
+  /** gVisor: how checkpoints store memory. */
+  checkpointCompression: 'none' | 'flate-best-speed';
   /** Container driver: host id of sandbox root (unset: the driver's default). */
   containerIdBase?: number;
   bootstrapApiKey?: string;
@@ -290,6 +297,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const runscPlatform = str(env, 'SANDPIT_RUNSC_PLATFORM');
   if (runscPlatform !== 'ptrace' && runscPlatform !== 'systrap') throw new Error(`SANDPIT_RUNSC_PLATFORM must be ptrace or systrap, got '${runscPlatform}'`);
+  const checkpointCompression = str(env, 'SANDPIT_CHECKPOINT_COMPRESSION');
+  if (checkpointCompression !== 'none' && checkpointCompression !== 'flate-best-speed') {
+    throw new Error(`SANDPIT_CHECKPOINT_COMPRESSION must be none or flate-best-speed, got '${checkpointCompression}'`);
+  }
   const databaseUrl = str(env, 'SANDPIT_DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('SANDPIT_DATABASE_URL must be a postgres:// URL');
   return {
@@ -303,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     driver,
     runsc: str(env, 'SANDPIT_RUNSC'),
     runscPlatform,
+    checkpointCompression,
     containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,

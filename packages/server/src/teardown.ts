@@ -15,7 +15,7 @@ import { volumeDiskPaths } from './runtime/host/volume-disks.ts';
  * resources (layer store mounts, network namespaces, nft rules). For tests and uninstall; the server must be stopped.
  */
 export async function teardownEngine(config: Config): Promise<void> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, runsc: config.runsc, runscPlatform: config.runscPlatform };
+  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, runsc: config.runsc, runscPlatform: config.runscPlatform, checkpointCompression: config.checkpointCompression };
   const drivers: RuntimeDriver[] = [];
   if (existsSync(join(config.dataDir, 'crun'))) drivers.push(new ContainerDriver(opts));
   if (existsSync(join(config.dataDir, 'gvisor'))) drivers.push(new GvisorDriver(opts));

@@ -35,6 +35,9 @@ test('defaults apply when unset or empty; a bad number or driver is refused with
   assert.throws(() => loadConfig({ SANDPIT_MAX_SNAPSHOTS: '-1' }), /SANDPIT_MAX_SNAPSHOTS must be a non-negative integer/);
   assert.throws(() => loadConfig({ SANDPIT_NET_WARM: '65' }), /SANDPIT_NET_WARM must be an integer from 0 to 64/);
   assert.throws(() => loadConfig({ SANDPIT_DRIVER: 'vm' }), /SANDPIT_DRIVER must be auto, container or gvisor/);
+  assert.equal(c.checkpointCompression, 'none');
+  assert.equal(loadConfig({ SANDPIT_CHECKPOINT_COMPRESSION: 'flate-best-speed' }).checkpointCompression, 'flate-best-speed');
+  assert.throws(() => loadConfig({ SANDPIT_CHECKPOINT_COMPRESSION: 'zstd' }), /SANDPIT_CHECKPOINT_COMPRESSION must be none or flate-best-speed/);
 });
 
 test('SANDPIT_E2B_DOMAIN: unset is none; a host name with or without a port is taken; a URL is refused', () => {

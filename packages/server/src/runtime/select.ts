@@ -15,7 +15,15 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
  * the other engine still holds in this data directory stay managed by it.
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase, runsc: config.runsc, runscPlatform: config.runscPlatform };
+  const opts = {
+    dataDir: config.dataDir,
+    agentBinary: config.agentBinary,
+    logger: log,
+    idBase: config.containerIdBase,
+    runsc: config.runsc,
+    runscPlatform: config.runscPlatform,
+    checkpointCompression: config.checkpointCompression,
+  };
   await ensureFastCgroupMigration();
   const primary = await createPrimary(config, log);
   const others: RuntimeDriver[] = [];
@@ -33,7 +41,15 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
 }
 
 async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = { dataDir: config.dataDir, agentBinary: config.agentBinary, logger: log, idBase: config.containerIdBase, runsc: config.runsc, runscPlatform: config.runscPlatform };
+  const opts = {
+    dataDir: config.dataDir,
+    agentBinary: config.agentBinary,
+    logger: log,
+    idBase: config.containerIdBase,
+    runsc: config.runsc,
+    runscPlatform: config.runscPlatform,
+    checkpointCompression: config.checkpointCompression,
+  };
   if (config.driver !== 'container') {
     const ok = await GvisorDriver.available(opts);
     if (ok === true) {

@@ -2,7 +2,7 @@ import type { CgroupV1 } from '../host/cgroups.ts';
 import type { KeyedLock } from '../host/keyed-lock.ts';
 import type { LayerStore, Logger } from '../host/layer-store.ts';
 import type { AgentChannel } from './agent-channel.ts';
-import type { RunscEngine, RunscEngines, RunscPlatform } from './engines.ts';
+import type { CheckpointCompression, RunscEngine, RunscEngines, RunscPlatform } from './engines.ts';
 import type { GvisorPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
 
@@ -21,6 +21,8 @@ export interface GvisorDriverOptions {
   runsc?: string;
   /** Its platform (default systrap). */
   runscPlatform?: RunscPlatform;
+  /** How checkpoints store memory, on builds that can choose (default none). */
+  checkpointCompression?: CheckpointCompression;
 }
 
 /** What the parts of the gVisor driver (lifecycle, checkpoints, snapshots) share: one per driver. */

@@ -6,6 +6,7 @@ import { type GvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts'
 import { Runsc } from './runsc.ts';
 
 export type RunscPlatform = 'ptrace' | 'systrap';
+export type CheckpointCompression = 'none' | 'flate-best-speed';
 
 /**
  * The runsc build and platform a sandbox runs on, recorded in its meta (and a
@@ -70,6 +71,14 @@ export function cutsConnections(engine: RunscEngine | undefined): boolean {
   return buildDate((engine ?? LEGACY).version) >= 20240101;
 }
 
+/**
+ * How a build writes a checkpoint's memory. Builds from 2024 on compress it by default
+ * (flate-best-speed); 20221219 cannot be asked. A restore reads either.
+ */
+export function checkpointFlags(engine: RunscEngine | undefined, compression: CheckpointCompression): string[] {
+  return buildDate((engine ?? LEGACY).version) >= 20240101 ? [`--compression=${compression}`] : [];
+}
+
 /** 20221219 answers coreutils' `statx` with EINVAL (`ls -l`, `stat` fail), 20240729 does not; builds before 2024 get the shim. */
 export function needsStatxShim(engine: RunscEngine): boolean {
   return buildDate(engine.version) < 20240101;
@@ -83,10 +92,12 @@ export function needsStatxShim(engine: RunscEngine): boolean {
 export class RunscEngines {
   readonly #paths: GvisorPaths;
   readonly #byKey = new Map<string, Runsc>();
+  readonly #compression: CheckpointCompression;
   #default: RunscEngine | undefined;
 
-  constructor(paths: GvisorPaths) {
+  constructor(paths: GvisorPaths, compression: CheckpointCompression = 'none') {
     this.#paths = paths;
+    this.#compression = compression;
     this.for(undefined);
   }
 
@@ -121,7 +132,7 @@ export class RunscEngines {
     let r = this.#byKey.get(key);
     if (!r) {
       const root = engine ? join(this.#paths.gvisorDir, `runsc-${e.version.replace(/[^\w.-]/g, '_')}`) : this.#paths.runscRoot;
-      r = new Runsc(root, e.path, e.platform, engine ? [...RECORDED_FLAGS, ...(cutsConnections(engine) ? CUTS_CONNECTIONS_FLAGS : [])] : []);
+      r = new Runsc(root, e.path, e.platform, engine ? [...RECORDED_FLAGS, ...(cutsConnections(engine) ? CUTS_CONNECTIONS_FLAGS : [])] : [], checkpointFlags(engine, this.#compression));
       this.#byKey.set(key, r);
     }
     return r;

@@ -54,7 +54,7 @@ export class GvisorDriver implements RuntimeDriver {
       opts,
       paths,
       logger,
-      engines: new RunscEngines(paths),
+      engines: new RunscEngines(paths, opts.checkpointCompression),
       layers: new LayerStore({ image: paths.layerImage, mountPoint: paths.layersDir, sizeGiB: opts.layerStoreGiB ?? 256, poolSize: opts.layerPoolSize ?? 2, logger }),
       mutex: new KeyedLock(),
       channels: new Map(),

@@ -29,12 +29,15 @@ export class Runsc {
   readonly platform: string;
   /** Flags beyond the legacy set (engines.ts): sandboxes created before they existed restore without them. */
   readonly #extra: string[];
+  /** Flags of `checkpoint` alone (how the memory is stored). */
+  readonly #checkpointFlags: string[];
 
-  constructor(root: string, binary: string, platform: string, extra: string[] = []) {
+  constructor(root: string, binary: string, platform: string, extra: string[] = [], checkpointFlags: string[] = []) {
     this.root = root;
     this.binary = binary;
     this.platform = platform;
     this.#extra = extra;
+    this.#checkpointFlags = checkpointFlags;
   }
 
   flags(netns: boolean): string[] {
@@ -68,7 +71,7 @@ export class Runsc {
     let recorded: Promise<void> | undefined;
     const code = await spawnToLog(
       'sh',
-      ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, this.binary, '--root', this.root, 'checkpoint', '--image-path', partial, id],
+      ['-c', 'p=$1; f=$2; shift 2; "$@" && mv -T -- "$p" "$f"', 'sh', partial, image, this.binary, '--root', this.root, 'checkpoint', ...this.#checkpointFlags, '--image-path', partial, id],
       logPath,
       { newSession: true, onSpawn: (pid) => (recorded = writeFile(pidFile, String(pid))) },
     );
