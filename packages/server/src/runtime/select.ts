@@ -15,15 +15,7 @@ import { GvisorDriver } from './gvisor/gvisor-driver.ts';
  * the other engine still holds in this data directory stay managed by it.
  */
 export async function createDriver(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = {
-    dataDir: config.dataDir,
-    agentBinary: config.agentBinary,
-    logger: log,
-    idBase: config.containerIdBase,
-    runsc: config.runsc,
-    runscPlatform: config.runscPlatform,
-    checkpointCompression: config.checkpointCompression,
-  };
+  const opts = driverOptions(config, log);
   await ensureFastCgroupMigration();
   const primary = await createPrimary(config, log);
   const others: RuntimeDriver[] = [];
@@ -40,8 +32,9 @@ export async function createDriver(config: Config, log: Logger): Promise<Runtime
   return others.length > 0 ? DriverSet.of(primary, others) : primary;
 }
 
-async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
-  const opts = {
+/** What either driver is built with. */
+function driverOptions(config: Config, log: Logger) {
+  return {
     dataDir: config.dataDir,
     agentBinary: config.agentBinary,
     logger: log,
@@ -50,6 +43,10 @@ async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver
     runscPlatform: config.runscPlatform,
     checkpointCompression: config.checkpointCompression,
   };
+}
+
+async function createPrimary(config: Config, log: Logger): Promise<RuntimeDriver> {
+  const opts = driverOptions(config, log);
   if (config.driver !== 'container') {
     const ok = await GvisorDriver.available(opts);
     if (ok === true) {
