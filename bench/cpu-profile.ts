@@ -5,16 +5,7 @@
  *   node bench/cpu-profile.ts PROFILE.cpuprofile... [--top 30]
  */
 import { readFile } from 'node:fs/promises';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { Profile } from './profile-share.ts';
 
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');

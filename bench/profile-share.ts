@@ -5,12 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 
-interface ProfileNode {
+/** What `node --cpu-prof` writes, as far as the benches read it. */
+export interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

@@ -98,6 +98,7 @@ test('inside the sandbox: open endpoints skip listeners and loopback; settling o
 
 test('epoll holders: a process with an epoll instance and one of the TCP sockets', async () => {
   const fds = ['/proc/4/fd anon_inode:[eventpoll]', '/proc/4/fd socket:[5]', '/proc/9/fd socket:[6]', '/proc/12/fd anon_inode:[eventpoll]', '/proc/12/fd socket:[77]', ''].join('\n');
-  assert.deepEqual(await epollTcpHolders(undefined, async () => fds, new Set(['5', '6'])), ['4']);
-  assert.deepEqual(await epollTcpHolders(undefined, async () => assert.fail('no sockets, no search'), new Set()), []);
+  const name = async (pid: string) => pid;
+  assert.deepEqual(await epollTcpHolders({ descriptors: async () => fds, name }, new Set(['5', '6'])), ['4']);
+  assert.deepEqual(await epollTcpHolders({ descriptors: async () => assert.fail('no sockets, no search'), name }, new Set()), []);
 });

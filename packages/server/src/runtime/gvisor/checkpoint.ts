@@ -10,6 +10,7 @@ import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints } from './netns.ts
 import { acceptsWithin } from '../host/tcp-accept.ts';
 import { refuseHeldDeletedFiles } from './deleted-files.ts';
 import { epollTcpHolders, tcpInodes } from './epoll-sockets.ts';
+import { type SandboxProcesses, sandboxProcesses } from './process-descriptors.ts';
 import { savesEpollWatchedSockets } from './engines.ts';
 import { GVISOR_TIME_WAIT_S, type HiddenEndpoint, hiddenEndpoints } from './tcp-drain.ts';
 import { gvisorSandboxPaths } from './paths.ts';
@@ -43,8 +44,10 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
   const runsc = runscOf(st, meta);
   const rs = known ?? (await liveState(st, id, runsc, meta.runscId));
   if (rs?.status !== 'running') throw new Error(`sandbox ${id} is not running`);
-  if (!meta.cutsConnections) await refuseUnsavableTcp(st, id, runsc, meta, sp.meta);
-  await refuseHeldDeletedFiles(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv));
+  // Both checks read the processes' descriptors: once for the two.
+  const processes = sandboxProcesses(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv));
+  if (!meta.cutsConnections) await refuseUnsavableTcp(st, id, runsc, meta, sp.meta, processes);
+  await refuseHeldDeletedFiles(processes);
   st.capturing.add(id);
   const ch = channel(st, id);
   try {
@@ -81,9 +84,9 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
  * passed), where a save fails on a TCP endpoint and ends the sandbox: refuses (CaptureRefused)
  * while one is open or about to be.
  */
-async function refuseUnsavableTcp(st: DriverState, id: string, runsc: Runsc, meta: SandboxMeta, metaPath: string): Promise<void> {
+async function refuseUnsavableTcp(st: DriverState, id: string, runsc: Runsc, meta: SandboxMeta, metaPath: string, processes: SandboxProcesses): Promise<void> {
   const tcp = meta.netnsPath ? await tcpDrained(st, id, runsc, meta, (await stat(metaPath)).mtimeMs) : await procNetTcp(st, id, runsc, meta.runscId);
-  const watched = savesEpollWatchedSockets(meta.engine) ? [] : await epollTcpHolders(st.channels.get(id)?.control, (argv) => runsc.exec(meta.runscId, argv), tcpInodes(tcp));
+  const watched = savesEpollWatchedSockets(meta.engine) ? [] : await epollTcpHolders(processes, tcpInodes(tcp));
   if (watched.length > 0) {
     throw new CaptureRefused(
       `process ${watched.slice(0, 3).join(', ')} in the sandbox watches TCP sockets with epoll (an event-loop server such as Node.js or asyncio), which this gVisor build cannot checkpoint without ending the sandbox: stop it and retry`,

@@ -1,6 +1,5 @@
-import type { AgentClient } from '../agent-client.ts';
 import { CaptureRefused } from '../driver.ts';
-import { processDescriptors, processName } from './process-descriptors.ts';
+import type { SandboxProcesses } from './process-descriptors.ts';
 
 export interface HeldDeletedFile {
   pid: string;
@@ -27,11 +26,11 @@ export function heldDeletedFiles(descriptors: string): HeldDeletedFile[] {
 }
 
 /** Refuses (CaptureRefused) a save while a process holds a deleted file gVisor cannot save; the sandbox keeps running. */
-export async function refuseHeldDeletedFiles(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<void> {
-  const held = heldDeletedFiles(await processDescriptors(control, viaRunsc));
+export async function refuseHeldDeletedFiles(processes: SandboxProcesses): Promise<void> {
+  const held = heldDeletedFiles(await processes.descriptors());
   if (held.length === 0) return;
   const first = held.slice(0, 3);
-  const names = await Promise.all(first.map(async (h) => `${h.path} (process ${await processName(control, h.pid)})`));
+  const names = await Promise.all(first.map(async (h) => `${h.path} (process ${await processes.name(h.pid)})`));
   throw new CaptureRefused(
     `the sandbox holds ${held.length} deleted file(s) open: ${names.join(', ')}${held.length > 3 ? ', ...' : ''}; gVisor cannot save an open file that was deleted without ending the sandbox: close it, or keep such files in /dev/shm, and retry`,
   );

@@ -1,5 +1,4 @@
-import type { AgentClient } from '../agent-client.ts';
-import { processDescriptors, processName } from './process-descriptors.ts';
+import type { SandboxProcesses } from './process-descriptors.ts';
 
 /** The socket inodes of /proc/net/tcp{,6} text (every state, loopback included). */
 export function tcpInodes(procNetTcp: string): Set<string> {
@@ -18,9 +17,9 @@ export function tcpInodes(procNetTcp: string): Set<string> {
  * epoll's fdinfo shows nothing of what it watches under gVisor, so holding both counts: event
  * loops register every socket they hold. Answers `pid (comm)` of each.
  */
-export async function epollTcpHolders(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>, inodes: Set<string>): Promise<string[]> {
+export async function epollTcpHolders(processes: SandboxProcesses, inodes: Set<string>): Promise<string[]> {
   if (inodes.size === 0) return [];
-  const out = await processDescriptors(control, viaRunsc);
+  const out = await processes.descriptors();
   const byPid = new Map<string, { epoll: boolean; tcp: boolean }>();
   for (const line of out.split('\n')) {
     const m = /^\/proc\/(\d+)\/fd (.*)$/.exec(line);
@@ -32,5 +31,5 @@ export async function epollTcpHolders(control: AgentClient | undefined, viaRunsc
     byPid.set(m[1]!, p);
   }
   const pids = [...byPid].filter(([, p]) => p.epoll && p.tcp).map(([pid]) => pid);
-  return Promise.all(pids.map((pid) => processName(control, pid)));
+  return Promise.all(pids.map((pid) => processes.name(pid)));
 }

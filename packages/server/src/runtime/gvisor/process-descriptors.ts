@@ -9,7 +9,7 @@ const RUN_TIMEOUT_MS = 5000;
  * reads them itself; an agent from before that request (a sandbox restored from an older capture), or
  * too many to answer at once, gets `find` run instead.
  */
-export async function processDescriptors(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<string> {
+async function processDescriptors(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): Promise<string> {
   if (!control) return viaRunsc(FIND_FDS);
   try {
     return (await control.descriptors()).toString('utf8');
@@ -18,8 +18,23 @@ export async function processDescriptors(control: AgentClient | undefined, viaRu
   }
 }
 
+/** What one save asks of the sandbox's processes: their descriptors, read at most once, and their names. */
+export interface SandboxProcesses {
+  descriptors(): Promise<string>;
+  name(pid: string): Promise<string>;
+}
+
+/** The processes of a sandbox through its agent (`control`), or through runsc when it has none. */
+export function sandboxProcesses(control: AgentClient | undefined, viaRunsc: (argv: string[]) => Promise<string>): SandboxProcesses {
+  let read: Promise<string> | undefined;
+  return {
+    descriptors: () => (read ??= processDescriptors(control, viaRunsc)),
+    name: (pid) => processName(control, pid),
+  };
+}
+
 /** `pid (comm)`, or the pid alone when the agent cannot say. */
-export async function processName(control: AgentClient | undefined, pid: string): Promise<string> {
+async function processName(control: AgentClient | undefined, pid: string): Promise<string> {
   const comm = control ? await control.readSmall(`/proc/${pid}/comm`).catch(() => undefined) : undefined;
   return comm ? `${pid} (${comm.toString('utf8').trim()})` : pid;
 }
