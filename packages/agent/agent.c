@@ -10,6 +10,7 @@
  *   procs.c     the process table: output, stdin, exit, timers, LIST and ATTACH
  *   env.c       the default environment (SET_ENV) and each child's
  *   files.c     file operations, in a forked helper
+ *   files-now.c FILE_NOW: small file operations run in the loop itself, as the user
  *   user.c      account lookup
  *   oom-guard.c the out-of-memory guard thread
  *   sudo.c      sudo where set-user-ID programs do not work (gVisor), through the agent

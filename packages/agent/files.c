@@ -126,7 +126,7 @@ static void out_record(uint16_t tag, const struct tlv_w *w) {
   olen += 6 + w->n;
 }
 
-static void entry_tlv(struct tlv_w *w, const char *name, const struct stat *st, int dirfd, const char *rel) {
+void entry_tlv(struct tlv_w *w, const char *name, const struct stat *st, int dirfd, const char *rel) {
   w->n = 0;
   if (name) tlv_put(w, ENTRY_NAME, name, (uint32_t)strlen(name));
   uint8_t type = S_ISREG(st->st_mode) ? FT_FILE : S_ISDIR(st->st_mode) ? FT_DIR : S_ISLNK(st->st_mode) ? FT_SYMLINK : FT_OTHER;
@@ -173,7 +173,7 @@ static void op_list(const char *path) {
 }
 
 /* mkdir -p; 0 or -1 with errno. An existing directory is success, anything else existing is EEXIST/ENOTDIR. */
-static int mkdir_p(const char *path) {
+int mkdir_p(const char *path) {
   char p[PATH_MAX];
   if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
   for (char *s = p + 1;; s++) {
@@ -283,8 +283,7 @@ static void op_read(const struct file_req *r) {
   _exit(0);
 }
 
-/* 0, or the errno of the failed write. */
-static int write_all(int fd, const uint8_t *b, size_t n) {
+int write_all(int fd, const uint8_t *b, size_t n) {
   while (n) {
     ssize_t k = write(fd, b, n);
     if (k < 0 && errno == EINTR) continue;
@@ -359,69 +358,94 @@ gone: /* the host closed the connection: the upload was abandoned */
   fail_late(errno, "receive", path);
 }
 
+int upload_open(struct upload *u, const char *path, uint32_t flags, const char **what, const char **arg) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  u->path = path;
+  u->named = NULL;
+  u->fd = -1;
+  *what = "write";
+  *arg = path;
+  if (!*base) return errno = EISDIR, -1;
+  if (!slash) strcpy(u->dir, ".");
+  else if (slash == path) strcpy(u->dir, "/");
+  else if (snprintf(u->dir, sizeof u->dir, "%.*s", (int)(slash - path), path) >= (int)sizeof u->dir) return errno = ENAMETOOLONG, -1;
+  if ((flags & FILE_FLAG_PARENTS) && mkdir_p(u->dir) < 0) {
+    *what = "mkdir";
+    *arg = u->dir;
+    return -1;
+  }
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return errno = EISDIR, -1;
+  if (exists && !S_ISREG(st.st_mode)) {
+    *what = "write (not a regular file)";
+    return errno = EINVAL, -1;
+  }
+  mode_t mode = exists ? st.st_mode & 07777 : 0666;
+  snprintf(u->tmp, sizeof u->tmp, "%s/.%.200s.sandpit-upload-%d", u->dir, base, (int)getpid());
+  u->fd = open(u->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (u->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    u->named = u->tmp;
+    u->fd = open(u->tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
+  }
+  if (u->fd < 0) return -1;
+  if (exists) fchmod(u->fd, mode); /* keep the replaced file's permissions, past the umask */
+  return 0;
+}
+
+int upload_commit(struct upload *u) {
+  if (!u->named) {
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", u->fd);
+    /* Linking straight to the target is atomic when nothing is there; otherwise link aside and rename over it. */
+    if (linkat(AT_FDCWD, self, AT_FDCWD, u->path, AT_SYMLINK_FOLLOW) == 0) {
+      close(u->fd);
+      u->fd = -1;
+      return 0;
+    }
+    if (errno != EEXIST || linkat(AT_FDCWD, self, AT_FDCWD, u->tmp, AT_SYMLINK_FOLLOW) < 0) {
+      int err = errno;
+      close(u->fd);
+      u->fd = -1;
+      return errno = err, -1;
+    }
+  }
+  int rc = close(u->fd);
+  u->fd = -1;
+  if (rc < 0 || rename(u->tmp, u->path) < 0) {
+    int err = errno;
+    unlink(u->tmp);
+    return errno = err, -1;
+  }
+  return 0;
+}
+
+void upload_abort(struct upload *u) {
+  if (u->fd >= 0) close(u->fd);
+  u->fd = -1;
+  if (u->named) unlink(u->named);
+}
+
 /*
  * Writes stdin to path without ever exposing a half-written file: the data goes to an unnamed
  * O_TMPFILE inode in the target directory (freed by the kernel if we die or the disk fills up),
  * which gets a name only when complete. A filesystem without O_TMPFILE gets a hidden temporary name.
  */
 static void op_write(const struct file_req *r) {
-  const char *path = r->path;
-  char dir[PATH_MAX], tmp[PATH_MAX + 64];
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
-  if (!*base) {
-    errno = EISDIR;
-    fail("write", path);
-  }
-  if (!slash) strcpy(dir, ".");
-  else if (slash == path) strcpy(dir, "/");
-  else if (snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= (int)sizeof dir) {
-    errno = ENAMETOOLONG;
-    fail("write", path);
-  }
-  if ((r->flags & FILE_FLAG_PARENTS) && mkdir_p(dir) < 0) fail("mkdir", dir);
-  struct stat st;
-  int exists = stat(path, &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) {
-    errno = EISDIR;
-    fail("write", path);
-  }
-  if (exists && !S_ISREG(st.st_mode)) {
-    errno = EINVAL;
-    fail("write (not a regular file)", path);
-  }
-  mode_t mode = exists ? st.st_mode & 07777 : 0666;
-  snprintf(tmp, sizeof tmp, "%s/.%.200s.sandpit-upload-%d", dir, base, (int)getpid());
-  const char *named = NULL;
-  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-    named = tmp;
-    fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
-  }
-  if (fd < 0) fail("write", path);
-  if (exists) fchmod(fd, mode); /* keep the replaced file's permissions, past the umask */
+  struct upload u;
+  const char *what, *arg;
+  if (upload_open(&u, r->path, r->flags, &what, &arg) < 0) fail(what, arg);
   if (r->conn_fd >= 0) {
     conn_blocking(r->conn_fd);
     send_spawned(r, 0);
     report_ok(0);
-    copy_frames(r, fd, path, named);
+    copy_frames(r, u.fd, r->path, u.named);
   } else {
     report_ok(0);
-    copy_stdin(fd, path, named);
+    copy_stdin(u.fd, r->path, u.named);
   }
-  if (!named) {
-    char self[64];
-    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-    /* Linking straight to the target is atomic when nothing is there; otherwise link aside and rename over it. */
-    if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) _exit(0);
-    if (errno != EEXIST) fail_late(errno, "write", path);
-    if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0) fail_late(errno, "write", path);
-  }
-  if (close(fd) < 0 || rename(tmp, path) < 0) {
-    int err = errno;
-    unlink(tmp);
-    fail_late(err, "write", path);
-  }
+  if (upload_commit(&u) < 0) fail_late(errno, "write", r->path);
   _exit(0);
 }
 

@@ -2,7 +2,11 @@
 #ifndef SANDPIT_FILES_H
 #define SANDPIT_FILES_H
 
+#include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
+
+#include "proto.h"
 
 struct file_req {
   uint32_t op;
@@ -24,5 +28,27 @@ struct file_req {
  * boundary whenever it exits on its own.
  */
 void file_main(const struct file_req *r, int exec_w) __attribute__((noreturn));
+
+/* Shared with the operations the agent runs itself (files-now.c), as whichever user is current. */
+
+/* An upload in progress: an unnamed inode in the target's directory (or a hidden named one). */
+struct upload {
+  const char *path;
+  char dir[PATH_MAX];
+  char tmp[PATH_MAX + 256]; /* the directory, a dot, up to 200 bytes of the name and the suffix */
+  const char *named; /* tmp, when O_TMPFILE is unsupported */
+  int fd;
+};
+/* 0, or -1 with errno and what failed (what, arg) for the message. */
+int upload_open(struct upload *u, const char *path, uint32_t flags, const char **what, const char **arg);
+/* Gives the data its name; 0, or -1 with errno (nothing is left behind). Closes the fd either way. */
+int upload_commit(struct upload *u);
+void upload_abort(struct upload *u);
+/* 0, or the errno of the failed write. */
+int write_all(int fd, const uint8_t *b, size_t n);
+/* mkdir -p: 0, or -1 with errno (ENOTDIR when the path is something else). */
+int mkdir_p(const char *path);
+/* A file's ENTRY record (PROTOCOL.md); name NULL for stat. rel is resolved from dirfd, for a symlink's target. */
+void entry_tlv(struct tlv_w *w, const char *name, const struct stat *st, int dirfd, const char *rel);
 
 #endif

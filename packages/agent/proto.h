@@ -26,6 +26,7 @@
 #define T_DIAL 0x0b
 #define T_READ 0x0c
 #define T_DESCRIPTORS 0x0d
+#define T_FILE_NOW 0x0e
 
 /* Agent -> host. */
 #define T_HELLO 0x80
@@ -57,6 +58,7 @@
 #define FILE_PATH2 3
 #define FILE_FLAGS 4
 #define FILE_USER 5
+#define FILE_DATA 6
 #define FILE_FLAG_PARENTS 1u
 #define FILE_FLAG_RECURSIVE 2u
 #define FILE_FLAG_NO_OVERWRITE 4u
@@ -66,6 +68,7 @@ enum { OP_STAT = 1, OP_LIST, OP_MKDIR, OP_REMOVE, OP_RENAME, OP_READ, OP_WRITE, 
 /* Records a file helper writes to its stdout (TLV). */
 #define REC_ENTRY 1
 #define REC_EVENT 2
+#define REC_DATA 3
 #define ENTRY_NAME 1
 #define ENTRY_TYPE 2
 #define ENTRY_SIZE 3

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "env.h"
+#include "files-now.h"
 #include "procs.h"
 #include "proto.h"
 #include "pty.h"
@@ -143,6 +144,8 @@ int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t *pl, s
     case T_DESCRIPTORS:
       handle_descriptors(c, id);
       return 0;
+    case T_FILE_NOW:
+      return handle_file_now(c, id, pl, plen);
     case T_STDIN:
       p = find_proc(c, id); /* unknown ids are ignored: the process may have just exited */
       if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) stdin_push(p, pl, plen);

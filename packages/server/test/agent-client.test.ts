@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeTlv, decodeTlvList, FrameDecoder, Msg, SpawnTag, TlvWriter, encodeFrame } from '../src/runtime/agent-protocol.ts';
+import { decodeTlv, decodeTlvList, EntryTag, EntryType, FrameDecoder, Msg, SpawnTag, TlvWriter, encodeFrame } from '../src/runtime/agent-protocol.ts';
 import { AgentClient, type AgentError, type AgentProcess, type ExitInfo, type SpawnOptions } from '../src/runtime/agent-client.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -409,6 +409,60 @@ test('READ: a /proc file (size 0) to EOF, read by the agent itself; FIFOs, direc
     await assert.rejects(client.readSmall(path.join(agent.dir, 'fifo')), { code: 'EINVAL' });
     await assert.rejects(client.readSmall(agent.dir), { code: 'EINVAL' });
     await assert.rejects(client.readSmall(path.join(agent.dir, 'nope')), { code: 'ENOENT' });
+    await client.ping(); // the connection stays up after refusals
+  }));
+
+test('FILE_NOW: small files written, read and changed by the agent itself as the user, which takes root back after each', () =>
+  withAgent(async (agent, client) => {
+    chmodSync(agent.dir, 0o755);
+    const open = path.join(agent.dir, 'open');
+    const closed = path.join(agent.dir, 'closed');
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    mkdirSync(closed, { mode: 0o755 });
+    const nobody = Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim());
+    const entry = (b: Buffer | undefined) => decodeTlv(b!);
+
+    const data = randomBytes(300 * 1024);
+    const w = await client.fileNow({ op: 'write', path: path.join(open, 'sub/dir/f.bin'), parents: true, user: 'nobody', data });
+    assert.equal(entry(w.entry).get(EntryTag.uid)!.readUInt32LE(0), nobody, 'the file belongs to the user');
+    assert.equal(Number(entry(w.entry).get(EntryTag.size)!.readBigUInt64LE(0)), data.length);
+    assert.equal(statSync(path.join(open, 'sub/dir')).uid, nobody, 'missing parents are made as the user');
+    assert.deepEqual(readFileSync(path.join(open, 'sub/dir/f.bin')), data);
+    assert.deepEqual(readdirSync(path.join(open, 'sub/dir')), ['f.bin'], 'no temporary file is left');
+
+    const r = await client.fileNow({ op: 'read', path: path.join(open, 'sub/dir/f.bin'), user: 'nobody' });
+    assert.deepEqual(r.data, data);
+    await assert.rejects(client.fileNow({ op: 'write', path: path.join(closed, 'x'), user: 'nobody', data }), { code: 'EACCES' });
+    assert.deepEqual(readdirSync(closed), []);
+    // The agent is root again: a write as root where the user may not write, and a spawned root process.
+    await client.fileNow({ op: 'write', path: path.join(closed, 'x'), user: 'root', data: Buffer.from('root') });
+    assert.equal(statSync(path.join(closed, 'x')).uid, 0);
+    assert.equal((await run(client, ['id', '-u'])).stdout.trim(), '0');
+
+    writeFileSync(path.join(open, 'kept'), 'old');
+    chmodSync(path.join(open, 'kept'), 0o640);
+    await client.fileNow({ op: 'write', path: path.join(open, 'kept'), user: 'root', data: Buffer.from('new') });
+    assert.equal(statSync(path.join(open, 'kept')).mode & 0o777, 0o640, 'a replaced file keeps its permissions');
+    assert.equal(readFileSync(path.join(open, 'kept'), 'utf8'), 'new');
+
+    writeFileSync(path.join(open, 'big'), Buffer.alloc(1024 * 1024 + 1));
+    await assert.rejects(client.fileNow({ op: 'read', path: path.join(open, 'big'), user: 'root' }), { code: 'EFBIG' });
+    spawnSync('mkfifo', [path.join(open, 'fifo')]);
+    await assert.rejects(client.fileNow({ op: 'read', path: path.join(open, 'fifo'), user: 'root' }), { code: 'EINVAL' });
+    await assert.rejects(client.fileNow({ op: 'read', path: open, user: 'root' }), { code: 'EISDIR' });
+    await assert.rejects(client.fileNow({ op: 'stat', path: path.join(open, 'nope'), user: 'root' }), { code: 'ENOENT' });
+    await assert.rejects(client.fileNow({ op: 'stat', path: 'relative/path', user: 'root' }), { code: 'EINVAL' });
+
+    const m = await client.fileNow({ op: 'mkdir', path: path.join(open, 'm/n'), parents: true, user: 'nobody' });
+    assert.equal(EntryType[entry(m.entry).get(EntryTag.type)!.readUInt8(0)], 'dir');
+    await assert.rejects(client.fileNow({ op: 'rename', path: path.join(open, 'kept'), to: path.join(open, 'big'), noOverwrite: true, user: 'root' }), { code: 'EEXIST' });
+    const mv = await client.fileNow({ op: 'rename', path: path.join(open, 'kept'), to: path.join(open, 'moved'), user: 'root' });
+    assert.equal(Number(entry(mv.entry).get(EntryTag.size)!.readBigUInt64LE(0)), 3);
+    await assert.rejects(client.fileNow({ op: 'remove', path: path.join(open, 'm'), user: 'root' }), { code: 'ENOTEMPTY' });
+    await client.fileNow({ op: 'remove', path: path.join(open, 'moved'), user: 'root' });
+    await client.fileNow({ op: 'remove', path: path.join(open, 'm/n'), user: 'root' });
+    assert.ok(!existsSync(path.join(open, 'moved')) && !existsSync(path.join(open, 'm/n')));
     await client.ping(); // the connection stays up after refusals
   }));
 

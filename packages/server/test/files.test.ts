@@ -127,6 +127,12 @@ describe('upload and download', () => {
       assert.equal(res.status, 507);
       assert.equal(((await res.json()) as any).error.code, 'insufficient_storage');
       assert.equal((await sh('ls -A /home/user/quota')).stdout, '');
+      // Filled to the last block: a small file (written by the agent itself, not a helper) is refused the same way.
+      await sh('for s in 4M 256K 16K 4K; do i=0; while fallocate -l $s /home/user/filler/$s-$i 2>/dev/null; do i=$((i+1)); done; done');
+      const small = await upload('/home/user/quota/small.bin', Buffer.alloc(64 * 1024, 1));
+      assert.equal(small.status, 507);
+      assert.equal(((await small.json()) as any).error.code, 'insufficient_storage');
+      assert.equal((await sh('ls -A /home/user/quota')).stdout, '');
     } finally {
       await sh('rm -rf /home/user/filler');
     }

@@ -24,6 +24,7 @@ import {
   ProcFlag,
   ProcTag,
   ReadTag,
+  RecordTag,
   SetEnvFlag,
   SetEnvTag,
   SpawnedTag,
@@ -134,6 +135,18 @@ export class AgentError extends Error {
   }
 }
 
+/** The largest file the agent reads or writes itself (FILE_NOW; READ_MAX in proto.h). */
+export const FILE_NOW_MAX = 1024 * 1024;
+
+function fileRequestTlv(req: FileRequest): TlvWriter {
+  const w = new TlvWriter().u32(FileTag.op, FileOp[req.op]).string(FileTag.path, req.path);
+  if (req.to !== undefined) w.string(FileTag.path2, req.to);
+  const flags = (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0) | (req.direct ? FileFlag.direct : 0);
+  if (flags) w.u32(FileTag.flags, flags);
+  if (req.user !== undefined) w.string(FileTag.user, req.user);
+  return w;
+}
+
 /** The agent writes each STDIN frame to the process's pipe in one go; file transfers get 1 MiB pipes. */
 const STDIN_FRAME_BYTES = 1024 * 1024;
 /** Payloads from this size on are written without copying them into a frame buffer. */
@@ -233,6 +246,8 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed = false;
+  /** The agent answered FILE_NOW with ENOSYS: it predates it. */
+  #noFileNow = false;
 
   private constructor(socket: net.Socket, version: number, decoder: FrameDecoder) {
     super();
@@ -351,14 +366,27 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
    */
   file(req: FileRequest): AgentProcess {
     const { id, proc } = this.#newProc();
-    if (this.#closed) return proc;
-    const w = new TlvWriter().u32(FileTag.op, FileOp[req.op]).string(FileTag.path, req.path);
-    if (req.to !== undefined) w.string(FileTag.path2, req.to);
-    const flags = (req.parents ? FileFlag.parents : 0) | (req.recursive ? FileFlag.recursive : 0) | (req.noOverwrite ? FileFlag.noOverwrite : 0) | (req.direct ? FileFlag.direct : 0);
-    if (flags) w.u32(FileTag.flags, flags);
-    if (req.user !== undefined) w.string(FileTag.user, req.user);
-    this.#send(Msg.file, id, w.finish());
+    if (!this.#closed) this.#send(Msg.file, id, fileRequestTlv(req).finish());
     return proc;
+  }
+
+  /**
+   * A small file operation (stat, read, write, mkdir, rename, non-recursive remove) run by the agent
+   * itself as the user: one round trip, no helper process. Resolves with the resulting file's entry
+   * record (none for remove) and, for read, its bytes. Rejects with EFBIG for a read or write above
+   * FILE_NOW_MAX, and with ENOSYS from an agent older than FILE_NOW (remembered: later calls fail at once).
+   */
+  async fileNow(req: FileRequest & { data?: Buffer }): Promise<{ entry?: Buffer; data?: Buffer }> {
+    if (this.#noFileNow) throw new AgentError('the agent runs no file operations itself', 'ENOSYS');
+    const w = fileRequestTlv(req);
+    if (req.data) w.bytes(FileTag.data, req.data);
+    try {
+      const recs = decodeTlvList(await this.#request(Msg.fileNow, w.finish()));
+      return { entry: recs.find((r) => r.tag === RecordTag.entry)?.value, data: recs.find((r) => r.tag === RecordTag.data)?.value };
+    } catch (err) {
+      if ((err as AgentError).code === 'ENOSYS' && !this.#closed) this.#noFileNow = true;
+      throw err;
+    }
   }
 
   /** Runs a file operation with a small result (stat, list, mkdir, remove, rename) and returns its stdout. */

@@ -24,6 +24,7 @@ export const Msg = {
   dial: 0x0b,
   read: 0x0c,
   descriptors: 0x0d,
+  fileNow: 0x0e,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,
@@ -38,11 +39,11 @@ export const Msg = {
 
 export const SpawnTag = { argv: 1, env: 2, cwd: 3, user: 4, timeoutMs: 5, pty: 6, flags: 7, name: 8 } as const;
 export const SpawnFlag = { background: 1, stdinClosed: 2, stdinBlocking: 4 } as const;
-export const FileTag = { op: 1, path: 2, path2: 3, flags: 4, user: 5 } as const;
+export const FileTag = { op: 1, path: 2, path2: 3, flags: 4, user: 5, data: 6 } as const;
 export const FileFlag = { parents: 1, recursive: 2, noOverwrite: 4, direct: 8 } as const;
 export const FileOp = { stat: 1, list: 2, mkdir: 3, remove: 4, rename: 5, read: 6, write: 7, watch: 8 } as const;
-/** Top-level tags of the records a file helper writes to its stdout. */
-export const RecordTag = { entry: 1, event: 2 } as const;
+/** Top-level tags of the records a file helper writes to its stdout (and FILE_NOW answers with). */
+export const RecordTag = { entry: 1, event: 2, data: 3 } as const;
 export const EntryTag = { name: 1, type: 2, size: 3, mode: 4, mtimeMs: 5, uid: 6, gid: 7, target: 8 } as const;
 export const EntryType = ['file', 'dir', 'symlink', 'other'] as const;
 export const EventTag = { kind: 1, name: 2, isDir: 3 } as const;

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { iso, type Clock } from '../../clock.ts';
 import { ApiError, badRequest, conflict, forbidden, internal, notFound, unavailable } from '../../errors.ts';
-import { type AgentClient, type AgentError, type AgentProcess, fileFailure } from '../../runtime/agent-client.ts';
+import { type AgentClient, type AgentError, type AgentProcess, FILE_NOW_MAX, type FileRequest, fileFailure } from '../../runtime/agent-client.ts';
 import { decodeTlv, decodeTlvList, EntryTag, EntryType, EventKind, EventTag, RecordTag, splitTlv } from '../../runtime/agent-protocol.ts';
 import type { FileEntry as FileEntryView, WatchEvent } from '../../schemas/files.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
@@ -100,6 +100,29 @@ function decodeEntry(value: Buffer, path: string, clock: Clock): FileEntry {
   return entry;
 }
 
+/**
+ * Reads a body up to `limit` bytes: the whole of it when it ends by then, else a stream that gives
+ * the bytes read so far and then the rest of the body.
+ */
+async function takeSmall(body: Readable, limit: number): Promise<{ whole: Buffer } | { rest: Readable }> {
+  const it: AsyncIterator<Buffer | string> = body[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await it.next();
+    if (next.done) return { whole: Buffer.concat(head) };
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    head.push(chunk);
+    size += chunk.length;
+    if (size > limit) break;
+  }
+  const rest = async function* () {
+    yield* head;
+    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+  };
+  return { rest: Readable.from(rest(), { objectMode: false }) };
+}
+
 export interface Watch {
   path: string;
   proc: AgentProcess;
@@ -147,8 +170,26 @@ export class FileService {
     }
   }
 
+  /**
+   * A small operation run by the agent itself (no helper process), or undefined from an agent older
+   * than that (the caller falls back to a helper) or, for EFBIG, when the file is too large for it.
+   */
+  async #now(rec: SandboxRecord, req: FileRequest & { data?: Buffer }): Promise<{ entry?: FileEntry; data?: Buffer } | undefined> {
+    const client = await this.#shared(rec);
+    try {
+      const out = await client.fileNow(req);
+      return { entry: out.entry && decodeEntry(out.entry, req.to ?? req.path, this.clock), data: out.data };
+    } catch (err) {
+      const code = (err as AgentError).code;
+      if (code === 'ENOSYS' || (code === 'EFBIG' && (req.op === 'read' || req.op === 'write'))) return undefined;
+      throw fileError(err, code === 'EEXIST' && req.to ? req.to : req.path);
+    }
+  }
+
   async stat(rec: SandboxRecord, raw: string | undefined, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
+    const now = await this.#now(rec, { op: 'stat', path, user });
+    if (now?.entry) return now.entry;
     const client = await this.#shared(rec);
     const out = await client.fileResult({ op: 'stat', path, user }).catch((err) => {
       throw fileError(err, path);
@@ -175,6 +216,8 @@ export class FileService {
 
   async mkdir(rec: SandboxRecord, raw: string, parents: boolean, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
+    const now = await this.#now(rec, { op: 'mkdir', path, parents, user });
+    if (now?.entry) return now.entry;
     const client = await this.#shared(rec);
     await client.fileResult({ op: 'mkdir', path, parents, user }).catch((err) => {
       throw fileError(err, path);
@@ -201,6 +244,7 @@ export class FileService {
 
   async remove(rec: SandboxRecord, raw: string, recursive: boolean, user = SANDBOX_USER): Promise<void> {
     const path = sandboxPath(raw);
+    if (!recursive && (await this.#now(rec, { op: 'remove', path, user }))) return;
     const client = await this.#shared(rec);
     await client.fileResult({ op: 'remove', path, recursive, user }).catch((err) => {
       throw fileError(err, path);
@@ -210,6 +254,8 @@ export class FileService {
   async rename(rec: SandboxRecord, rawFrom: string, rawTo: string, overwrite: boolean, user = SANDBOX_USER): Promise<FileEntry> {
     const from = sandboxPath(rawFrom, 'from');
     const to = sandboxPath(rawTo, 'to');
+    const now = await this.#now(rec, { op: 'rename', path: from, to, noOverwrite: !overwrite, user });
+    if (now?.entry) return now.entry;
     const client = await this.#shared(rec);
     await client.fileResult({ op: 'rename', path: from, to, noOverwrite: !overwrite, user }).catch((err) => {
       throw fileError(err, (err as AgentError).code === 'EEXIST' ? to : from);
@@ -224,6 +270,8 @@ export class FileService {
    */
   async download(rec: SandboxRecord, raw: string | undefined, user = SANDBOX_USER): Promise<{ path: string; size: number; stream: Readable }> {
     const path = sandboxPath(raw);
+    const now = await this.#now(rec, { op: 'read', path, user });
+    if (now?.data) return { path, size: now.data.length, stream: Readable.from([now.data], { objectMode: false }) };
     const client = await this.#dedicated(rec);
     const proc = client.file({ op: 'read', path, user, direct: true });
     const spawned = started(proc);
@@ -265,8 +313,14 @@ export class FileService {
    * target directory that gets its name only when complete; on any failure (disk quota, client
    * gone) nothing is left behind. Missing parent directories are created.
    */
-  async upload(rec: SandboxRecord, raw: string | undefined, body: Readable, user = SANDBOX_USER): Promise<FileEntry> {
+  async upload(rec: SandboxRecord, raw: string | undefined, input: Readable, user = SANDBOX_USER): Promise<FileEntry> {
     const path = sandboxPath(raw);
+    const small = await takeSmall(input, FILE_NOW_MAX);
+    if ('whole' in small) {
+      const now = await this.#now(rec, { op: 'write', path, parents: true, user, data: small.whole });
+      if (now?.entry) return now.entry;
+    }
+    const body = 'rest' in small ? small.rest : Readable.from([small.whole], { objectMode: false });
     const client = await this.#dedicated(rec);
     try {
       const proc = client.file({ op: 'write', path, parents: true, user, direct: true });
