@@ -22,7 +22,8 @@ after(async () => {
   await srv?.stop();
 });
 
-const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count; sleep 0.05; done) >/dev/null 2>&1 &';
+// Renamed into place: a read between `>`'s truncate and its write would see an empty file.
+const COUNTER = 'cd /tmp && (i=0; while true; do i=$((i+1)); echo $i > count.new && mv count.new count; sleep 0.05; done) >/dev/null 2>&1 &';
 
 async function exec(id: string, command: string): Promise<string> {
   const res = await api.post(`/sandboxes/${id}/exec`, { command });
