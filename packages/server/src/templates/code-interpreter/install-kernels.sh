@@ -32,9 +32,12 @@ mkdir -p "$site"
 ln -sf "$DIR/charts.py" "$site/sandpit_charts.py"
 ln -sf "$DIR/images.py" "$site/sandpit_images.py"
 # IPython shows figures inline as PNG and has pandas, numpy and pyplot loaded, as E2B's template does.
+# No SQLite history: IPython commits every run's input to it (a synced write, slow under gVisor), and
+# In, Out and execution counts live in memory anyway.
 mkdir -p /etc/ipython
 cat > /etc/ipython/ipython_kernel_config.py <<'PY'
 c.InlineBackend.figure_formats = {"png"}
 c.InteractiveShellApp.extensions = ["sandpit_charts", "sandpit_images"]
 c.InteractiveShellApp.exec_lines = ["import matplotlib.pyplot", "import numpy", "import pandas"]
+c.HistoryManager.enabled = False
 PY
