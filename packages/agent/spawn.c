@@ -338,6 +338,12 @@ int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen, in
   } else {
     if (pipe2(fds, O_CLOEXEC) < 0 || pipe2(fds + 2, O_CLOEXEC) < 0 || pipe2(fds + 4, O_CLOEXEC) < 0)
       goto sys_fail;
+    /* The user's own pipes, as a shell's would be: a program that opens /dev/stdout (scrot, tee, any
+       `> /dev/stderr`) reopens the pipe, which a pipe left to root refuses to the user. Best effort:
+       without it only such reopening fails, as it always did. */
+    if (switch_user)
+      for (int i = 0; i < 6; i += 2)
+        if (fchown(fds[i], u.uid, u.gid) < 0) continue;
     set_nonblock(fds[1]);
     set_nonblock(fds[2]);
     set_nonblock(fds[4]);

@@ -241,6 +241,12 @@ test('output of an exited process is delivered even when a grandchild keeps the 
     assert.ok(await waitGone(pid));
   }));
 
+test("a user's process may reopen its own stdout and stderr (/dev/stdout), as under a shell", () =>
+  withAgent(async (_agent, client) => {
+    const r = await run(client, ['sh', '-c', 'echo out > /dev/stdout; echo err > /dev/stderr'], { user: 'nobody', cwd: '/' });
+    assert.deepEqual([r.exitCode, r.stdout, r.stderr], [0, 'out\n', 'err\n']);
+  }));
+
 test('spawn errors: missing binary, missing cwd, unknown user', () =>
   withAgent(async (_a, client) => {
     const e1 = await spawnError(client.spawn({ argv: ['/no/such/binary'], user: 'root' }));

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv } from '../src/services/desktop/desktop-commands.ts';
+import { DesktopService } from '../src/services/desktop/desktop.ts';
+import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv, screenshotPipedArgv } from '../src/services/desktop/desktop-commands.ts';
 import { ViewTokens } from '../src/services/networking/view-tokens.ts';
 
 const SB = '0b9ad3c2-7f60-4a53-9d43-6c1e2f1f2a10';
@@ -27,7 +29,8 @@ test('actions become one xdotool argv, with text passed as one argument', () => 
 });
 
 test('screenshot regions and parsers', () => {
-  assert.deepEqual(screenshotArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-2), ['-a', '1,2,3,4']);
+  assert.deepEqual(screenshotArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-3), ['-a', '1,2,3,4', '/dev/stdout']);
+  assert.deepEqual(screenshotPipedArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-2), ['-a', '1,2,3,4']);
   assert.deepEqual(queryRegion({ x: '1', y: '2', width: '3', height: '4' }), { x: 1, y: 2, width: 3, height: 4 });
   assert.equal(queryRegion({ x: '1' }), null);
   assert.equal(queryRegion({ x: '1', y: '2', width: '0', height: '4' }), null);
@@ -35,4 +38,45 @@ test('screenshot regions and parsers', () => {
   assert.deepEqual(parseMouseLocation('x:640 y:400 screen:0 window:4194311\n'), { x: 640, y: 400 });
   assert.equal(parseMouseLocation('garbage'), undefined);
   assert.deepEqual(parseGeometry('1280 800\n'), { width: 1280, height: 800 });
+});
+
+/** A desktop whose exec runs nothing: each argv's answer is scripted, and every argv is recorded. */
+function scriptedDesktop(answer: (argv: string[]) => { code: number; out?: string; err?: string }) {
+  const ran: string[][] = [];
+  const exec = {
+    async open(_rec: unknown, body: { command: string; args?: string[] }) {
+      const argv = [body.command, ...(body.args ?? [])];
+      ran.push(argv);
+      const proc = new EventEmitter();
+      const a = answer(argv);
+      setImmediate(() => {
+        if (a.out) proc.emit('stdout', Buffer.from(a.out));
+        if (a.err) proc.emit('stderr', Buffer.from(a.err));
+        proc.emit('exit', { exitCode: a.code });
+      });
+      return { proc, timeoutS: 30 };
+    },
+  };
+  const sandboxes = { get: async () => ({ id: SB }) };
+  const desktop = new DesktopService({ sandboxes, exec, previews: {}, now: () => 0 } as unknown as ConstructorParameters<typeof DesktopService>[0]);
+  return { desktop, ran };
+}
+
+test("a screenshot falls back to scrot behind a pipe of its own when the agent's pipe refuses it (an older agent)", async () => {
+  const older = scriptedDesktop((argv) => (argv[0] === 'scrot' ? { code: 2, err: 'Saving to file /dev/stdout failed' } : { code: 0, out: 'PNG' }));
+  assert.equal((await older.desktop.screenshot({} as never, SB, {})).toString(), 'PNG');
+  assert.deepEqual(
+    older.ran.map((a) => a[0]),
+    ['scrot', '/bin/bash'],
+  );
+  const current = scriptedDesktop(() => ({ code: 0, out: 'PNG' }));
+  await current.desktop.screenshot({} as never, SB, {});
+  assert.deepEqual(
+    current.ran.map((a) => a[0]),
+    ['scrot'],
+    "one process when the pipe is the user's",
+  );
+  const none = scriptedDesktop(() => ({ code: 127 }));
+  await assert.rejects(none.desktop.screenshot({} as never, SB, {}), /no desktop/);
+  assert.equal(none.ran.length, 1, 'no desktop is final');
 });

@@ -1,11 +1,11 @@
-import { badRequest, conflict } from '../../errors.ts';
+import { ApiError, badRequest, conflict } from '../../errors.ts';
 import type { CursorPosition, DesktopAction, LiveView, LiveViewBody, ScreenSize, ScreenshotQuery } from '../../schemas/desktop.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import type { Principal } from '../access/principal.ts';
 import type { ExecService } from '../data-plane/exec.ts';
 import type { PreviewPortService } from '../networking/preview-ports.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
-import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv } from './desktop-commands.ts';
+import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv, screenshotPipedArgv } from './desktop-commands.ts';
 
 /** Where platform/desktop's start command serves noVNC: interactive, and a view-only VNC endpoint. */
 export const LIVE_VIEW_PORT = 6090;
@@ -56,7 +56,12 @@ export class DesktopService {
   async screenshot(p: Principal, id: string, q: ScreenshotQuery): Promise<Buffer> {
     const region = queryRegion(q);
     if (region === null) throw badRequest('a region needs all of x, y, width and height, with width and height above 0');
-    const png = await this.#run(await this.#sandboxes.get(p, id), screenshotArgv(region));
+    const rec = await this.#sandboxes.get(p, id);
+    const png = await this.#run(rec, screenshotArgv(region)).catch((err: unknown) => {
+      // scrot itself failed: it may be an older agent's pipe (screenshotPipedArgv); anything else is final.
+      if (!(err instanceof ApiError && err.message.startsWith('scrot failed'))) throw err;
+      return this.#run(rec, screenshotPipedArgv(region));
+    });
     if (png.length === 0) throw conflict(NO_DESKTOP);
     return png;
   }
