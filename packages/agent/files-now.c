@@ -200,9 +200,7 @@ static int run(struct conn *c, uint32_t id, const struct now_req *r, const char 
     case OP_REMOVE:
       *what = "remove";
       if (r->flags & FILE_FLAG_RECURSIVE) return errno = EINVAL, -1; /* a tree is a helper's work */
-      if (unlink(r->path) == 0) break;
-      if (errno != EISDIR && errno != EPERM) return -1; /* EPERM: what unlink(2) of a directory reports */
-      if (rmdir(r->path) < 0) return -1;
+      if (remove_path(r->path, 0) < 0) return -1;
       break;
     default:
       return errno = ENOSYS, -1;

@@ -219,14 +219,15 @@ static int remove_tree(int dirfd, const char *name) {
   return rc == 0 ? unlinkat(dirfd, name, AT_REMOVEDIR) : -1;
 }
 
-static void op_remove(const char *path, uint32_t flags) {
+int remove_path(const char *path, int recursive) {
   struct stat st;
-  if (lstat(path, &st) < 0) fail("remove", path);
-  int rc;
-  if (!S_ISDIR(st.st_mode)) rc = unlink(path);
-  else if (flags & FILE_FLAG_RECURSIVE) rc = remove_tree(AT_FDCWD, path);
-  else rc = rmdir(path);
-  if (rc < 0) fail("remove", path);
+  if (lstat(path, &st) < 0) return -1;
+  if (!S_ISDIR(st.st_mode)) return unlink(path);
+  return recursive ? remove_tree(AT_FDCWD, path) : rmdir(path);
+}
+
+static void op_remove(const char *path, uint32_t flags) {
+  if (remove_path(path, !!(flags & FILE_FLAG_RECURSIVE)) < 0) fail("remove", path);
   report_ok(0);
 }
 

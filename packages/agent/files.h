@@ -46,6 +46,8 @@ int upload_commit(struct upload *u);
 void upload_abort(struct upload *u);
 /* 0, or the errno of the failed write. */
 int write_all(int fd, const uint8_t *b, size_t n);
+/* Removes a file, a symlink (not its target) or an empty directory, or with recursive a whole tree; 0, or -1 with errno. */
+int remove_path(const char *path, int recursive);
 /* mkdir -p: 0, or -1 with errno (ENOTDIR when the path is something else). */
 int mkdir_p(const char *path);
 /* A file's ENTRY record (PROTOCOL.md); name NULL for stat. rel is resolved from dirfd, for a symlink's target. */
