@@ -31,36 +31,41 @@ struct now_req {
   uint32_t data_len;
 };
 
+/* 0, or an errno for a value the request cannot have (too long, or holding a NUL). */
 static int copy_str(char *dst, size_t cap, const uint8_t *v, uint32_t len) {
-  if (len >= cap || memchr(v, 0, len)) return -1;
+  if (memchr(v, 0, len)) return EINVAL;
+  if (len >= cap) return ENAMETOOLONG;
   memcpy(dst, v, len);
   dst[len] = 0;
   return 0;
 }
 
+/* -1: structurally broken (the connection is dropped); otherwise 0, or an errno to answer with. */
 static int parse(const uint8_t *pl, size_t plen, struct now_req *r) {
   memset(r, 0, sizeof *r);
   struct tlv_it it = {pl, pl + plen};
   uint16_t tag;
   const uint8_t *v;
   uint32_t len;
-  int rc;
+  int rc, bad = 0;
   while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
     switch (tag) {
       case FILE_OP:
-        if (len == 4) r->op = get32(v);
+        if (len != 4) return -1;
+        r->op = get32(v);
         break;
       case FILE_FLAGS:
-        if (len == 4) r->flags = get32(v);
+        if (len != 4) return -1;
+        r->flags = get32(v);
         break;
       case FILE_PATH:
-        if (copy_str(r->path, sizeof r->path, v, len) < 0) return -1;
+        bad = bad ? bad : copy_str(r->path, sizeof r->path, v, len);
         break;
       case FILE_PATH2:
-        if (copy_str(r->path2, sizeof r->path2, v, len) < 0) return -1;
+        bad = bad ? bad : copy_str(r->path2, sizeof r->path2, v, len);
         break;
       case FILE_USER:
-        if (copy_str(r->user, sizeof r->user, v, len) < 0) return -1;
+        bad = bad ? bad : copy_str(r->user, sizeof r->user, v, len);
         break;
       case FILE_DATA:
         r->data = v;
@@ -68,7 +73,7 @@ static int parse(const uint8_t *pl, size_t plen, struct now_req *r) {
         break;
     }
   }
-  return rc;
+  return rc < 0 ? -1 : bad;
 }
 
 static gid_t root_groups[USER_MAX_GROUPS];
@@ -211,8 +216,13 @@ static int run(struct conn *c, uint32_t id, const struct now_req *r, const char 
 
 int handle_file_now(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
   static struct now_req r;
-  if (parse(pl, plen, &r) < 0) return -1;
-  if (!r.path[0] || r.path[0] != '/' || (r.op == OP_RENAME && r.path2[0] != '/')) {
+  int bad = parse(pl, plen, &r);
+  if (bad < 0) return -1;
+  if (bad) {
+    send_error(c, id, bad, "file operation: %s", bad == ENAMETOOLONG ? "a path or user name is too long" : "a path or user name holds a NUL byte");
+    return 0;
+  }
+  if (r.path[0] != '/' || (r.op == OP_RENAME && r.path2[0] != '/')) {
     send_error(c, id, EINVAL, "file operation: paths must be absolute");
     return 0;
   }

@@ -459,6 +459,7 @@ test('FILE_NOW: small files written, read and changed by the agent itself as the
     await assert.rejects(client.fileNow({ op: 'read', path: open, user: 'root' }), { code: 'EISDIR' });
     await assert.rejects(client.fileNow({ op: 'stat', path: path.join(open, 'nope'), user: 'root' }), { code: 'ENOENT' });
     await assert.rejects(client.fileNow({ op: 'stat', path: 'relative/path', user: 'root' }), { code: 'EINVAL' });
+    await assert.rejects(client.fileNow({ op: 'stat', path: `/${'x'.repeat(5000)}`, user: 'root' }), { code: 'ENAMETOOLONG' });
 
     const m = await client.fileNow({ op: 'mkdir', path: path.join(open, 'm/n'), parents: true, user: 'nobody' });
     assert.equal(EntryType[entry(m.entry).get(EntryTag.type)!.readUInt8(0)], 'dir');
