@@ -32,7 +32,8 @@ async function exec(id: string, command: string): Promise<string> {
   return res.body.stdout;
 }
 
-const count = async (id: string) => Number((await exec(id, 'cat /tmp/count')).trim());
+// 0 until the loop's first rename.
+const count = async (id: string) => Number((await exec(id, 'cat /tmp/count 2>/dev/null || echo 0')).trim());
 const sandboxDir = (id: string) => join(srv.dataDir, 'gvisor', 'sandboxes', id.slice(-36));
 
 interface Meta {
