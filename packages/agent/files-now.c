@@ -24,58 +24,6 @@
 #include "user.h"
 #include "wire.h"
 
-struct now_req {
-  uint32_t op, flags;
-  char path[PATH_MAX], path2[PATH_MAX], user[256];
-  const uint8_t *data;
-  uint32_t data_len;
-};
-
-/* 0, or an errno for a value the request cannot have (too long, or holding a NUL). */
-static int copy_str(char *dst, size_t cap, const uint8_t *v, uint32_t len) {
-  if (memchr(v, 0, len)) return EINVAL;
-  if (len >= cap) return ENAMETOOLONG;
-  memcpy(dst, v, len);
-  dst[len] = 0;
-  return 0;
-}
-
-/* -1: structurally broken (the connection is dropped); otherwise 0, or an errno to answer with. */
-static int parse(const uint8_t *pl, size_t plen, struct now_req *r) {
-  memset(r, 0, sizeof *r);
-  struct tlv_it it = {pl, pl + plen};
-  uint16_t tag;
-  const uint8_t *v;
-  uint32_t len;
-  int rc, bad = 0;
-  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
-    switch (tag) {
-      case FILE_OP:
-        if (len != 4) return -1;
-        r->op = get32(v);
-        break;
-      case FILE_FLAGS:
-        if (len != 4) return -1;
-        r->flags = get32(v);
-        break;
-      case FILE_PATH:
-        bad = bad ? bad : copy_str(r->path, sizeof r->path, v, len);
-        break;
-      case FILE_PATH2:
-        bad = bad ? bad : copy_str(r->path2, sizeof r->path2, v, len);
-        break;
-      case FILE_USER:
-        bad = bad ? bad : copy_str(r->user, sizeof r->user, v, len);
-        break;
-      case FILE_DATA:
-        r->data = v;
-        r->data_len = len;
-        break;
-    }
-  }
-  return rc < 0 ? -1 : bad;
-}
-
 static gid_t root_groups[USER_MAX_GROUPS];
 static int root_ngroups = -1;
 
@@ -129,7 +77,7 @@ static void send_entry(struct conn *c, uint32_t id, const struct stat *st, const
 
 /* Each returns 0 with the answer sent, or -1 with errno and what failed. */
 
-static int now_read(struct conn *c, uint32_t id, const struct now_req *r, const char **what) {
+static int now_read(struct conn *c, uint32_t id, const struct file_req *r, const char **what) {
   *what = "open";
   /* Non-blocking: the loop must never wait on a FIFO (it is refused below anyway). */
   int fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -160,7 +108,7 @@ static int now_read(struct conn *c, uint32_t id, const struct now_req *r, const 
   return err ? (errno = err, -1) : 0;
 }
 
-static int now_write(struct conn *c, uint32_t id, const struct now_req *r, const char **what, const char **arg) {
+static int now_write(struct conn *c, uint32_t id, const struct file_req *r, const char **what, const char **arg) {
   struct upload u;
   if (upload_open(&u, r->path, r->flags, what, arg) < 0) return -1;
   struct stat st;
@@ -183,7 +131,7 @@ static int now_stat_of(struct conn *c, uint32_t id, const char *path, const char
   return 0;
 }
 
-static int run(struct conn *c, uint32_t id, const struct now_req *r, const char **what, const char **arg) {
+static int run(struct conn *c, uint32_t id, const struct file_req *r, const char **what, const char **arg) {
   *what = "file operation";
   *arg = r->path;
   switch (r->op) {
@@ -214,41 +162,38 @@ static int run(struct conn *c, uint32_t id, const struct now_req *r, const char 
   return 0;
 }
 
-int handle_file_now(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
-  static struct now_req r;
-  int bad = parse(pl, plen, &r);
-  if (bad < 0) return -1;
-  if (bad) {
-    send_error(c, id, bad, "file operation: %s", bad == ENAMETOOLONG ? "a path or user name is too long" : "a path or user name holds a NUL byte");
-    return 0;
-  }
-  if (r.path[0] != '/' || (r.op == OP_RENAME && r.path2[0] != '/')) {
-    send_error(c, id, EINVAL, "file operation: paths must be absolute");
-    return 0;
-  }
-  if (r.data_len > READ_MAX) {
-    send_error(c, id, EFBIG, "write %s: larger than the agent writes itself", r.path);
-    return 0;
-  }
-  static struct user_info u;
-  const char *uname = r.user[0] ? r.user : "user";
-  if (user_lookup(uname, &u) < 0) {
-    int e = errno;
-    send_error(c, id, e, e == ENOENT ? "user %s: no such user" : "user %s: %s", uname, strerror(e));
-    return 0;
-  }
+/* Runs the operation as the user, answering it; the thread is root again afterwards. */
+static void run_as(struct conn *c, uint32_t id, const struct file_req *r, const struct user_info *u, const char *uname) {
   uid_t was = geteuid();
-  if (become(&u) < 0) {
+  if (become(u) < 0) {
     int e = errno;
     send_error(c, id, e, "user %s: %s", uname, strerror(e));
-    return 0;
+    return;
   }
   mode_t mask = umask(022);
   const char *what, *arg;
-  int rc = run(c, id, &r, &what, &arg);
+  int rc = run(c, id, r, &what, &arg);
   int err = errno;
   umask(mask);
   unbecome(was);
   if (rc < 0) send_error(c, id, err, "%s %s: %s", what, arg, strerror(err));
+}
+
+int handle_file_now(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
+  struct file_req r;
+  char *user;
+  char *arena = malloc(plen + 8);
+  int rc = file_req_parse(pl, plen, &r, &user, arena);
+  if (rc < 0) {
+    free(arena);
+    return -1;
+  }
+  static struct user_info u;
+  const char *uname = user && *user ? user : "user";
+  if (rc) send_error(c, id, arena ? EINVAL : ENOMEM, arena ? "invalid file request" : "out of memory");
+  else if (r.path[0] != '/' || (r.op == OP_RENAME && r.path2[0] != '/')) send_error(c, id, EINVAL, "file operation: paths must be absolute");
+  else if (r.data_len > READ_MAX) send_error(c, id, EFBIG, "write %s: larger than the agent writes itself", r.path);
+  else if (user_lookup_or_answer(c, id, uname, &u) == 0) run_as(c, id, &r, &u, uname);
+  free(arena);
   return 0;
 }

@@ -56,6 +56,43 @@ static void report_ok(uint64_t size) {
   exec_fd = -1;
 }
 
+int file_req_parse(const uint8_t *pl, size_t plen, struct file_req *r, char **user, char *arena) {
+  struct tlv_it it = {pl, pl + plen};
+  uint16_t tag;
+  const uint8_t *v;
+  uint32_t len;
+  int rc;
+  memset(r, 0, sizeof *r);
+  *user = NULL;
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1)
+    if ((tag == FILE_OP || tag == FILE_FLAGS) && len != 4) return -1;
+  if (rc < 0) return -1;
+  if (!arena) return 1;
+  it.p = pl;
+  while (tlv_next(&it, &tag, &v, &len) == 1) {
+    switch (tag) {
+      case FILE_OP: r->op = get32(v); break;
+      case FILE_FLAGS: r->flags = get32(v); break;
+      case FILE_PATH:
+        if (!len || !(r->path = arena_str(&arena, v, len))) return 1;
+        break;
+      case FILE_PATH2:
+        if (!len || !(r->path2 = arena_str(&arena, v, len))) return 1;
+        break;
+      case FILE_USER:
+        if (!(*user = arena_str(&arena, v, len))) return 1;
+        break;
+      case FILE_DATA:
+        r->data = v;
+        r->data_len = len;
+        break;
+      default:
+        break;
+    }
+  }
+  return !r->op || !r->path || (r->op == OP_RENAME && !r->path2) ? 1 : 0;
+}
+
 /* ---- direct transfers: frames on the connection itself ---- */
 
 /* Blocking I/O on the connection: under gVisor every call is a trap, and a blocking send moves a

@@ -17,7 +17,17 @@ struct file_req {
      exits, under the request's id; -1 otherwise. */
   int conn_fd;
   uint32_t id;
+  /* FILE_NOW's write: the content, in the request's payload. */
+  const uint8_t *data;
+  uint32_t data_len;
 };
+
+/*
+ * Decodes a FILE (or FILE_NOW) request into r and *user (NULL when absent), its strings copied into
+ * arena (plen + 8 bytes; NULL after a failed allocation). 0: parsed; 1: invalid (answered with an
+ * error: no arena, a missing or empty path, a string holding a NUL); -1: a malformed frame.
+ */
+int file_req_parse(const uint8_t *pl, size_t plen, struct file_req *r, char **user, char *arena);
 
 /*
  * Runs one operation and exits. Before any output exists it reports through exec_w, as a

@@ -146,6 +146,17 @@ static inline int tlv_next(struct tlv_it *it, uint16_t *tag, const uint8_t **val
   return 1;
 }
 
+/* Copies a TLV string into an arena (room for the whole payload plus a NUL per string), NUL-terminated;
+   NULL for a string holding a NUL. */
+static inline char *arena_str(char **arena, const uint8_t *v, uint32_t len) {
+  if (memchr(v, 0, len)) return NULL;
+  char *s = *arena;
+  memcpy(s, v, len);
+  s[len] = 0;
+  *arena += len + 1;
+  return s;
+}
+
 /* Small fixed-size TLV builder for agent replies. */
 struct tlv_w {
   uint8_t b[8192]; /* room for a PATH_MAX symlink target */

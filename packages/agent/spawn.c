@@ -44,16 +44,6 @@ struct spawn_req {
   char *arena;
 };
 
-/* Copies a TLV string into the arena, NUL-terminated; rejects embedded NULs. */
-static char *arena_str(char **arena, const uint8_t *v, uint32_t len) {
-  if (memchr(v, 0, len)) return NULL;
-  char *s = *arena;
-  memcpy(s, v, len);
-  s[len] = 0;
-  *arena += len + 1;
-  return s;
-}
-
 /* 0: parsed; 1: invalid (answered with an error); -1: malformed frame. */
 static int parse_spawn(const uint8_t *pl, size_t plen, struct spawn_req *r) {
   struct tlv_it it = {pl, pl + plen};
@@ -117,40 +107,14 @@ static int parse_spawn(const uint8_t *pl, size_t plen, struct spawn_req *r) {
 
 /* A FILE request is a spawn whose child runs a built-in operation instead of exec. Same return codes. */
 static int parse_file(const uint8_t *pl, size_t plen, struct spawn_req *r) {
-  struct tlv_it it = {pl, pl + plen};
-  uint16_t tag;
-  const uint8_t *v;
-  uint32_t len;
-  int rc;
   memset(r, 0, sizeof *r);
   r->is_file = 1;
-  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1)
-    if ((tag == FILE_OP || tag == FILE_FLAGS) && len != 4) return -1;
-  if (rc < 0) return -1;
   r->arena = malloc(plen + 8);
   r->argv = calloc(1, sizeof *r->argv);
   r->env = calloc(1, sizeof *r->env);
-  if (!r->arena || !r->argv || !r->env) return 1;
-  char *a = r->arena;
-  it.p = pl;
-  while (tlv_next(&it, &tag, &v, &len) == 1) {
-    switch (tag) {
-      case FILE_OP: r->file.op = get32(v); break;
-      case FILE_FLAGS: r->file.flags = get32(v); break;
-      case FILE_PATH:
-        if (!len || !(r->file.path = arena_str(&a, v, len))) return 1;
-        break;
-      case FILE_PATH2:
-        if (!len || !(r->file.path2 = arena_str(&a, v, len))) return 1;
-        break;
-      case FILE_USER:
-        if (!(r->user = arena_str(&a, v, len))) return 1;
-        break;
-      default:
-        break;
-    }
-  }
-  if (!r->file.op || !r->file.path || (r->file.op == OP_RENAME && !r->file.path2)) return 1;
+  int rc = file_req_parse(pl, plen, &r->file, &r->user, r->arena);
+  if (rc) return rc;
+  if (!r->argv || !r->env) return 1;
   if (r->file.op == OP_WRITE) r->flags |= SPAWN_FLAG_STDIN_BLOCKING;
   else r->flags |= SPAWN_FLAG_STDIN_CLOSED;
   return 0;
@@ -314,11 +278,7 @@ int handle_spawn(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen, in
     send_error(c, id, EEXIST, "request id %u is in use", id);
     goto out;
   }
-  if (user_lookup(uname, &u) < 0) {
-    int e = errno;
-    send_error(c, id, e, e == ENOENT ? "user %s: no such user" : "user %s: %s", uname, strerror(e));
-    goto out;
-  }
+  if (user_lookup_or_answer(c, id, uname, &u) < 0) goto out;
   int switch_user = geteuid() == 0;
   if (!switch_user && u.uid != geteuid()) {
     send_error(c, id, EPERM, "user %s: the agent does not run as root", uname);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "wire.h"
+
 /* Splits a colon-separated line in place; returns the number of fields. */
 static int split(char *line, char **f, int max) {
   int n = 0;
@@ -118,4 +120,11 @@ int user_lookup(const char *name, struct user_info *u) {
     cache.info = *u;
   }
   return 0;
+}
+
+int user_lookup_or_answer(struct conn *c, uint32_t id, const char *name, struct user_info *u) {
+  if (user_lookup(name, u) == 0) return 0;
+  int e = errno;
+  send_error(c, id, e, e == ENOENT ? "user %s: no such user" : "user %s: %s", name, strerror(e));
+  return -1;
 }
