@@ -1,4 +1,4 @@
-import { ApiError, badRequest, conflict } from '../../errors.ts';
+import { badRequest, conflict } from '../../errors.ts';
 import type { CursorPosition, DesktopAction, LiveView, LiveViewBody, ScreenSize, ScreenshotQuery } from '../../schemas/desktop.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import type { Principal } from '../access/principal.ts';
@@ -34,8 +34,11 @@ export class DesktopService {
     this.#now = deps.now;
   }
 
-  /** Runs argv on the desktop; its stdout, or a conflict naming what failed. */
-  async #run(rec: SandboxRecord, argv: string[]): Promise<Buffer> {
+  /**
+   * Runs argv on the desktop; its stdout, or a conflict naming what failed. `orElse` runs instead when
+   * argv ran and failed (an exit other than 0 and 127, which says there is no desktop).
+   */
+  async #run(rec: SandboxRecord, argv: string[], orElse?: string[]): Promise<Buffer> {
     const { proc } = await this.#exec.open(rec, { command: argv[0]!, args: argv.slice(1), env: DISPLAY_ENV, timeout_s: ACTION_TIMEOUT_S });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -46,6 +49,7 @@ export class DesktopService {
       proc.once('error', () => resolve(127));
     });
     if (code === 127) throw conflict(NO_DESKTOP);
+    if (code !== 0 && orElse) return this.#run(rec, orElse);
     if (code !== 0) {
       const why = Buffer.concat(err).toString('utf8').trim().split('\n').at(-1)?.slice(0, 300);
       throw conflict(`${argv[0]} failed (exit ${code})${why ? `: ${why}` : ''}`);
@@ -56,12 +60,8 @@ export class DesktopService {
   async screenshot(p: Principal, id: string, q: ScreenshotQuery): Promise<Buffer> {
     const region = queryRegion(q);
     if (region === null) throw badRequest('a region needs all of x, y, width and height, with width and height above 0');
-    const rec = await this.#sandboxes.get(p, id);
-    const png = await this.#run(rec, screenshotArgv(region)).catch((err: unknown) => {
-      // scrot itself failed: it may be an older agent's pipe (screenshotPipedArgv); anything else is final.
-      if (!(err instanceof ApiError && err.message.startsWith('scrot failed'))) throw err;
-      return this.#run(rec, screenshotPipedArgv(region));
-    });
+    // A failed scrot may be an older agent's pipe, which the user cannot reopen: then the piped form.
+    const png = await this.#run(await this.#sandboxes.get(p, id), screenshotArgv(region), screenshotPipedArgv(region));
     if (png.length === 0) throw conflict(NO_DESKTOP);
     return png;
   }
