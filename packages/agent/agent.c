@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -256,8 +257,19 @@ static void dispatch(struct watch *w, uint32_t ev) {
   }
 }
 
+/*
+ * The engine may run on more CPUs than the sandbox has (gVisor sizes its own threads by them): what
+ * runs here is shown the sandbox's `n` through the affinity it inherits (nproc, os.sched_getaffinity).
+ */
+static void limit_cpus(int n) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET(c, &set);
+  if (sched_setaffinity(0, sizeof set, &set) < 0) logmsg("sched_setaffinity: %s", strerror(errno));
+}
+
 static void usage(void) {
-  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard] [--sudo REAL_SUDO SHIM]\n", stderr);
+  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard] [--sudo REAL_SUDO SHIM] [--cpus N]\n", stderr);
   exit(2);
 }
 
@@ -270,13 +282,16 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "--connect")) connect_mode = 1;
   else usage();
   sock_path = argv[2];
-  int oom_guard = 0;
+  int oom_guard = 0, cpus = 0;
   const char *sudo_real = NULL, *sudo_shim = NULL;
   for (int i = 3; i < argc; i++) {
     if (!strcmp(argv[i], "--oom-guard")) oom_guard = 1;
     else if (!strcmp(argv[i], "--sudo") && i + 2 < argc) sudo_real = argv[++i], sudo_shim = argv[++i];
+    else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) cpus = atoi(argv[++i]);
     else usage();
   }
+  /* Before any thread starts, so every thread and child inherits it. */
+  if (cpus > 0) limit_cpus(cpus);
 
   /* As PID 1 the standard fds may be closed; keep 0-2 taken so pipes never land there. */
   for (int fd = 0; fd < 3; fd++)

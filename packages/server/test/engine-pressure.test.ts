@@ -72,9 +72,17 @@ for (const driver of ['container', 'gvisor']) {
     });
 
     test('the CPU count seen inside agrees with vcpu_count', async () => {
-      const res = await exec('nproc; python3 -c "import os; print(os.cpu_count())"; getconf _NPROCESSORS_ONLN');
-      assert.deepEqual([res.exit_code, res.stdout], [0, '1\n1\n1\n'], JSON.stringify(res));
+      const res = await exec('nproc; python3 -c "import os; print(os.cpu_count(), len(os.sched_getaffinity(0)))"; getconf _NPROCESSORS_ONLN; grep -c ^processor /proc/cpuinfo; sh -c nproc');
+      assert.deepEqual([res.exit_code, res.stdout], [0, '1\n1 1\n1\n1\n1\n'], JSON.stringify(res));
     });
+
+    if (driver === 'gvisor') {
+      test("gVisor's own kernel runs on two CPUs while the sandbox is shown one", async (t) => {
+        if ((await readFile('/sys/devices/system/cpu/online', 'utf8')).trim() === '0') return t.skip('this host has one CPU');
+        const cmd = (await readFile(`/proc/${await enginePid(server.dataDir, id)}/cmdline`, 'utf8')).split('\0');
+        assert.ok(cmd.includes('--cpu-num=2'), cmd.join(' '));
+      });
+    }
 
     test('two busy loops use at most one CPU, engine processes included', async () => {
       const cg = await hostCgroup(server.dataDir, id);

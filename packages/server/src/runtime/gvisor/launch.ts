@@ -2,6 +2,7 @@ import { lstat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { exists } from '../../optional-files.ts';
 import type { SandboxSpec } from '../driver.ts';
+import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { isMountPoint } from '../host/mounts.ts';
 import { ociConfig } from '../host/oci-config.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
@@ -26,6 +27,27 @@ const REAL_SUDO_IN_SANDBOX = '/.sandpit/sudo';
 /** Preloaded into the real sudo to name its caller (packages/agent/sudo-shim.c), built next to the agent. */
 const SUDO_SHIM_IN_SANDBOX = '/.sandpit/sudo-shim.so';
 const SUDO_SHIM_FILE = 'sandpit-sudo.so';
+/**
+ * runsc sets the sentry's GOMAXPROCS to the CPUs it boots on: on one, the sentry's own goroutines and
+ * every task share one thread, and a command's round trip takes about twice as long
+ * (docs/drivers.md). So it boots on at least two; the CFS quota still holds the sandbox to
+ * vcpu_count CPUs of time, and what runs inside is shown vcpu_count (the agent's affinity, and
+ * /proc/cpuinfo and /sys/devices/system/cpu/online bound over, as under crun).
+ */
+const ENGINE_MIN_CPUS = 2;
+
+/** The CPUs a new sandbox's engine boots on. */
+export function engineCpusFor(vcpuCount: number): number {
+  return Math.max(ENGINE_MIN_CPUS, vcpuCount);
+}
+
+/** What a run mounts and starts besides its spec, as recorded in its meta: a restore must have exactly what the checkpoint had. */
+export interface RunFeatures {
+  shim: boolean;
+  sudo: boolean;
+  /** Absent: vcpu_count (recorded before engines booted on more). */
+  engineCpus?: number;
+}
 
 /** The sudo shim next to the agent binary, when built. */
 export async function sudoShim(st: DriverState): Promise<string | undefined> {
@@ -85,7 +107,7 @@ export async function startNewRun(st: DriverState, meta: SandboxMeta, env: Recor
   const runsc = runscOf(st, meta);
   const runscId = `${id}-${Date.now().toString(36)}`;
   await Promise.all([
-    writeConfig(st, { ...specOf(meta), env }, runscId, sp.config, sp.rootfs, sp.runDir, !!meta.statxShim, !!meta.sudo),
+    writeConfig(st, { ...specOf(meta), env }, runscId, sp.config, sp.rootfs, sp.runDir, { shim: !!meta.statxShim, sudo: !!meta.sudo, engineCpus: meta.engineCpus }),
     writeMeta(sp.meta, { ...meta, runscId, stopped: undefined, cutsConnections: cutsConnections(meta.engine) }),
     // After a host restart the overlay is gone (the layer store is re-mounted by init).
     isMountPoint(sp.rootfs).then(async (m) => {
@@ -109,14 +131,22 @@ export async function startNewRun(st: DriverState, meta: SandboxMeta, env: Recor
 }
 
 /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
-export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, shim: boolean, sudo: boolean): Promise<void> {
-  const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: st.opts.agentBinary, nofile: st.nofile }) as {
+export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, { shim, sudo, engineCpus: recorded }: RunFeatures): Promise<void> {
+  const vcpus = spec.resources.vcpuCount;
+  const engineCpus = recorded ?? vcpus;
+  const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: st.opts.agentBinary, nofile: st.nofile, engineCpus }) as {
     process: { args: string[] };
     mounts: object[];
   };
   // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
   // gVisor has no OOM killer of its own: the agent's guard kills inside before the host kills the sentry.
   config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX, '--oom-guard'];
+  // Whatever this host's CPUs: a restore mounts what the checkpoint had.
+  const view = engineCpus > vcpus ? (pinnedCpus(runscId, vcpus) ?? Array.from({ length: vcpus }, (_, i) => i)) : undefined;
+  if (view) {
+    config.process.args.push('--cpus', String(view.length));
+    config.mounts.push(...(await cpuViewMounts(dirname(path), view)));
+  }
   // gVisor ignores set-user-ID bits: the agent starts the real sudo for its callers instead.
   if (sudo) {
     const [real, shimLibrary] = await Promise.all([templateSudo(spec), sudoShim(st)]);

@@ -7,7 +7,7 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { cg, type DriverState, runscOf } from './driver-state.ts';
 import { cutsConnections, needsStatxShim } from './engines.ts';
-import { start, sudoShim, templateSudo, writeConfig } from './launch.ts';
+import { engineCpusFor, start, sudoShim, templateSudo, writeConfig } from './launch.ts';
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
@@ -24,6 +24,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
       const engine = st.engines.default;
       const shim = !!st.shim && needsStatxShim(engine);
       const sudo = !!(await templateSudo(spec)) && !!(await sudoShim(st));
+      const engineCpus = engineCpusFor(spec.resources.vcpuCount);
       const { ready, capped } = st.layers.acquire(spec.id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(st.layers.upper(spec.id), spec, undefined));
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), st.layers.upper(spec.id), st.layers.work(spec.id), sp.rootfs));
@@ -31,9 +32,9 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         capped,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         mounted,
-        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, shim, sudo),
+        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, { shim, sudo, engineCpus }),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engine, cutsConnections: cutsConnections(engine) });
+      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engineCpus, engine, cutsConnections: cutsConnections(engine) });
       const runsc = runscOf(st, { engine });
       await start(st, spec.id, runsc, spec.id, spec.resources.memoryMib, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {

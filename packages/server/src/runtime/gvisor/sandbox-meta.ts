@@ -12,6 +12,11 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   statxShim?: boolean;
   /** Runs with the agent standing in for sudo (launch.ts); restores must mount exactly what the checkpoint had. */
   sudo?: boolean;
+  /**
+   * CPUs its engine boots on when more than vcpu_count, the sandbox then shown vcpu_count (launch.ts);
+   * restores must mount exactly what the checkpoint had. Absent: vcpu_count (created before).
+   */
+  engineCpus?: number;
   /** The snapshot it was forked from: its layer started as a copy of that snapshot's. */
   baseSnapshot?: string;
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */

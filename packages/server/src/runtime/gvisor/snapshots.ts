@@ -23,6 +23,7 @@ export interface SnapshotMeta {
   netns: boolean;
   statxShim?: boolean;
   sudo?: boolean;
+  engineCpus?: number;
   /** The build that wrote the image, which forks restore with; absent: the legacy one (engines.ts). */
   engine?: RunscEngine;
   createdAt: string;
@@ -101,6 +102,7 @@ async function captureLocked(st: DriverState, id: string, snapshotId: string, co
       netns: !!meta.netnsPath,
       statxShim: meta.statxShim,
       sudo: meta.sudo,
+      engineCpus: meta.engineCpus,
       ...(meta.engine ? { engine: meta.engine } : {}),
       createdAt: new Date().toISOString(),
     };
@@ -141,9 +143,18 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         thawed,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), st.layers.upper(id), st.layers.work(id), sp.rootfs)),
-        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, !!sm.statxShim, !!sm.sudo)),
+        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, { shim: !!sm.statxShim, sudo: !!sm.sudo, engineCpus: sm.engineCpus })),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(forked, id), baseSnapshot: snapshotId, subvolId, net, statxShim: sm.statxShim, sudo: sm.sudo, ...(sm.engine ? { engine: sm.engine } : {}) });
+      await writeMeta(sp.meta, {
+        ...metaOf(forked, id),
+        baseSnapshot: snapshotId,
+        subvolId,
+        net,
+        statxShim: sm.statxShim,
+        sudo: sm.sudo,
+        engineCpus: sm.engineCpus,
+        ...(sm.engine ? { engine: sm.engine } : {}),
+      });
       const runsc = runscOf(st, sm);
       await start(st, id, runsc, id, forked.resources.memoryMib, () => runsc.restore(id, sp.dir, snap.image, sp.log, !!spec.netnsPath));
     } catch (err) {

@@ -43,13 +43,15 @@ export interface ConfigInput {
   idBase?: number;
   /** A sysfs mounted for the sandbox's network namespace, bound at /sys instead of mounting one. */
   sysfs?: string;
+  /** How many CPUs the engine is pinned to while it boots, when not `vcpu_count` (gVisor sizes its own threads by them). */
+  engineCpus?: number;
 }
 
 /** The OCI runtime config (config.json) that crun runs a sandbox from. */
-export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, sysfs }: ConfigInput): object {
+export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, sysfs, engineCpus }: ConfigInput): object {
   const env = { ...DEFAULT_ENV, HOSTNAME: spec.hostname, ...spec.env };
   const memoryBytes = spec.resources.memoryMib * 1024 * 1024;
-  const cpus = pinnedCpus(spec.id, spec.resources.vcpuCount);
+  const cpus = pinnedCpus(spec.id, engineCpus ?? spec.resources.vcpuCount);
   const shmMib = Math.max(64, Math.floor(spec.resources.memoryMib / 2));
   const noexec = ['nosuid', 'noexec', 'nodev'];
   return {
