@@ -50,6 +50,11 @@ export const SETTINGS = {
     meaning:
       'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on; a build without systrap (the Debian 12 one, used when bootstrap could not fetch the Debian 13 one) runs ptrace (see [docs/drivers.md](docs/drivers.md))',
   },
+  SANDPIT_GVISOR_MIN_CPUS: {
+    default: '1',
+    meaning:
+      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). `2` took a command's round trip from 44 to 26 ms on a quiet host but doubled an idle sandbox's CPU and made the full test suite 1.5x slower (see [docs/drivers.md](docs/drivers.md))",
+  },
   SANDPIT_CHECKPOINT_COMPRESSION: {
     default: 'none',
     meaning:
@@ -140,6 +145,8 @@ export interface Config {
   runscPlatform: 'ptrace' | 'systrap';
   /** gVisor: how checkpoints store memory. */
   checkpointCompression: 'none' | 'flate-best-speed';
+  /** gVisor: the fewest CPUs a new sandbox's engine boots on. */
+  gvisorMinCpus: number;
   /** Container driver: host id of sandbox root (unset: the driver's default). */
   containerIdBase?: number;
   bootstrapApiKey?: string;
@@ -315,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     runsc: str(env, 'SANDPIT_RUNSC'),
     runscPlatform,
     checkpointCompression,
+    gvisorMinCpus: Math.max(1, int(env, 'SANDPIT_GVISOR_MIN_CPUS', 64)),
     containerIdBase: str(env, 'SANDPIT_CONTAINER_ID_BASE') === undefined ? undefined : int(env, 'SANDPIT_CONTAINER_ID_BASE', 2 ** 32 - 2 * 65536),
     bootstrapApiKey: str(env, 'SANDPIT_BOOTSTRAP_API_KEY'),
     logLevel: str(env, 'SANDPIT_LOG_LEVEL')!,

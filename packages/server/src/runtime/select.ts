@@ -42,6 +42,7 @@ function driverOptions(config: Config, log: Logger) {
     runsc: config.runsc,
     runscPlatform: config.runscPlatform,
     checkpointCompression: config.checkpointCompression,
+    minEngineCpus: config.gvisorMinCpus,
   };
 }
 

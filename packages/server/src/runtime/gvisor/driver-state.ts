@@ -23,6 +23,8 @@ export interface GvisorDriverOptions {
   runscPlatform?: RunscPlatform;
   /** How checkpoints store memory, on builds that can choose (default none). */
   checkpointCompression?: CheckpointCompression;
+  /** The fewest CPUs a new sandbox's engine boots on (default 1: vcpu_count), see launch.ts. */
+  minEngineCpus?: number;
 }
 
 /** What the parts of the gVisor driver (lifecycle, checkpoints, snapshots) share: one per driver. */

@@ -28,17 +28,15 @@ const REAL_SUDO_IN_SANDBOX = '/.sandpit/sudo';
 const SUDO_SHIM_IN_SANDBOX = '/.sandpit/sudo-shim.so';
 const SUDO_SHIM_FILE = 'sandpit-sudo.so';
 /**
- * runsc sets the sentry's GOMAXPROCS to the CPUs it boots on: on one, the sentry's own goroutines and
- * every task share one thread, and a command's round trip takes about twice as long
- * (docs/drivers.md). So it boots on at least two; the CFS quota still holds the sandbox to
- * vcpu_count CPUs of time, and what runs inside is shown vcpu_count (the agent's affinity, and
- * /proc/cpuinfo and /sys/devices/system/cpu/online bound over, as under crun).
+ * The CPUs a new sandbox's engine boots on. runsc sets the sentry's GOMAXPROCS to them: on one, the
+ * sentry's own goroutines and every task share one thread. With more (`minEngineCpus`) a command's
+ * round trip takes about half as long on a quiet host, at more CPU per sandbox (docs/drivers.md); the
+ * CFS quota still holds the sandbox to vcpu_count CPUs of time, and what runs inside is shown
+ * vcpu_count (the agent's affinity, and /proc/cpuinfo and /sys/devices/system/cpu/online bound over,
+ * as under crun).
  */
-const ENGINE_MIN_CPUS = 2;
-
-/** The CPUs a new sandbox's engine boots on. */
-export function engineCpusFor(vcpuCount: number): number {
-  return Math.max(ENGINE_MIN_CPUS, vcpuCount);
+export function engineCpusFor(st: DriverState, vcpuCount: number): number {
+  return Math.max(st.opts.minEngineCpus ?? 1, vcpuCount);
 }
 
 /** What a run mounts and starts besides its spec, as recorded in its meta: a restore must have exactly what the checkpoint had. */

@@ -24,7 +24,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
       const engine = st.engines.default;
       const shim = !!st.shim && needsStatxShim(engine);
       const sudo = !!(await templateSudo(spec)) && !!(await sudoShim(st));
-      const engineCpus = engineCpusFor(spec.resources.vcpuCount);
+      const engineCpus = engineCpusFor(st, spec.resources.vcpuCount);
       const { ready, capped } = st.layers.acquire(spec.id, spec.resources.diskMib);
       const layer = ready.then(() => writeSandboxEtc(st.layers.upper(spec.id), spec, undefined));
       const mounted = Promise.all([layer, mkdir(sp.rootfs)]).then(() => mountOverlay(lowerDirs(spec), st.layers.upper(spec.id), st.layers.work(spec.id), sp.rootfs));

@@ -13,8 +13,8 @@ import type { FileService } from './files.ts';
 
 /** Files the platform writes into every sandbox's layer (its names, resolver, the egress CA's mount point): not the sandbox's changes. */
 const PLATFORM_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf', '/usr/local/share/ca-certificates/sandpit-egress-ca.crt']);
-/** Mount points the engines make in the layer for what they bind in. */
-const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit'];
+/** Mount points the engines make in the layer for what they bind in; /proc and /sys are always mounted over. */
+const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit', '/proc', '/sys'];
 /** Files larger than this are not diffed (the diff is built in memory). */
 const DIFF_MAX = 4 * 1024 * 1024;
 /** A listing's later pages (asked with a cursor) within this long of its first come from the first's walk, not a new one. */
