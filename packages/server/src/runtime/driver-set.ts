@@ -41,6 +41,12 @@ export class DriverSet implements RuntimeDriver {
     return this.primary.moves;
   }
 
+  /** The primary's: it makes every pre-started sandbox. */
+  get attachVolumes(): RuntimeDriver['attachVolumes'] {
+    const attach = this.primary.attachVolumes;
+    return attach && ((id, mounts) => attach.call(this.primary, id, mounts));
+  }
+
   /** Engine names whose sandboxes this set manages (reconciliation covers all of them). */
   serves(name: string): boolean {
     return this.#all.some((d) => d.name === name);

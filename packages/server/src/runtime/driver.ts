@@ -85,6 +85,11 @@ export interface RuntimeDriver {
   agentSocket(id: string): string;
   /** Host directory holding the sandbox's own writes (its overlay upper dir); template builds copy it into a layer. */
   upperDir(id: string): string;
+  /**
+   * Present when the engine can mount volumes into a running sandbox (crun). Absent (gVisor): a
+   * sandbox gets its volumes only when it boots, so a create with volumes takes no pre-started one.
+   */
+  attachVolumes?(id: string, mounts: readonly BindMount[]): Promise<void>;
   /** Present when the engine can show a sandbox's layer with its base (to list its changes); undefined when it holds none. */
   writableLayer?(id: string): Promise<WritableLayer | undefined>;
   /**

@@ -1,14 +1,15 @@
-import { closeSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec, type WritableLayer } from '../driver.ts';
+import { type BindMount, checkId, checkSpec, type EngineState, type EngineStats, type RuntimeDriver, type SandboxSpec, type WritableLayer } from '../driver.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { Crun } from './crun.ts';
 import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/host-checks.ts';
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
-import { bindVolumes } from '../host/volume-binds.ts';
+import { bindVolumes, volumeTree } from '../host/volume-binds.ts';
+import { runCommand } from '../host/run-command.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
@@ -39,6 +40,8 @@ export interface ContainerDriverOptions {
   idBase?: number;
 }
 
+/** Built next to the agent (packages/agent): attaches a volume inside a running container. */
+const MOUNT_INTO_FILE = 'sandpit-mount-into';
 const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
 
 /**
@@ -196,6 +199,34 @@ export class ContainerDriver implements RuntimeDriver {
       userns.then(closeSync, () => undefined);
       this.layers.replenishSoon();
     }
+  }
+
+  /**
+   * Mounts volumes into a running sandbox (a pre-started one a create took). Its root is private to
+   * the container's mount namespace, so the host makes each volume's idmapped mount and a helper
+   * that enters the namespace attaches it there (packages/agent/mount-into.c).
+   */
+  attachVolumes(id: string, mounts: readonly BindMount[]): Promise<void> {
+    checkId(id);
+    return this.mutex.run(id, async () => {
+      const base = this.ids.baseOf(id);
+      if (base === undefined) throw new Error(`sandbox ${id} has no id range`);
+      const pid = (await readFile(sandboxPaths(this.paths, id).pidFile, 'utf8')).trim();
+      // The container's own namespace maps the same ids as the one its root was mounted with.
+      const userns = openSync(`/proc/${pid}/ns/user`, constants.O_RDONLY);
+      try {
+        for (const m of [...mounts].sort((a, b) => a.destination.length - b.destination.length)) {
+          const tree = volumeTree(m, userns);
+          try {
+            await runCommand(join(dirname(this.opts.agentBinary), MOUNT_INTO_FILE), [pid, m.destination, String(base)], { fds: [tree] });
+          } finally {
+            closeSync(tree);
+          }
+        }
+      } finally {
+        closeSync(userns);
+      }
+    });
   }
 
   pause(id: string): Promise<void> {

@@ -100,6 +100,11 @@ export class IdRanges {
   release(id: string): void {
     this.#held.delete(id);
   }
+
+  /** The base of the range a sandbox holds. */
+  baseOf(id: string): number | undefined {
+    return this.#held.get(id);
+  }
 }
 
 function idmappedTree(dir: string, userns: number): number {

@@ -34,16 +34,26 @@ export async function bindVolumes(userns: number, rootfs: string, sandboxRoot: n
   const volumes = mounts.filter((m) => m.volume).sort((a, b) => a.destination.length - b.destination.length);
   for (const m of volumes) {
     const target = await mountPoint(rootfs, m.destination, sandboxRoot);
-    const fd = openTree(AT_FDCWD, m.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-    if (fd < 0) throw new Error(`open_tree ${m.source}: ${strerror(koffi.errno())}`);
+    const fd = volumeTree(m, userns);
     try {
-      const attr = { attr_set: MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0), attr_clr: 0, propagation: 0, userns_fd: userns };
-      if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) throw new Error(`idmapping volume ${m.source}: ${strerror(koffi.errno())}`);
       if (moveMount(fd, '', AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) !== 0) throw new Error(`mounting a volume at ${m.destination}: ${strerror(koffi.errno())}`);
     } finally {
       closeSync(fd);
     }
   }
+}
+
+/** The volume of `m` as a detached mount, idmapped through `userns`, nosuid, nodev and read-only when asked; the caller closes it. */
+export function volumeTree(m: BindMount, userns: number): number {
+  const fd = openTree(AT_FDCWD, m.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (fd < 0) throw new Error(`open_tree ${m.source}: ${strerror(koffi.errno())}`);
+  const attr = { attr_set: MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0), attr_clr: 0, propagation: 0, userns_fd: userns };
+  if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
+    const msg = strerror(koffi.errno());
+    closeSync(fd);
+    throw new Error(`idmapping volume ${m.source}: ${msg}`);
+  }
+  return fd;
 }
 
 /** `dest` under `rootfs`, its missing directories made (owned by sandbox root), refusing any symlink or non-directory on the way. */

@@ -26,10 +26,10 @@ export interface LaunchDeps {
   captures?: TemplateCaptures;
 }
 
-/** A pre-started sandbox of the template, given the caller's network rules and env. */
+/** A pre-started sandbox of the template, given the caller's volumes, network rules and env. */
 export async function personalizeWarm(deps: LaunchDeps, l: Launch): Promise<void> {
-  // Nothing of another owner is in it: pool sandboxes are fresh and never handed out twice.
-  l.engineHolds = true;
+  const volumes = l.spec.mounts?.filter((m) => m.volume) ?? [];
+  if (volumes.length > 0) await deps.driver.attachVolumes!(l.id, volumes);
   if (l.network) await deps.network?.update(l.id, l.network);
   if (Object.keys(l.env).length > 0) await giveSandboxEnv(await deps.agents.get(l.id), l.env);
 }

@@ -116,16 +116,19 @@ export class SandboxService {
     const claim = await this.#claimActiveSlot(p.teamId);
     let started: (() => void) | undefined;
     try {
-      // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh one.
-      const warm = fork || Object.keys(secrets).length > 0 || wantsVolumes(body) ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
+      // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh
+      // one, and volumes one unless the engine can mount them into it running.
+      const boots = fork || Object.keys(secrets).length > 0 || (wantsVolumes(body) && !driver.attachVolumes);
+      const warm = boots ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
       // Cold starts queue for the host: a burst then completes in arrival order instead of all at its end.
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await inSpan('sandbox.network_setup', async () => this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets }));
       const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template);
-      const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: false };
+      // Nothing of another owner is in a pre-started sandbox (pool sandboxes are fresh and never handed out twice); a failed create destroys it.
+      const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: warm !== undefined };
       try {
-        if (!warm) launch.spec.mounts = [...(launch.spec.mounts ?? []), ...(await volumeMounts(this.deps.volumes, p.teamId, id, body, [...template.layers, template.rootfs]))];
+        launch.spec.mounts = [...(launch.spec.mounts ?? []), ...(await volumeMounts(this.deps.volumes, p.teamId, id, body, [...template.layers, template.rootfs]))];
         const how = warm ? 'warm' : fork ? 'fork' : capture ? 'capture' : 'boot';
         await inSpan(
           'sandbox.start',
