@@ -53,7 +53,7 @@ export const SETTINGS = {
   SANDPIT_GVISOR_MIN_CPUS: {
     default: '1',
     meaning:
-      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). `2` took a command's round trip from 44 to 26 ms on a quiet host but doubled an idle sandbox's CPU and made the full test suite 1.5x slower (see [docs/drivers.md](docs/drivers.md))",
+      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). `2` took a command's round trip from 44 to 26 ms on a quiet host but doubled an idle sandbox's CPU and made the full test suite 1.2x slower (see [docs/drivers.md](docs/drivers.md))",
   },
   SANDPIT_CHECKPOINT_COMPRESSION: {
     default: 'none',
