@@ -8,7 +8,7 @@ import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/h
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
-import { bindVolumes, volumeTree } from '../host/volume-binds.ts';
+import { bindVolumes, volumesOuterFirst, volumeTree } from '../host/volume-binds.ts';
 import { runCommand } from '../host/run-command.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
@@ -215,7 +215,7 @@ export class ContainerDriver implements RuntimeDriver {
       // The container's own namespace maps the same ids as the one its root was mounted with.
       const userns = openSync(`/proc/${pid}/ns/user`, constants.O_RDONLY);
       try {
-        for (const m of [...mounts].sort((a, b) => a.destination.length - b.destination.length)) {
+        for (const m of volumesOuterFirst(mounts)) {
           const tree = volumeTree(m, userns);
           try {
             await runCommand(join(dirname(this.opts.agentBinary), MOUNT_INTO_FILE), [pid, m.destination, String(base)], { fds: [tree] });

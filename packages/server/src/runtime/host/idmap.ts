@@ -107,10 +107,11 @@ export class IdRanges {
   }
 }
 
-function idmappedTree(dir: string, userns: number): number {
+/** `dir` as a detached mount (an open_tree clone) idmapped through `userns`, with the mount attributes `attrs` too; the caller closes it. */
+export function idmappedTree(dir: string, userns: number, attrs = 0): number {
   const fd = openTree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   if (fd < 0) throw new Error(`open_tree ${dir}: ${strerror(koffi.errno())}`);
-  const attr = { attr_set: MOUNT_ATTR_IDMAP, attr_clr: 0, propagation: 0, userns_fd: userns };
+  const attr = { attr_set: MOUNT_ATTR_IDMAP | attrs, attr_clr: 0, propagation: 0, userns_fd: userns };
   if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
     const msg = strerror(koffi.errno());
     closeSync(fd);

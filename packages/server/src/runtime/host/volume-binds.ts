@@ -3,21 +3,15 @@ import { chown, lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import koffi from 'koffi';
 import type { BindMount } from '../driver.ts';
+import { idmappedTree } from './idmap.ts';
 import { libc } from './libc.ts';
 
 const AT_FDCWD = -100;
-const AT_EMPTY_PATH = 0x1000;
-const OPEN_TREE_CLONE = 1;
-const OPEN_TREE_CLOEXEC = 0o2000000;
 const MOVE_MOUNT_F_EMPTY_PATH = 0x4;
 const MOUNT_ATTR_RDONLY = 0x1;
 const MOUNT_ATTR_NOSUID = 0x2;
 const MOUNT_ATTR_NODEV = 0x4;
-const MOUNT_ATTR_IDMAP = 0x100000;
 
-koffi.struct('volume_mount_attr', { attr_set: 'uint64', attr_clr: 'uint64', propagation: 'uint64', userns_fd: 'uint64' });
-const openTree = libc.func('int open_tree(int dfd, const char *path, unsigned int flags)');
-const mountSetattr = libc.func('int mount_setattr(int dfd, const char *path, unsigned int flags, volume_mount_attr *attr, size_t size)');
 const moveMount = libc.func('int move_mount(int from_dfd, const char *from_path, int to_dfd, const char *to_path, unsigned int flags)');
 const strerror = libc.func('const char *strerror(int errnum)');
 
@@ -30,9 +24,7 @@ const strerror = libc.func('const char *strerror(int errnum)');
  * none can appear meanwhile): a path through one is refused, never resolved on the host.
  */
 export async function bindVolumes(userns: number, rootfs: string, sandboxRoot: number, mounts: readonly BindMount[]): Promise<void> {
-  // Outer paths first, so a volume mounted inside another lands in it.
-  const volumes = mounts.filter((m) => m.volume).sort((a, b) => a.destination.length - b.destination.length);
-  for (const m of volumes) {
+  for (const m of volumesOuterFirst(mounts)) {
     const target = await mountPoint(rootfs, m.destination, sandboxRoot);
     const fd = volumeTree(m, userns);
     try {
@@ -43,17 +35,14 @@ export async function bindVolumes(userns: number, rootfs: string, sandboxRoot: n
   }
 }
 
+/** The volume mounts among `mounts`, outer paths first, so a volume mounted inside another lands in it. */
+export function volumesOuterFirst(mounts: readonly BindMount[]): BindMount[] {
+  return mounts.filter((m) => m.volume).sort((a, b) => a.destination.length - b.destination.length);
+}
+
 /** The volume of `m` as a detached mount, idmapped through `userns`, nosuid, nodev and read-only when asked; the caller closes it. */
 export function volumeTree(m: BindMount, userns: number): number {
-  const fd = openTree(AT_FDCWD, m.source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-  if (fd < 0) throw new Error(`open_tree ${m.source}: ${strerror(koffi.errno())}`);
-  const attr = { attr_set: MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0), attr_clr: 0, propagation: 0, userns_fd: userns };
-  if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
-    const msg = strerror(koffi.errno());
-    closeSync(fd);
-    throw new Error(`idmapping volume ${m.source}: ${msg}`);
-  }
-  return fd;
+  return idmappedTree(m.source, userns, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0));
 }
 
 /** `dest` under `rootfs`, its missing directories made (owned by sandbox root), refusing any symlink or non-directory on the way. */
