@@ -19,6 +19,13 @@ async function exec(api: Api, id: string, command: string): Promise<{ stdout: st
   return res.body;
 }
 
+/** Deletes what a test server still holds (sandboxes, then the volumes they mounted), then stops it. */
+async function removeAll(api: Api, srv: ServerProcess | undefined): Promise<void> {
+  for (const sb of (await api.get('/sandboxes?limit=1000')).body.sandboxes ?? []) await api.del(`/sandboxes/${sb.id}`);
+  for (const v of (await api.get('/volumes?limit=1000')).body.volumes ?? []) await api.del(`/volumes/${v.id}`);
+  await srv?.stop();
+}
+
 for (const driver of (process.env.VOLUME_TEST_DRIVERS ?? 'container,gvisor').split(',')) {
   describe(`volumes on the ${driver} driver`, () => {
     let srv: ServerProcess;
@@ -27,11 +34,7 @@ for (const driver of (process.env.VOLUME_TEST_DRIVERS ?? 'container,gvisor').spl
       srv = await ServerProcess.start({ SANDPIT_DRIVER: driver, SANDPIT_MAX_VOLUMES: '3' });
       api = new Api(srv.url, srv.key);
     });
-    after(async () => {
-      for (const sb of (await api.get('/sandboxes?limit=1000')).body.sandboxes ?? []) await api.del(`/sandboxes/${sb.id}`);
-      for (const v of (await api.get('/volumes?limit=1000')).body.volumes ?? []) await api.del(`/volumes/${v.id}`);
-      await srv?.stop();
-    });
+    after(() => removeAll(api, srv));
 
     test('create, get by id and name, list in pages, grow, bad input, another team', async () => {
       const made = await api.post('/volumes', { name: 'data', size_mib: 64 });
@@ -184,11 +187,7 @@ describe('volumes mounted into a pre-started crun sandbox', () => {
     srv = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_WARM_POOL: '1' });
     api = new Api(srv.url, srv.key);
   });
-  after(async () => {
-    for (const sb of (await api.get('/sandboxes?limit=1000')).body.sandboxes ?? []) await api.del(`/sandboxes/${sb.id}`);
-    for (const v of (await api.get('/volumes?limit=1000')).body.volumes ?? []) await api.del(`/volumes/${v.id}`);
-    await srv?.stop();
-  });
+  after(() => removeAll(api, srv));
 
   /** Waits for the pool's sandbox, and answers the engine's sandboxes then (the pooled one among them). */
   async function pooled(): Promise<Set<string>> {
