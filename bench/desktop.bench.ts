@@ -2,11 +2,14 @@
  * A computer-use agent's loop on platform/desktop through a real server on gVisor: a 1280x800
  * screenshot, a click until a screenshot shows its change, and create -> first screenshot (restored from
  * the template's capture, which the first create asks for). Next to
- * them, in the same run: the raw engine (`runsc run /bin/true`) and scrot alone inside the sandbox
- * (what a screenshot costs before Sandpit carries it). Prints medians; asserts nothing.
+ * them, in the same run: the raw engine (`runsc run /bin/true`), and inside the sandbox the agent's
+ * PNG of the framebuffer file alone (what the API's screenshot runs) and scrot alone (what it ran
+ * before, still its fallback). Prints medians; asserts nothing.
  * Run: ./sandpit bench bench/desktop.bench.ts (BENCH_RUNS, default 10).
  */
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
+import { AGENT_PATH } from '../packages/server/src/runtime/host/oci-config.ts';
+import { framebufferArgv } from '../packages/server/src/services/desktop/desktop-commands.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { Sandbox, SandpitClient } from '../packages/sdk/src/index.ts';
@@ -51,20 +54,25 @@ try {
     await sb.desktop.screenshot();
     const shots: number[] = [];
     const inside: number[] = [];
+    const framebuffer: number[] = [];
+    const alone = async (cmd: string) => Number((await sb.exec(`a=$(date +%s%N); ${cmd}; b=$(date +%s%N); echo $(( (b - a) / 1000 ))`)).stdout.trim()) / 1000;
     for (let i = 0; i < N; i++) {
       shots.push(await timeIt(() => sb.desktop.screenshot()));
-      const out = await sb.exec('a=$(date +%s%N); scrot -o -z -q 10 /tmp/b.png; b=$(date +%s%N); echo $(( (b - a) / 1000 ))');
-      inside.push(Number(out.stdout.trim()) / 1000);
+      inside.push(await alone('scrot -o -z -q 10 /tmp/b.png'));
+      framebuffer.push(await alone(`${framebufferArgv(AGENT_PATH, undefined).join(' ')} > /tmp/f.png`));
     }
     // A right click on the desktop opens its menu; the figure ends when a screenshot differs from before.
     const clicks: number[] = [];
     for (let i = 0; i < N; i++) {
       await sb.desktop.key('Escape');
+      // The pointer is drawn in the screenshot: it goes there first, so only the menu changes the region.
+      await sb.desktop.moveMouse(600, 380);
       const before = Buffer.from(await sb.desktop.screenshot({ region: { x: 600, y: 380, width: 200, height: 200 } }));
       clicks.push(
         await timeIt(async () => {
           await sb.desktop.rightClick({ x: 600, y: 380 });
-          for (;;) {
+          for (const end = Date.now() + 30_000; ; ) {
+            if (Date.now() > end) throw new Error('no screenshot showed the menu of a right click within 30 s');
             const now = Buffer.from(await sb.desktop.screenshot({ region: { x: 600, y: 380, width: 200, height: 200 } }));
             if (!now.equals(before)) return;
           }
@@ -75,12 +83,13 @@ try {
     console.log(`desktop on gVisor, n=${N}, load ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
     report('raw: runsc run /bin/true', raw);
     report('scrot alone, inside the sandbox', inside);
+    report("the agent's PNG of the framebuffer alone, inside the sandbox", framebuffer);
     report('screenshot 1280x800 (API, PNG)', shots, '150 ms');
     ratio('screenshot / raw runsc run', shots, raw);
     report('click -> changed screenshot', clicks, '250 ms');
     report('create -> first screenshot (restored from the capture)', firstShot, '2000 ms warm');
     console.log(`the first create (booted, template already built): ${boot.toFixed(0)} ms`);
-    console.log(`screenshot overhead over scrot: ${(median(shots) - median(inside)).toFixed(1)} ms`);
+    console.log(`screenshot overhead over the framebuffer's PNG alone: ${(median(shots) - median(framebuffer)).toFixed(1)} ms`);
   } finally {
     await sb.kill();
   }

@@ -24,6 +24,8 @@ ensure_packages() {
   command -v ip >/dev/null || missing+=(iproute2)
   command -v gcc >/dev/null || missing+=(gcc)
   [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(libc6-dev)
+  # The agent compresses desktop screenshots itself (static zlib).
+  [ -e /usr/lib/x86_64-linux-gnu/libz.a ] || missing+=(zlib1g-dev)
   # The container driver keeps sandbox disks as btrfs subvolumes with qgroup limits.
   command -v btrfs >/dev/null || missing+=(btrfs-progs)
   command -v npm >/dev/null || missing+=(npm)

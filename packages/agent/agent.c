@@ -14,6 +14,7 @@
  *   user.c      account lookup
  *   oom-guard.c the out-of-memory guard thread
  *   sudo.c      sudo where set-user-ID programs do not work (gVisor), through the agent
+ *   screenshot.c --screenshot: a PNG of an Xvfb framebuffer (run as a command, not by the loop)
  */
 #define _GNU_SOURCE
 #include "agent.h"
@@ -42,6 +43,7 @@
 #include "oom-guard.h"
 #include "procs.h"
 #include "proto.h"
+#include "screenshot.h"
 #include "sudo.h"
 #include "wire.h"
 
@@ -269,7 +271,7 @@ static void limit_cpus(int n) {
 }
 
 static void usage(void) {
-  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard] [--sudo REAL_SUDO SHIM] [--cpus N]\n", stderr);
+  fputs("usage: sandpit-agent --listen PATH | --connect PATH [--oom-guard] [--sudo REAL_SUDO SHIM] [--cpus N]\n       sandpit-agent --screenshot FILE [X Y W H]\n", stderr);
   exit(2);
 }
 
@@ -277,6 +279,7 @@ int main(int argc, char **argv) {
   /* Mounted over /usr/bin/sudo where set-user-ID programs do not work (sudo.h). */
   const char *self = strrchr(argv[0], '/');
   if (!strcmp(self ? self + 1 : argv[0], "sudo")) return sudo_client_main(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "--screenshot")) return screenshot_main(argc, argv);
   if (argc < 3) usage();
   if (!strcmp(argv[1], "--listen")) connect_mode = 0;
   else if (!strcmp(argv[1], "--connect")) connect_mode = 1;

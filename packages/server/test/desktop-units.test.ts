@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { DesktopService } from '../src/services/desktop/desktop.ts';
-import { actionArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv, screenshotPipedArgv } from '../src/services/desktop/desktop-commands.ts';
+import { actionArgv, FRAMEBUFFER, framebufferArgv, parseGeometry, parseMouseLocation, queryRegion, screenshotArgv, screenshotPipedArgv } from '../src/services/desktop/desktop-commands.ts';
 import { ViewTokens } from '../src/services/networking/view-tokens.ts';
 
 const SB = '0b9ad3c2-7f60-4a53-9d43-6c1e2f1f2a10';
@@ -29,6 +29,8 @@ test('actions become one xdotool argv, with text passed as one argument', () => 
 });
 
 test('screenshot regions and parsers', () => {
+  assert.deepEqual(framebufferArgv('/agent', { x: 1, y: 2, width: 3, height: 4 }), ['/agent', '--screenshot', FRAMEBUFFER, '1', '2', '3', '4']);
+  assert.deepEqual(framebufferArgv('/agent', undefined), ['/agent', '--screenshot', FRAMEBUFFER]);
   assert.deepEqual(screenshotArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-3), ['-a', '1,2,3,4', '/dev/stdout']);
   assert.deepEqual(screenshotPipedArgv({ x: 1, y: 2, width: 3, height: 4 }).slice(-2), ['-a', '1,2,3,4']);
   assert.deepEqual(queryRegion({ x: '1', y: '2', width: '3', height: '4' }), { x: 1, y: 2, width: 3, height: 4 });
@@ -44,6 +46,7 @@ test('screenshot regions and parsers', () => {
 function scriptedDesktop(answer: (argv: string[]) => { code: number; out?: string; err?: string }) {
   const ran: string[][] = [];
   const exec = {
+    agentPath: '/.sandpit/agent',
     async open(_rec: unknown, body: { command: string; args?: string[] }) {
       const argv = [body.command, ...(body.args ?? [])];
       ran.push(argv);
@@ -62,21 +65,30 @@ function scriptedDesktop(answer: (argv: string[]) => { code: number; out?: strin
   return { desktop, ran };
 }
 
-test("a screenshot falls back to scrot behind a pipe of its own when the agent's pipe refuses it (an older agent)", async () => {
-  const older = scriptedDesktop((argv) => (argv[0] === 'scrot' ? { code: 2, err: 'Saving to file /dev/stdout failed' } : { code: 0, out: 'PNG' }));
+const NO_FRAMEBUFFER = { code: 69, err: 'no framebuffer at /dev/shm/sandpit-display-0/Xvfb_screen0' };
+const name = (argv: string[]) => (argv[1] === '--screenshot' ? 'framebuffer' : argv[0]);
+
+test("a screenshot is read from the display's framebuffer file, and only without one asks the X server", async () => {
+  const fb = scriptedDesktop((argv) => (argv[1] === '--screenshot' ? { code: 0, out: 'FB' } : { code: 0, out: 'SCROT' }));
+  assert.equal((await fb.desktop.screenshot({} as never, SB, {})).toString(), 'FB');
+  assert.deepEqual(fb.ran.map(name), ['framebuffer'], 'one process, no scrot');
+  const outside = scriptedDesktop(() => ({ code: 64, err: 'the region lies outside the 1280x800 screen' }));
+  await assert.rejects(outside.desktop.screenshot({} as never, SB, { x: '2000', y: '0', width: '10', height: '10' }), (err: Error & { status?: number }) => {
+    assert.equal(err.status, 400);
+    assert.match(err.message, /outside the 1280x800 screen/);
+    return true;
+  });
+  assert.deepEqual(outside.ran.map(name), ['framebuffer'], 'a region outside the screen is not asked again of scrot');
+});
+
+test("without a framebuffer, a screenshot falls back to scrot, behind a pipe of its own when the agent's pipe refuses it (an older agent)", async () => {
+  const older = scriptedDesktop((argv) => (argv[1] === '--screenshot' ? NO_FRAMEBUFFER : argv[0] === 'scrot' ? { code: 2, err: 'Saving to file /dev/stdout failed' } : { code: 0, out: 'PNG' }));
   assert.equal((await older.desktop.screenshot({} as never, SB, {})).toString(), 'PNG');
-  assert.deepEqual(
-    older.ran.map((a) => a[0]),
-    ['scrot', '/bin/bash'],
-  );
-  const current = scriptedDesktop(() => ({ code: 0, out: 'PNG' }));
+  assert.deepEqual(older.ran.map(name), ['framebuffer', 'scrot', '/bin/bash']);
+  const current = scriptedDesktop((argv) => (argv[1] === '--screenshot' ? NO_FRAMEBUFFER : { code: 0, out: 'PNG' }));
   await current.desktop.screenshot({} as never, SB, {});
-  assert.deepEqual(
-    current.ran.map((a) => a[0]),
-    ['scrot'],
-    "one process when the pipe is the user's",
-  );
-  const none = scriptedDesktop(() => ({ code: 127 }));
+  assert.deepEqual(current.ran.map(name), ['framebuffer', 'scrot'], "one scrot process when the pipe is the user's");
+  const none = scriptedDesktop((argv) => (argv[1] === '--screenshot' ? NO_FRAMEBUFFER : { code: 127 }));
   await assert.rejects(none.desktop.screenshot({} as never, SB, {}), /no desktop/);
-  assert.equal(none.ran.length, 1, 'no desktop is final');
+  assert.deepEqual(none.ran.map(name), ['framebuffer', 'scrot'], 'no desktop is final');
 });

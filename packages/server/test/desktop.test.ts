@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { Sandbox, SandpitClient } from '../../sdk/src/index.ts';
 import { FIRST_USE_MS, firstUse } from './helpers/first-use.ts';
+import { colours, pngPixels } from './helpers/png-pixels.ts';
 import { ServerProcess } from './helpers/server-process.ts';
 
 /**
@@ -71,6 +72,40 @@ test('screenshots: a PNG of the whole 1280x800 screen, or of a region', async ()
       .end();
   });
   assert.equal(partial, 400);
+});
+
+test('a screenshot shows the screen as drawn, read from the framebuffer file or, without it, from the X server', async () => {
+  const script = 'wm title . magenta; wm geometry . 220x140+300+200; . configure -background #ff00ff';
+  await sh(`printf '%s\\n' '${script}' > /tmp/magenta.tcl && setsid -f wish /tmp/magenta.tcl >/dev/null 2>&1`);
+  const w = await until(async () => (await sh("xdotool search --onlyvisible --name '^magenta$' 2>/dev/null | head -1")) || undefined, 'window magenta');
+  await sbx.desktop.moveMouse(1279, 799);
+  const geo = await sh(`xdotool getwindowgeometry --shell ${w}`);
+  const at = (k: string) => Number(new RegExp(`${k}=(\\d+)`).exec(geo)![1]);
+  const region = { x: at('X') + 20, y: at('Y') + 20, width: 60, height: 40 };
+  const shown = async () => {
+    const px = pngPixels(await sbx.desktop.screenshot({ region }));
+    assert.deepEqual([px.width, px.height], [60, 40]);
+    return [...colours(px)];
+  };
+  await until(async () => ((await shown()).join() === '255,0,255' ? true : undefined), 'the window drawn in magenta');
+  const fb = '/dev/shm/sandpit-display-0/Xvfb_screen0';
+  assert.equal(await sh(`test -f ${fb} && echo yes`), 'yes', "platform/desktop's display keeps its screen as a file");
+  await sh(`mv ${fb} ${fb}.aside`);
+  try {
+    assert.deepEqual(await shown(), ['255,0,255'], 'the same through scrot');
+  } finally {
+    await sh(`mv ${fb}.aside ${fb}`);
+  }
+  await sh(`xdotool windowkill ${w}`);
+});
+
+test('a screenshot of a region outside the screen is refused, and one overlapping its edge is clipped', async () => {
+  await assert.rejects(sbx.desktop.screenshot({ region: { x: 5000, y: 0, width: 10, height: 10 } }), (e: Error & { status?: number }) => {
+    assert.equal(e.status, 400);
+    assert.match(e.message, /outside the 1280x800 screen/);
+    return true;
+  });
+  assert.deepEqual(pngSize(await sbx.desktop.screenshot({ region: { x: 1200, y: 700, width: 200, height: 200 } })), { width: 80, height: 100 });
 });
 
 test('the mouse moves where it is told and a click focuses the window under it', async () => {

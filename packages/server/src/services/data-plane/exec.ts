@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { iso, type Clock } from '../../clock.ts';
 import type { AgentProcess, ExitInfo } from '../../runtime/agent-client.ts';
+import { AGENT_PATH } from '../../runtime/host/oci-config.ts';
 import type { ExecBody, ExecResult, StreamEvent } from '../../schemas/exec.ts';
 import type { SandboxRecord } from '../../store/sandboxes.ts';
 import { SANDBOX_HOME } from '../../templates/sandbox-user.ts';
@@ -27,6 +28,8 @@ interface Ending {
 
 /** Runs commands in a sandbox through its agent: to completion, or streamed. */
 export class ExecService {
+  /** The agent binary inside every sandbox, whose own tools (`--screenshot`) run as commands. */
+  readonly agentPath = AGENT_PATH;
   readonly sandboxes: SandboxService;
   readonly templates: TemplateCatalog;
   readonly clock: Clock;

@@ -34,8 +34,23 @@ export function actionArgv(a: DesktopAction): string[] {
   }
 }
 
+/** Where platform/desktop's Xvfb keeps display :0's screen as a file (`-fbdir`), in the sandbox's memory. */
+export const FRAMEBUFFER = '/dev/shm/sandpit-display-0/Xvfb_screen0';
+
+/** What the agent's screenshot exits with when the region lies outside the screen (its message on stderr). */
+export const REGION_OUTSIDE_EXIT = 64;
+
 /**
- * Writes a PNG of the screen (or a region) to stdout: scrot opens /dev/stdout, the pipe the agent gave
+ * Writes a PNG of the screen (or a region) to stdout from Xvfb's framebuffer file, compressed by the
+ * agent binary itself (packages/agent/screenshot.c): one small static process, no X round trip.
+ */
+export function framebufferArgv(agentPath: string, r: Region | undefined): string[] {
+  return [agentPath, '--screenshot', FRAMEBUFFER, ...(r ? [r.x, r.y, r.width, r.height].map(String) : [])];
+}
+
+/**
+ * Asks the X server (a display started without a framebuffer file, such as one E2B's Desktop SDK
+ * starts itself). Writes a PNG of the screen (or a region) to stdout: scrot opens /dev/stdout, the pipe the agent gave
  * the process, which is the user's own (one process; a shell and `| cat` around it cost ~230 ms more
  * under gVisor).
  */
