@@ -9,7 +9,7 @@ import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
 import { bindVolumes, volumesOuterFirst, volumeTree } from '../host/volume-binds.ts';
-import { runCommand } from '../host/run-command.ts';
+import { runQuiet } from '../host/posix-spawn.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
@@ -218,7 +218,7 @@ export class ContainerDriver implements RuntimeDriver {
         for (const m of volumesOuterFirst(mounts)) {
           const tree = volumeTree(m, userns);
           try {
-            await runCommand(join(dirname(this.opts.agentBinary), MOUNT_INTO_FILE), [pid, m.destination, String(base)], { fds: [tree] });
+            await runQuiet(join(dirname(this.opts.agentBinary), MOUNT_INTO_FILE), [pid, m.destination, String(base)], undefined, [tree]);
           } finally {
             closeSync(tree);
           }

@@ -38,6 +38,8 @@ export interface SpawnOptions {
   errPath?: string;
   /** Told the child's pid once it runs. */
   onSpawn?: (pid: number) => void;
+  /** Descriptors the child gets as its fds 3, 4, ... (each must be above 2, or already where it goes). */
+  fds?: readonly number[];
 }
 
 /** Runs `file` with stdin read from `stdinPath` and stdout+stderr appended to `outPath`; resolves with its exit code. */
@@ -56,6 +58,7 @@ export async function spawnWithFiles(file: string, args: readonly string[], stdi
     faAddOpen(fa, 1, outPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
     if (opts.errPath) faAddOpen(fa, 2, opts.errPath, O_WRONLY | O_CREAT | O_APPEND, 0o644);
     else faAddDup2(fa, 1, 2);
+    for (const [i, fd] of (opts.fds ?? []).entries()) faAddDup2(fa, fd, 3 + i);
     const env = Object.entries(process.env).map(([k, v]) => `${k}=${v}`);
     // On a pool thread: posix_spawn returns only once the child has exec'd, which takes tens of ms on
     // a busy host, and on the main thread that stalled every request (docs/host-timings.md).
@@ -100,9 +103,12 @@ async function sweepDeadTempFiles(): Promise<void> {
   }
 }
 
-/** Runs a command whose output matters only when it fails; `stdin` is fed from a temporary file. */
-export async function runQuiet(file: string, args: readonly string[], stdin?: string): Promise<void> {
-  await runWithTempFiles(file, args, stdin, false);
+/**
+ * Runs a command whose output matters only when it fails; `stdin` is fed from a temporary file,
+ * `fds` become its fds 3, 4, ...
+ */
+export async function runQuiet(file: string, args: readonly string[], stdin?: string, fds?: readonly number[]): Promise<void> {
+  await runWithTempFiles(file, args, stdin, false, fds);
 }
 
 /**
@@ -114,14 +120,14 @@ export function runCaptured(file: string, args: readonly string[], stdin?: strin
 }
 
 /** Output is read back when `keep` asks for it or the command failed (for the error). */
-async function runWithTempFiles(file: string, args: readonly string[], stdin: string | undefined, keep: boolean): Promise<{ stdout: string; stderr: string }> {
+async function runWithTempFiles(file: string, args: readonly string[], stdin: string | undefined, keep: boolean, fds?: readonly number[]): Promise<{ stdout: string; stderr: string }> {
   if (!swept) void sweepDeadTempFiles();
   const base = join(tmpdir(), `sandpit-cmd-${process.pid}-${seq++}`);
   const inPath = stdin === undefined ? '/dev/null' : `${base}.in`;
   const [outPath, errPath] = [`${base}.out`, `${base}.err`];
   try {
     if (stdin !== undefined) await writeFile(inPath, stdin, { mode: 0o600 });
-    const code = await spawnWithFiles(file, args, inPath, outPath, { errPath });
+    const code = await spawnWithFiles(file, args, inPath, outPath, { errPath, fds });
     if (code === 0 && !keep) return { stdout: '', stderr: '' };
     const [stdout = '', stderr = ''] = await Promise.all([outPath, errPath].map((p) => readFile(p, 'utf8').catch(() => '')));
     if (code !== 0) {

@@ -12,15 +12,13 @@ export interface RunOptions {
   onLine?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Descriptors the child gets as its fds 3, 4, ... */
-  fds?: number[];
 }
 
 /** Runs a program without a shell; rejects with its stderr when it exits non-zero. */
 export function runCommand(file: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(opts.fds ?? [])],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       env: opts.env,
       cwd: opts.cwd,
     });
