@@ -23,6 +23,9 @@ const HIDE_PROC_SYS_NET = 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"
  * (the agent dials the host), and either netstack on the sandbox's namespace
  * or loopback only. run, restore and checkpoint must see the same flags.
  */
+/** runsc's state file of a container: `<id>_sandbox:<id>.state`. */
+const STATE_FILE = /^(.+)_sandbox:\1\.state$/;
+
 export class Runsc {
   readonly root: string;
   readonly binary: string;
@@ -83,6 +86,9 @@ export class Runsc {
 
   /** `runsc state`, except that an exited sandbox process its parent has not reaped yet is stopped (20240729 says running until it is reaped). */
   async state(id: string): Promise<RunscState | undefined> {
+    // Most sandboxes of a large host are paused, their runs deleted: a restart asks this of each, and
+    // a runsc process per sandbox was most of its start-up (about 20 ms each).
+    if (!(await this.#mayKnow(id))) return undefined;
     try {
       const { stdout } = await runCaptured(this.binary, ['--root', this.root, 'state', id]);
       const s = JSON.parse(stdout) as RunscState;
@@ -91,6 +97,19 @@ export class Runsc {
       if (/does not exist|no such file|not found/i.test((err as Error).message)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Whether runsc may have a container `id`: false only when its state root is read, every state file
+   * in it has the layout both builds in use write (`<id>_sandbox:<id>.state`, as `sandboxPid` reads),
+   * and none is this one's. Anything else (no root yet, an unknown layout) leaves the answer to runsc.
+   */
+  async #mayKnow(id: string): Promise<boolean> {
+    const names = await readdir(this.root).catch(() => undefined);
+    if (!names) return true;
+    const states = names.filter((n) => n.endsWith('.state'));
+    if (states.some((n) => !STATE_FILE.test(n))) return true;
+    return states.includes(`${id}_sandbox:${id}.state`);
   }
 
   /**
