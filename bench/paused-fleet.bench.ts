@@ -5,6 +5,10 @@
  * prints host memory before / at peak / all paused, the runsc processes left while paused, disk
  * per sandbox, create / pause / resume medians, whether a random sample continued where it was
  * paused, and what is left after deleting all. Prints; asserts nothing.
+ * Issue 27 item 4, with the fleet paused: BENCH_ACTIVE (default a tenth of the fleet, at most 100) more
+ * sandboxes stay active while a command loop runs `true` in them; meanwhile the list is timed (first
+ * page, every page), the sample's resumes are timed against resumes on the same host before the fleet
+ * existed, and the server is killed and started again on the same data directory (its start-up time).
  * Run: BENCH_SANDBOXES=1000 node bench/paused-fleet.bench.ts (about 11 minutes on 2 cores; `./sandpit bench` runs 50 unless BENCH_SANDBOXES is set).
  * BENCH_PARALLEL (default 4) requests at a time; BENCH_RESUME_SAMPLE (default 20) sandboxes resumed.
  */
@@ -21,6 +25,9 @@ const run = promisify(execFile);
 const N = Number(process.env.BENCH_SANDBOXES ?? 1000);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 4);
 const SAMPLE = Math.min(N, Number(process.env.BENCH_RESUME_SAMPLE ?? 20));
+const ACTIVE = Number(process.env.BENCH_ACTIVE ?? Math.min(100, Math.round(N / 10)));
+/** Resumes timed on the host before the fleet exists: what a resume at the fleet's size is compared with. */
+const EMPTY_RESUMES = 5;
 const MEMORY_CGROUPS = '/sys/fs/cgroup/memory/sandpit';
 
 /**
@@ -107,7 +114,7 @@ async function disk(dataDir: string): Promise<{ host: number; images: number; st
   await run('sync', ['-f', layers]).catch(() => undefined);
   await run('sync', [join(dataDir, 'gvisor', 'layers.img')]).catch(() => undefined);
   // -x on the data dir skips the mounted store (counted as its image file's blocks); inside the store, layers are subvolumes (other st_dev), so no -x.
-  const [host, images, store] = await Promise.all([duBytes(dataDir, true), duBytes(join(layers, '.checkpoints'), false), duBytes(layers, false)]);
+  const [host, images, store] = await Promise.all([duBytes(dataDir, true), duBytes(join(dataDir, 'gvisor', 'checkpoints'), false), duBytes(layers, false)]);
   return { host, images, store };
 }
 
@@ -157,6 +164,44 @@ async function pool(n: number, fn: (i: number) => Promise<void>): Promise<void> 
   if (err) throw err.reason;
 }
 
+/** `true` in each sandbox in turn, `PARALLEL` at a time, until stopped: the active part of the fleet at work. */
+class CommandLoop {
+  readonly latency: number[] = [];
+  readonly failures: string[] = [];
+  #stopped = false;
+  #workers: Promise<void>[] = [];
+
+  start(ids: string[], exec: (id: string) => Promise<unknown>): void {
+    let next = 0;
+    this.#workers = Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
+      while (!this.#stopped) {
+        const id = ids[next++ % ids.length]!;
+        try {
+          this.latency.push(await timeIt(() => exec(id)));
+        } catch (err) {
+          this.failures.push(`${id}: ${(err as Error).message}`);
+        }
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.all(this.#workers);
+  }
+}
+
+/** Every sandbox of the list, walked 1000 a page. */
+async function countAll(api: Api): Promise<number> {
+  let n = 0;
+  for (let cursor: string | undefined; ; ) {
+    const page = (await api.get(`/sandboxes?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+    n += page.sandboxes.length;
+    cursor = page.next_cursor ?? undefined;
+    if (!cursor) return n;
+  }
+}
+
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const line = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`);
 
@@ -193,6 +238,17 @@ async function main(): Promise<void> {
     const fdsBefore = await openFds(srv.child?.pid);
     const rssBefore = await rssMiB(srv.child?.pid);
     const diskBefore = await disk(dataDir);
+
+    const resumeEmpty: number[] = [];
+    for (let i = 0; i < EMPTY_RESUMES; i++) {
+      const id = (await call('post', '/sandboxes', {})).id as string;
+      await exec(id, seed(-1 - i));
+      await call('post', `/sandboxes/${id}/pause`);
+      // As in the sample below: the saved run is gone before the resume.
+      await sleep(3000);
+      resumeEmpty.push(await timeIt(() => call('post', `/sandboxes/${id}/resume`)));
+      await call('del', `/sandboxes/${id}`);
+    }
 
     const ids: string[] = new Array(N);
     const at = new Map<string, Probe>();
@@ -259,6 +315,19 @@ async function main(): Promise<void> {
     const listed = (await api.get('/sandboxes?limit=1000&status=paused')).body.sandboxes.length as number;
     const diskPaused = await disk(dataDir);
 
+    // The active part: more sandboxes, left running, with a command loop in them from here to the restart.
+    const activeIds: string[] = new Array(ACTIVE);
+    await pool(ACTIVE, async (i) => {
+      activeIds[i] = (await call('post', '/sandboxes', {})).id;
+    });
+    const loop = new CommandLoop();
+    loop.start(activeIds, (id) => exec(id, 'true'));
+    const listFirst: number[] = [];
+    const listAll: number[] = [];
+    let listedAll = 0;
+    for (let i = 0; i < 10; i++) listFirst.push(await timeIt(() => api.get('/sandboxes?limit=100')));
+    for (let i = 0; i < 3; i++) listAll.push(await timeIt(async () => (listedAll = await countAll(api))));
+
     // A random sample: resume, read, and read again a moment later (the counter must have moved on).
     const pausedIds = ids.filter((id) => !lost.some((m) => m.includes(id)));
     const sample = [...pausedIds].sort(() => Math.random() - 0.5).slice(0, SAMPLE);
@@ -278,6 +347,18 @@ async function main(): Promise<void> {
       if (!ok) failures.push(`${id}: paused at ${JSON.stringify(a)}, after resume ${JSON.stringify(b)}, 2.5 s later ${JSON.stringify(c)}`);
     }
 
+    await loop.stop();
+    // The service's start-up with the whole fleet in its store: killed (no shutdown path), started on the same data dir.
+    await srv.kill9();
+    const restart = await timeIt(() => srv.launch());
+    const afterRestart = {
+      listed: await countAll(api),
+      activeAnswers: (await Promise.all(activeIds.slice(0, 10).map((id) => exec(id, 'echo ok').catch(() => '')))).filter((o) => o.trim() === 'ok').length,
+    };
+    await pool(ACTIVE, async (i) => {
+      await call('del', `/sandboxes/${activeIds[i]}`);
+    });
+
     // Running and paused sandboxes are torn down differently (runsc delete waits for the sentry): timed apart.
     const delResumed: number[] = [];
     for (const id of sample) delResumed.push(await timeIt(() => call('del', `/sandboxes/${id}`)));
@@ -286,17 +367,20 @@ async function main(): Promise<void> {
     await pool(rest.length, async (i) => {
       del.push(await timeIt(() => call('del', `/sandboxes/${rest[i]}`)));
     });
-    const left = {
+    const leftNow = async () => ({
       runsc: (await runscContainers()).length,
       processes: (await engineProcesses(dataDir)).length,
       cgroups: (await cgroupMiB(ours)).groups,
       sandboxDirs: (await readdir(join(dataDir, 'gvisor', 'sandboxes'))).length,
-      checkpoints: (await readdir(join(dataDir, 'gvisor', 'layers', '.checkpoints'))).length,
+      checkpoints: (await readdir(join(dataDir, 'gvisor', 'checkpoints')).catch(() => [])).length,
       layers: (await readdir(join(dataDir, 'gvisor', 'layers'))).filter((n) => !n.startsWith('.')).length,
       // Veths of sandboxes carry their id in the alias; spares (SANDPIT_NET_WARM) carry none.
       assignedVeths: (await run('ip', ['-j', 'link', 'show'], { maxBuffer: 64 << 20 })).stdout.split(`"sandpit:${installation}:`).length - 1,
       namespaces: await ourNamespaces(installation),
-    };
+    });
+    // A delete answers before the engine's teardown ends (issue 22): wait for the teardowns.
+    let left = await leftNow();
+    for (const end = Date.now() + 300_000; left.runsc + left.processes + left.sandboxDirs > 0 && Date.now() < end; left = await leftNow()) await sleep(1000);
     const diskDeleted = await disk(dataDir);
 
     const perSandbox = (bytes: number) => mib(bytes / N);
@@ -306,6 +390,16 @@ async function main(): Promise<void> {
     report('first exec (seed the state)', firstExec);
     report('pause (runsc checkpoint)', pause);
     report('resume (runsc restore), random sample', resume);
+    report('resume on the same host before the fleet', resumeEmpty);
+    line('resume at this size / before the fleet', `${(median(resume) / median(resumeEmpty)).toFixed(2)}x (target at most 2x)`);
+    report(`list, first page of 100 (${N} paused, ${ACTIVE} active)`, listFirst);
+    report(`list, every page of 1000 (${listedAll} sandboxes)`, listAll);
+    report(`exec true in ${ACTIVE} active sandboxes, ${PARALLEL} at a time`, loop.latency);
+    line('  command loop failures', `${loop.failures.length} of ${loop.latency.length + loop.failures.length}${loop.failures.length ? `\n  ${loop.failures.slice(0, 5).join('\n  ')}` : ''}`);
+    line(
+      'service start-up after a kill, same data dir',
+      `${(restart / 1000).toFixed(1)} s with ${N} paused and ${ACTIVE} active (target at most 30 s); then ${afterRestart.listed} listed, ${afterRestart.activeAnswers}/${Math.min(10, ACTIVE)} active answered`,
+    );
     report('first exec after resume', resumeExec);
     if (del.length > 0) report('delete (paused)', del);
     report('delete (resumed, running)', delResumed);
