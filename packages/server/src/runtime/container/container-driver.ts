@@ -20,7 +20,7 @@ import { driverPaths, sandboxPaths, type DriverPaths } from './paths.ts';
 import { writeSandboxEtc } from '../host/sandbox-files.ts';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import { waitForSocket } from './wait-socket.ts';
-import { isAlive } from '../host/pids.ts';
+import { isAlive, readPidFile } from '../host/pids.ts';
 import type { LayeredSandboxMeta } from '../host/sandbox-meta.ts';
 
 export interface ContainerDriverOptions {
@@ -189,7 +189,7 @@ export class ContainerDriver implements RuntimeDriver {
         idBase: base,
         createdAt: new Date().toISOString(),
       };
-      const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
+      const pid = await readPidFile(sp.pidFile);
       await Promise.all([writeFile(sp.meta, JSON.stringify(meta)), waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid))]);
     } catch (err) {
       const log = (await readFile(sp.log, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n');
@@ -211,7 +211,7 @@ export class ContainerDriver implements RuntimeDriver {
     return this.mutex.run(id, async () => {
       const base = this.ids.baseOf(id);
       if (base === undefined) throw new Error(`sandbox ${id} has no id range`);
-      const pid = (await readFile(sandboxPaths(this.paths, id).pidFile, 'utf8')).trim();
+      const pid = String(await readPidFile(sandboxPaths(this.paths, id).pidFile));
       // The container's own namespace maps the same ids as the one its root was mounted with.
       const userns = openSync(`/proc/${pid}/ns/user`, constants.O_RDONLY);
       try {
@@ -280,7 +280,7 @@ export class ContainerDriver implements RuntimeDriver {
     await rm(sp.socket, { force: true });
     try {
       await this.crun.runDetached(id, sp.bundle, sp.pidFile, sp.log);
-      const pid = Number((await readFile(sp.pidFile, 'utf8')).trim());
+      const pid = await readPidFile(sp.pidFile);
       await waitForSocket(sp.socket, this.opts.readyTimeoutMs ?? 10_000, () => !pid || isAlive(pid));
     } catch (err) {
       await this.endProcesses(id);
@@ -338,7 +338,7 @@ export class ContainerDriver implements RuntimeDriver {
   }
 
   async health(id: string): Promise<EngineHealth> {
-    const pid = Number((await readFile(sandboxPaths(this.paths, id).pidFile, 'utf8').catch(() => '')).trim());
+    const pid = await readPidFile(sandboxPaths(this.paths, id).pidFile).catch(() => 0);
     return pidHealth(pid > 0 ? pid : undefined, this.cg().dir('memory', id));
   }
 

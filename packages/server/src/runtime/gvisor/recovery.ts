@@ -1,9 +1,9 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { Logger } from '../host/layer-store.ts';
-import { isAlive, waitForExit } from '../host/pids.ts';
+import { isAlive, readPidFile, waitForExit } from '../host/pids.ts';
 import { SAVED_EXIT_WAIT_MS } from './checkpoint.ts';
 import type { RunscEngine, RunscEngines } from './engines.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
@@ -38,7 +38,7 @@ export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
 export async function settleInterruptedCaptures(paths: GvisorPaths, engines: RunscEngines, logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
   for (const id of await subdirNames(paths.sandboxesDir)) {
     const sp = gvisorSandboxPaths(paths, id);
-    const pid = Number((await readFile(sp.checkpointPid, 'utf8').catch(() => '')).trim());
+    const pid = await readPidFile(sp.checkpointPid).catch(() => 0);
     if (pid) {
       logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
       const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;

@@ -17,15 +17,16 @@ export interface RunscState {
  */
 const HIDE_PROC_SYS_NET = 'mount -t tmpfs -o ro tmpfs /proc/sys/net && exec "$@"';
 
+/** The name of runsc's state file of a container, in both builds in use (20221219, 20240729). */
+const stateFileName = (id: string) => `${id}_sandbox:${id}.state`;
+const STATE_FILE = /^(.+)_sandbox:\1\.state$/;
+
 /**
  * One runsc binary with its state root and the flags this host needs: a
  * platform that works without kvm (kvm hangs here), host unix sockets openable
  * (the agent dials the host), and either netstack on the sandbox's namespace
  * or loopback only. run, restore and checkpoint must see the same flags.
  */
-/** runsc's state file of a container: `<id>_sandbox:<id>.state`. */
-const STATE_FILE = /^(.+)_sandbox:\1\.state$/;
-
 export class Runsc {
   readonly root: string;
   readonly binary: string;
@@ -101,7 +102,7 @@ export class Runsc {
 
   /**
    * Whether runsc may have a container `id`: false only when its state root is read, every state file
-   * in it has the layout both builds in use write (`<id>_sandbox:<id>.state`, as `sandboxPid` reads),
+   * in it has the layout both builds in use write (`stateFileName`, as `sandboxPid` reads),
    * and none is this one's. Anything else (no root yet, an unknown layout) leaves the answer to runsc.
    */
   async #mayKnow(id: string): Promise<boolean> {
@@ -109,7 +110,7 @@ export class Runsc {
     if (!names) return true;
     const states = names.filter((n) => n.endsWith('.state'));
     if (states.some((n) => !STATE_FILE.test(n))) return true;
-    return states.includes(`${id}_sandbox:${id}.state`);
+    return states.includes(stateFileName(id));
   }
 
   /**
@@ -118,7 +119,7 @@ export class Runsc {
    * the same in both builds in use (20221219, 20240729); undefined when it does not match.
    */
   async sandboxPid(id: string): Promise<number | undefined> {
-    const text = await readFile(join(this.root, `${id}_sandbox:${id}.state`), 'utf8').catch(() => '');
+    const text = await readFile(join(this.root, stateFileName(id)), 'utf8').catch(() => '');
     try {
       const pid = (JSON.parse(text) as { sandbox?: { pid?: unknown } }).sandbox?.pid;
       return typeof pid === 'number' && pid > 0 ? pid : undefined;

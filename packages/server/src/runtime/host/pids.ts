@@ -11,6 +11,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** The pid a pid file holds (0 when it is empty); rejects when the file cannot be read. */
+export async function readPidFile(path: string): Promise<number> {
+  return Number((await readFile(path, 'utf8')).trim());
+}
+
 /** Whether `pid` has exited and waits for its parent to reap it. */
 export async function isZombie(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');

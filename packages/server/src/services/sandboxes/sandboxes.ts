@@ -118,13 +118,14 @@ export class SandboxService {
     try {
       // A pre-started sandbox of the template is personalized instead of booting one; secret bindings need a fresh
       // one, and volumes one unless the engine can mount them into it running.
-      const boots = fork || Object.keys(secrets).length > 0 || (wantsVolumes(body) && !driver.attachVolumes);
+      const withVolumes = wantsVolumes(body);
+      const boots = fork || Object.keys(secrets).length > 0 || (withVolumes && !driver.attachVolumes);
       const warm = boots ? undefined : this.deps.warmPool?.take(template.id, template.versionKey);
       // Cold starts queue for the host: a burst then completes in arrival order instead of all at its end.
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await inSpan('sandbox.network_setup', async () => this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets }));
-      const capture = warm || fork || wantsVolumes(body) ? undefined : this.deps.captures?.lookup(template);
+      const capture = warm || fork || withVolumes ? undefined : this.deps.captures?.lookup(template);
       // Nothing of another owner is in a pre-started sandbox (pool sandboxes are fresh and never handed out twice); a failed create destroys it.
       const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: warm !== undefined };
       try {
