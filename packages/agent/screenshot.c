@@ -18,7 +18,6 @@
 #include "screenshot.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "files.h"
 
 enum { EX_REGION = 64, EX_NOFB = 69 };
 
@@ -40,18 +41,6 @@ enum {
 #define ZPIXMAP 2
 #define COLOR_ENTRY_BYTES 12
 
-static int write_all(const void *buf, size_t n) {
-  const uint8_t *p = buf;
-  while (n > 0) {
-    ssize_t w = write(STDOUT_FILENO, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static int write_chunk(const char type[4], const uint8_t *data, uint32_t len) {
   uint8_t head[8];
   uint32_t be = htonl(len);
@@ -60,7 +49,7 @@ static int write_chunk(const char type[4], const uint8_t *data, uint32_t len) {
   uLong crc = crc32(crc32(0, NULL, 0), (const Bytef *)type, 4);
   if (len) crc = crc32(crc, data, len);
   uint32_t crc_be = htonl((uint32_t)crc);
-  return write_all(head, 8) || (len && write_all(data, len)) || write_all(&crc_be, 4) ? -1 : 0;
+  return write_all(STDOUT_FILENO, head, 8) || (len && write_all(STDOUT_FILENO, data, len)) || write_all(STDOUT_FILENO, (const uint8_t *)&crc_be, 4) ? -1 : 0;
 }
 
 /* The bit position of a channel's lowest set bit in its mask, or -1 for a mask this does not read. */
@@ -142,7 +131,7 @@ int screenshot_main(int argc, char **argv) {
   ihdr[8] = 8; /* bits per channel */
   ihdr[9] = 2; /* RGB */
   ihdr[10] = ihdr[11] = ihdr[12] = 0;
-  if (write_all(signature, sizeof signature) || write_chunk("IHDR", ihdr, sizeof ihdr)) return fail(1, "%s", "cannot write the image");
+  if (write_all(STDOUT_FILENO, signature, sizeof signature) || write_chunk("IHDR", ihdr, sizeof ihdr)) return fail(1, "%s", "cannot write the image");
 
   static struct idat d;
   if (deflateInit(&d.z, Z_BEST_SPEED) != Z_OK) return fail(1, "%s", "compression failed");

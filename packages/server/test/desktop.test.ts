@@ -50,11 +50,15 @@ function pngSize(png: Uint8Array): { width: number; height: number } {
 const sh = async (cmd: string) => (await sbx.exec(cmd, { env: { DISPLAY: ':0' } })).stdout.trim();
 
 /**
- * Starts a Tk window titled `title` with a text entry (xterm cannot open a pty under gVisor); Return
- * writes the entry to /tmp/<title>. Returns the window id once it is shown.
+ * Starts a Tk window titled `title` (xterm cannot open a pty under gVisor), by default with a text
+ * entry, where Return writes the entry to /tmp/<title>; `body` is Tk script instead. Returns the
+ * window id once it is shown.
  */
-async function window(title: string): Promise<string> {
-  const script = `wm title . ${title}; wm geometry . 300x80; entry .e; pack .e; focus .e; bind .e <Return> {set f [open /tmp/${title} w]; puts -nonewline $f [.e get]; close $f}`;
+async function window(
+  title: string,
+  body = `wm geometry . 300x80; entry .e; pack .e; focus .e; bind .e <Return> {set f [open /tmp/${title} w]; puts -nonewline $f [.e get]; close $f}`,
+): Promise<string> {
+  const script = `wm title . ${title}; ${body}`;
   await sh(`printf '%s\\n' '${script}' > /tmp/${title}.tcl && setsid -f wish /tmp/${title}.tcl >/dev/null 2>&1`);
   return until(async () => (await sh(`xdotool search --onlyvisible --name '^${title}$' 2>/dev/null | head -1`)) || undefined, `window ${title}`);
 }
@@ -75,9 +79,7 @@ test('screenshots: a PNG of the whole 1280x800 screen, or of a region', async ()
 });
 
 test('a screenshot shows the screen as drawn, read from the framebuffer file or, without it, from the X server', async () => {
-  const script = 'wm title . magenta; wm geometry . 220x140+300+200; . configure -background #ff00ff';
-  await sh(`printf '%s\\n' '${script}' > /tmp/magenta.tcl && setsid -f wish /tmp/magenta.tcl >/dev/null 2>&1`);
-  const w = await until(async () => (await sh("xdotool search --onlyvisible --name '^magenta$' 2>/dev/null | head -1")) || undefined, 'window magenta');
+  const w = await window('magenta', 'wm geometry . 220x140+300+200; . configure -background #ff00ff');
   await sbx.desktop.moveMouse(1279, 799);
   const geo = await sh(`xdotool getwindowgeometry --shell ${w}`);
   const at = (k: string) => Number(new RegExp(`${k}=(\\d+)`).exec(geo)![1]);
