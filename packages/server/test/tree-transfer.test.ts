@@ -11,8 +11,8 @@ import { decodeSelection, encodeSelection, fetchTree, sendTree, stillMissing, tr
 
 /**
  * How snapshots and sandboxes travel between nodes: a tar stream over HTTP, sent through a FIFO and
- * fetched by curl straight into tar, its bytes hashed on both sides (BLAKE2b), the unpacked files
- * checked against the sender's manifest.
+ * fetched by curl straight into tar, its bytes hashed on both sides (BLAKE2b) unless the channel checks
+ * them (TLS), the unpacked files checked against the sender's manifest.
  */
 let dir: string;
 let src: string;
@@ -32,7 +32,7 @@ async function send(root: string, res: ServerResponse, tamper?: (chunk: Buffer) 
       })
     : res;
   try {
-    sentDigests.push(await sendTree(root, out));
+    sentDigests.push((await sendTree(root, out, { digest: true }))!);
     res.end();
   } catch {
     res.destroy();
@@ -69,7 +69,7 @@ after(async () => {
 async function fetchInto(name: string): Promise<{ dest: string; digest: string }> {
   const dest = join(dir, name);
   await mkdir(dest);
-  return { dest, digest: await fetchTree(base, { 'x-test-token': 'secret' }, dest) };
+  return { dest, digest: (await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true }))! };
 }
 
 test('a tree arrives whole: files, holes, whiteouts and trusted xattrs; the digests of the bytes sent and received agree; it matches the manifest', async () => {
@@ -90,6 +90,27 @@ test('a tree arrives whole: files, holes, whiteouts and trusted xattrs; the dige
   const sparse = await stat(join(dest, 'sparse'));
   assert.equal(sparse.size, 64 << 20);
   assert.ok(sparse.blocks * 512 < 1 << 20, 'the hole stays a hole');
+});
+
+test('without a digest (a copy over TLS, whose channel checks it), the tree arrives whole straight into tar and a cut transfer still fails', async () => {
+  handle = async (res) => {
+    res.writeHead(200, { 'content-type': 'application/x-tar' });
+    assert.equal(await sendTree(src, res, { digest: false }), undefined);
+    res.end();
+  };
+  const dest = join(dir, 'undigested');
+  await mkdir(dest);
+  assert.equal(await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: false }), undefined);
+  await verifyTree(dest, await treeManifest(src));
+  assert.ok((await readFile(join(dest, 'big'))).equals(await readFile(join(src, 'big'))));
+  assert.ok((await stat(join(dest, 'upper', 'gone'))).isCharacterDevice());
+  handle = async (res) => {
+    res.writeHead(200, { 'content-type': 'application/x-tar' });
+    res.write(Buffer.alloc(1 << 20, 1));
+    res.destroy();
+  };
+  await mkdir(join(dir, 'undigested-cut'));
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, join(dir, 'undigested-cut'), { digest: false }), /failed \(exit code/);
 });
 
 test('bytes changed on the way give another digest; a changed, missing or extra file fails the manifest check', async () => {
@@ -127,7 +148,7 @@ test('a transfer cut short fails the fetch; so does a tree the sender cannot rea
   await assert.rejects(fetchInto('cut'), /failed \(exit code/);
   handle = (res) => send(join(dir, 'absent'), res);
   await assert.rejects(fetchInto('unreadable'), /failed \(exit code/);
-  await assert.rejects(fetchTree(base, { 'x-test-token': 'wrong' }, dir), /401/);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'wrong' }, dir, { digest: true }), /401/);
 });
 
 test('a copy cut short resumes: the sender sends only the files the receiver lacks (with every directory and device node), and the tree arrives whole', async () => {
@@ -161,11 +182,11 @@ test('a copy cut short resumes: the sender sends only the files the receiver lac
       },
     });
     cutting.on('error', () => undefined);
-    await sendTree(tree, cutting).catch(() => undefined);
+    await sendTree(tree, cutting, { digest: true }).catch(() => undefined);
   };
   const dest = join(dir, 'resumed');
   await mkdir(dest);
-  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, dest), /failed \(exit code/);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true }), /failed \(exit code/);
   const missing = await stillMissing(dest, manifest);
   assert.ok(missing.includes(false) && missing.includes(true), `some files whole, some not: ${JSON.stringify(missing)}`);
 
@@ -182,10 +203,10 @@ test('a copy cut short resumes: the sender sends only the files the receiver lac
         res.write(chunk, cb);
       },
     });
-    sentDigests.push(await sendTree(tree, counted, decodeSelection(body.select, body.files)));
+    sentDigests.push((await sendTree(tree, counted, { digest: true, select: decodeSelection(body.select, body.files) }))!);
     res.end();
   };
-  const digest = await fetchTree(base, { 'x-test-token': 'secret' }, dest, [], { select: encodeSelection(missing), files: missing.length });
+  const digest = await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true, body: { select: encodeSelection(missing), files: missing.length } });
   assert.equal(digest, sentDigests.at(-1), "the resumed attempt's bytes are checked by their own digest");
   const whole = missing.filter((m) => !m).length;
   assert.ok(resumedBytes < (5 - whole) * (1 << 20) + (512 << 10), `only what was missing was sent again (${resumedBytes} bytes)`);

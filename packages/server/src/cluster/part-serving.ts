@@ -1,3 +1,4 @@
+import type { TLSSocket } from 'node:tls';
 import { type Static, Type } from 'typebox';
 import { badRequest, notFound } from '../errors.ts';
 import type { FastifyReply } from 'fastify';
@@ -10,8 +11,9 @@ const KEEP_MS = 10 * 60_000;
 const sent = new Map<string, { digest: Promise<string>; at: number }>();
 
 /**
- * Sends directory `root` as one part of a move or a snapshot shipping (a tar stream), and remembers
- * the digest of the bytes sent under `transfer` for the receiver to check its copy against (partDigest).
+ * Sends directory `root` as one part of a move or a snapshot shipping (a tar stream). On a plain
+ * channel it remembers the digest of the bytes sent under `transfer` for the receiver to check its copy
+ * against (partDigest); over TLS the channel authenticates every record, and no digest is taken.
  * With `resume` (a POST: the receiver's copy was cut), only the files it still lacks.
  * A tar that fails cuts the answer, so the receiver's fetch fails too.
  */
@@ -25,14 +27,15 @@ export async function servePart(reply: FastifyReply, root: string, transfer: str
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'application/x-tar' });
-  const digest = sendTree(root, res, select);
-  if (transfer !== undefined) {
+  const digest = (res.socket as TLSSocket | null)?.encrypted !== true;
+  const sending = sendTree(root, res, { digest, select });
+  if (transfer !== undefined && digest) {
     const now = Date.now();
     for (const [k, v] of sent) if (now - v.at > KEEP_MS) sent.delete(k);
-    sent.set(transfer, { digest, at: now });
+    sent.set(transfer, { digest: sending as Promise<string>, at: now });
   }
   try {
-    await digest;
+    await sending;
     res.end();
   } catch {
     res.destroy();

@@ -5,6 +5,7 @@ import { mkdtemp, open, readdir, lstat, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { growPipe } from './host/pipe-size.ts';
 import { runCaptured } from './host/posix-spawn.ts';
 
 /** A regular file of a tree: its path relative to the root, its size and its modification time (whole seconds). */
@@ -92,14 +93,16 @@ const TAR_KEEP = ['--numeric-owner', '--xattrs', '--xattrs-include=*', '--sparse
 const CHUNK = 1 << 20;
 
 /**
- * Writes `root` as a tar stream to `out` and answers the BLAKE2b-512 digest of exactly the bytes sent (one pass:
- * hashed here as they go out). tar writes into a FIFO that this process reads into two reused buffers,
- * so the bytes cross Node without an allocation per chunk and no other process stands in the way.
+ * Writes `root` as a tar stream to `out`; with `digest`, answers the BLAKE2b-512 digest of exactly the bytes
+ * sent (one pass: hashed here as they go out). A copy over TLS needs none: every record is authenticated by
+ * the channel's AEAD, checked as it arrives. tar writes into a FIFO of 1 MiB that this process reads into two
+ * reused buffers, so the bytes cross Node without an allocation per chunk and no other process stands in the way.
  * With `select` (over the tree's manifest, in its order; a resumed copy), only the regular files
  * selected go, with every directory, link and device node again (tar sets a directory's attributes last).
  * Rejects when tar fails; the caller then cuts `out`, and the receiver never takes a cut archive for a whole one.
  */
-export async function sendTree(root: string, out: Writable, select?: boolean[]): Promise<string> {
+export async function sendTree(root: string, out: Writable, opts: { digest: boolean; select?: boolean[] }): Promise<string | undefined> {
+  const { select } = opts;
   return withFifo(async (fifo) => {
     const names = select && (await selectedNames(root, select));
     let list: string[] = ['.'];
@@ -120,7 +123,8 @@ export async function sendTree(root: string, out: Writable, select?: boolean[]):
       ),
     );
     const fh = await open(fifo, 'r');
-    const hash = createHash('blake2b512');
+    growPipe(fh.fd, CHUNK);
+    const hash = opts.digest ? createHash('blake2b512') : undefined;
     try {
       const bufs = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
       const pending: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
@@ -129,7 +133,7 @@ export async function sendTree(root: string, out: Writable, select?: boolean[]):
         const { bytesRead } = await fh.read(bufs[i]!, 0, CHUNK, null);
         if (bytesRead === 0) break;
         const chunk = bufs[i]!.subarray(0, bytesRead);
-        hash.update(chunk);
+        hash?.update(chunk);
         pending[i] = writeOut(out, chunk);
         pending[i]!.catch(() => undefined);
       }
@@ -141,7 +145,7 @@ export async function sendTree(root: string, out: Writable, select?: boolean[]):
       await fh.close();
     }
     await done;
-    return hash.digest('hex');
+    return hash?.digest('hex');
   });
 }
 
@@ -169,26 +173,28 @@ function writeOut(out: Writable, chunk: Buffer): Promise<void> {
 }
 
 /**
- * Fetches a tar stream (sendTree's) with curl and unpacks it into the existing directory `dest`,
- * answering the BLAKE2b-512 digest of the bytes received; the bytes never pass through Node. `headers`
- * go to curl on its standard input, not its command line, with `config` (more lines of curl's `-K`
- * format: TLS files, say). With `body`, a POST of that JSON (a resumed copy's selection). A transfer cut
- * short fails curl (the body's chunked encoding does not end) and so this.
+ * Fetches a tar stream (sendTree's) with curl and unpacks it into the existing directory `dest`; the bytes
+ * never pass through Node. With `digest`, answers the BLAKE2b-512 digest of the bytes received (curl's
+ * output goes through tee into tar and into b2sum, the cheapest hash here); over TLS the channel checks
+ * every record instead. `headers` go to curl on its standard input, not its command line, with `config`
+ * (more lines of curl's `-K` format: TLS files, say). With `body`, a POST of that JSON (a resumed copy's
+ * selection). A transfer cut short fails curl (the body's chunked encoding does not end) and so this.
  */
-export async function fetchTree(url: string, headers: Record<string, string>, dest: string, config: string[] = [], body?: unknown): Promise<string> {
+export async function fetchTree(url: string, headers: Record<string, string>, dest: string, opts: { digest: boolean; config?: string[]; body?: unknown }): Promise<string | undefined> {
   return withFifo(async (fifo) => {
-    const untar = ['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros', '-C', '"$2"', '-f', '"$3"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
-    // tar reads the FIFO in the background; curl's stream goes through tee into it and into b2sum (the cheapest hash here).
-    const script = `set -o pipefail; ${untar} & t=$!; curl -sS --fail --http1.1 -K - "$1" | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s`;
-    const lines = [...Object.entries(headers).map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"`), ...config];
-    if (body !== undefined) {
+    const untar = `${['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros'].map((a) => `'${a}'`).join(' ')} -C "$2" -f`;
+    const curl = 'curl -sS --fail --http1.1 -K - "$1"';
+    const script = opts.digest ? `set -o pipefail; ${untar} "$3" & t=$!; ${curl} | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s` : `set -o pipefail; ${curl} | ${untar} -`;
+    const lines = [...Object.entries(headers).map(([k, v]) => `header = "${k}: ${v.replace(/["\\]/g, '')}"`), ...(opts.config ?? [])];
+    if (opts.body !== undefined) {
       const file = `${fifo}.body`;
-      await writeFile(file, JSON.stringify(body));
+      await writeFile(file, JSON.stringify(opts.body));
       lines.push('header = "content-type: application/json"', `data-binary = ${JSON.stringify(`@${file}`)}`);
     }
     const child = spawn('bash', ['-c', script, 'fetch-tree', url, dest, fifo], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.end(lines.map((l) => `${l}\n`).join(''));
-    return digestOf(await exited(child, `fetching ${url.replace(/\?.*$/, '')} into ${dest}`));
+    const out = await exited(child, `fetching ${url.replace(/\?.*$/, '')} into ${dest}`);
+    return opts.digest ? digestOf(out) : undefined;
   });
 }
 
