@@ -39,7 +39,8 @@ export interface DriverState {
   readonly channels: Map<string, AgentChannel>;
   /** Sandboxes being checkpointed: their channel must stay shut until the save is over. */
   readonly capturing: Set<string>;
-  readonly deleting: Set<Promise<void>>;
+  /** runsc containers being deleted in the background (forget), by runsc id. */
+  readonly deleting: Map<string, Promise<void>>;
   cgroups: CgroupV1 | undefined;
   nofile: number;
   /** Host paths of the statx shim and of the ld.so.preload file that loads it; undefined when the shim was not built. */
@@ -62,6 +63,6 @@ export function forget(st: DriverState, runsc: Runsc, runscId: string): void {
     .deleteForce(runscId)
     .then(() => cg(st).remove(runscId))
     .catch((err: Error) => st.logger.warn(`gvisor: deleting ${runscId}: ${err.message}`))
-    .finally(() => st.deleting.delete(done));
-  st.deleting.add(done);
+    .finally(() => st.deleting.delete(runscId));
+  st.deleting.set(runscId, done);
 }

@@ -59,7 +59,7 @@ export class GvisorDriver implements RuntimeDriver {
       mutex: new KeyedLock(),
       channels: new Map(),
       capturing: new Set(),
-      deleting: new Set(),
+      deleting: new Map(),
       cgroups: undefined,
       nofile: 1024,
       shim: undefined,
@@ -99,7 +99,7 @@ export class GvisorDriver implements RuntimeDriver {
 
   async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.st.layers.close();
-    await Promise.all(this.st.deleting);
+    await Promise.all(this.st.deleting.values());
     for (const ch of this.st.channels.values()) await ch.close(0);
     this.st.channels.clear();
     if (!opts.release) return;

@@ -54,6 +54,12 @@ export async function destroyLocked(st: DriverState, id: string): Promise<void> 
   // Every state root: the meta naming the build may be gone after a crash.
   for (const runsc of st.engines.all()) {
     for (const rid of (await runsc.list()).filter((r) => sandboxOf(r) === id)) {
+      // A run its pause left to delete in the background: a second kill and delete would only wait on the first.
+      const deleting = st.deleting.get(rid);
+      if (deleting) {
+        await deleting;
+        if (!(await runsc.list()).includes(rid)) continue;
+      }
       await runsc.kill(rid);
       await runsc.deleteForce(rid);
       await cg(st)
