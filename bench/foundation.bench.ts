@@ -89,11 +89,11 @@ async function main() {
     await api.del(`/sandboxes/${sb.id}`);
 
     const before = await memAvailableKiB();
-    const rssBefore = await rssKiB(server.child?.pid);
+    const rssBefore = await rssKiB(server.pid);
     for (let i = 0; i < IDLE; i++) ids.push((await api.post('/sandboxes', {})).body.id);
     await new Promise((r) => setTimeout(r, 2000));
     const after = await memAvailableKiB();
-    const rssAfter = await rssKiB(server.child?.pid);
+    const rssAfter = await rssKiB(server.pid);
     let cgroupBytes = 0;
     for (const id of ids) cgroupBytes += await cgroupMemoryBytes(id.replace(/^sb-[a-z0-9]+-/, ''));
     const listed = (await api.get('/sandboxes?limit=1000')).body.sandboxes.filter((s: any) => s.status === 'active').length;

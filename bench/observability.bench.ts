@@ -157,7 +157,7 @@ try {
     // The order rotates so no configuration always follows another.
     for (let k = 0; k < configs.length; k++) {
       const c = configs[(r + k) % configs.length]!;
-      const pid = c.server.child!.pid!;
+      const pid = c.server.pid!;
       const cpu0 = cpuSeconds(pid);
       const res = await gets(c, ROUND_SECONDS);
       c.cpuUs.push(((cpuSeconds(pid) - cpu0) * 1e6) / res.requests.total);

@@ -235,8 +235,8 @@ async function main(): Promise<void> {
     console.log(`Sandpit paused-fleet benchmark (driver gvisor, ${N} sandboxes, ${PARALLEL} at a time; other work on this host counts in host numbers)\n`);
     const infoBefore = await meminfo();
     const memBefore = infoBefore.MemAvailable ?? 0;
-    const fdsBefore = await openFds(srv.child?.pid);
-    const rssBefore = await rssMiB(srv.child?.pid);
+    const fdsBefore = await openFds(srv.pid);
+    const rssBefore = await rssMiB(srv.pid);
     const diskBefore = await disk(dataDir);
 
     const resumeEmpty: number[] = [];
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
     const lost: string[] = [];
     let paused = 0;
     const t0 = performance.now();
-    peak.start(ours, srv.child?.pid);
+    peak.start(ours, srv.pid);
     await pool(N, async (i) => {
       let id = '';
       create.push(await timeIt(async () => (id = (await call('post', '/sandboxes', {})).id)));
@@ -307,8 +307,8 @@ async function main(): Promise<void> {
     await sleep(2000);
     const infoPaused = await meminfo();
     const memPaused = infoPaused.MemAvailable ?? 0;
-    const rssPaused = await rssMiB(srv.child?.pid);
-    const fdsPaused = await openFds(srv.child?.pid);
+    const rssPaused = await rssMiB(srv.pid);
+    const fdsPaused = await openFds(srv.pid);
     const netnsPaused = await ourNamespaces(installation);
     const cgPaused = await cgroupMiB(ours);
     const runscLeft = await runscContainers();

@@ -34,6 +34,8 @@ ensure_packages() {
   command -v umoci >/dev/null || missing+=(umoci)
   # Nodes pull sandbox and snapshot files from each other with curl straight into tar (cluster moves).
   command -v curl >/dev/null || missing+=(curl)
+  # The server runs under tini, the subreaper of the processes the engines leave running (runtime/host/reaper.ts).
+  command -v tini >/dev/null || missing+=(tini)
   apt_install "${missing[@]}"
 }
 

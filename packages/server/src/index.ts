@@ -2,6 +2,7 @@ export { loadConfig, type Config } from './config.ts';
 export { startPlatform, FIRST_KEY_FILE, type Platform, type StartOptions } from './server.ts';
 export { openDb } from './store/db.ts';
 export { teardownEngine } from './teardown.ts';
+export { dieWithReaper } from './runtime/host/reaper.ts';
 export { TeamStore } from './store/teams.ts';
 export { AuthService } from './services/access/auth.ts';
 export { GateService } from './services/access/gates.ts';

@@ -103,6 +103,21 @@ for (const driver of ['container', 'gvisor']) {
       assert.ok(usedNs <= wallNs * 1.1, `used ${(usedNs / 1e9).toFixed(2)} s of CPU in ${(wallNs / 1e9).toFixed(2)} s`);
     });
 
+    test("the engine's processes are reaped by the reaper the server runs under: it is their parent, and a deleted sandbox leaves no zombie", async () => {
+      const sb = (await api.post('/sandboxes', {})).body;
+      const pid = await enginePid(server.dataDir, sb.id);
+      const ppid = Number(/^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
+      assert.equal(ppid, server.child?.pid, `the engine process ${pid} was adopted by the reaper`);
+      assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+      // A zombie keeps its /proc entry until its parent reaps it.
+      let state = '';
+      for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+        state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        if (!state) break;
+      }
+      assert.equal(state, '', `process ${pid} is still there: ${state.slice(0, 80)}`);
+    });
+
     test('an engine that dies under a live sandbox is noticed within seconds: failed with a reason, operations answer 409', async () => {
       const sb = (await api.post('/sandboxes', {})).body;
       assert.equal((await api.post(`/sandboxes/${sb.id}/exec`, { command: 'true' })).body.exit_code, 0);

@@ -435,14 +435,15 @@ describe('what the chart runs with internal TLS, on the files of `sandpit cluste
 
   test('a Secret update (certificates reissued with --ca-dir) is taken up by both without a restart', async () => {
     await certs(join(work, 'certs-2'), '--ca-dir', join(work, 'certs'), '--api-host', 'sandpit-api.sandpit.svc');
-    const [apiWas, nodeWas] = [api.child!.pid, node.child!.pid];
+    const [apiWas, nodeWas] = [api.pid, node.pid];
+    assert.ok(apiWas && nodeWas, 'both servers run under their reaper');
     await mountSecret('api', join(work, 'certs-2'), 2);
     await mountSecret('node', join(work, 'certs-2'), 2);
     const want = { api: await fingerprint(join(work, 'certs-2', 'api.crt')), node: await fingerprint(join(work, 'certs-2', 'node.crt')) };
     assert.notEqual(want.node, await fingerprint(join(work, 'certs', 'node.crt')));
     await until('the API replica presents its new certificate', async () => (await presented(Number(new URL(internalUrl).port))) === want.api, 15_000);
     await until('the node presents its new certificate', async () => (await presented(node.port)) === want.node, 15_000);
-    assert.deepEqual([api.child!.pid, node.child!.pid], [apiWas, nodeWas]);
+    assert.deepEqual([api.pid, node.pid], [apiWas, nodeWas]);
     assert.match((await hook('drain')).stdout, /k8s-host-2: drain done/);
     await hook('uncordon');
     assert.equal(await nodeState(), 'ready');

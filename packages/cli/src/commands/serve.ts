@@ -14,7 +14,8 @@ export function serveCommand(): Command {
     .option('--role <role>', 'all (one host), api (an API replica) or node (runs sandboxes) (default: $SANDPIT_ROLE or all)')
     .action(async (opts: { port?: string; role?: string }) => {
       // Loaded on use so that client commands start without the server's dependencies.
-      const { FIRST_KEY_FILE, loadConfig, startPlatform } = await loadServer();
+      const { FIRST_KEY_FILE, dieWithReaper, loadConfig, startPlatform } = await loadServer();
+      dieWithReaper();
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
       if (opts.role) env.SANDPIT_ROLE = opts.role;

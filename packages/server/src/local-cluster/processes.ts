@@ -3,6 +3,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isAlive } from '../runtime/host/pids.ts';
+import { underReaper } from '../runtime/host/reaper.ts';
 
 /** A process the cluster started: its PID and start time, which together name it even after the PID is reused. */
 export interface ProcessRef {
@@ -30,12 +31,13 @@ export function running(ref: ProcessRef): boolean {
   return fields !== undefined && fields[0] !== 'Z' && fields[19] === ref.startTicks;
 }
 
-/** Starts `sandpit serve` detached (its own session, so it outlives the launcher), output appended to `log`. */
+/** Starts `sandpit serve` under the reaper, detached (its own session, so it outlives the launcher), output appended to `log`; the reference is the reaper's, which passes signals on. */
 export async function launch(env: NodeJS.ProcessEnv, log: string): Promise<ProcessRef> {
   await mkdir(dirname(log), { recursive: true });
   const fd = openSync(log, 'a');
   try {
-    const child = spawn(process.execPath, [CLI, 'serve'], { env, detached: true, stdio: ['ignore', fd, fd] });
+    const { file, args } = underReaper(process.execPath, [CLI, 'serve']);
+    const child = spawn(file, args, { env, detached: true, stdio: ['ignore', fd, fd] });
     const pid = child.pid;
     if (pid === undefined) throw new Error(`could not start sandpit serve (see ${log})`);
     child.unref();

@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { underReaper } from '../../src/runtime/host/reaper.ts';
 import { teardownEngine } from '../../src/teardown.ts';
 import { testDatabase } from './postgres.ts';
 
@@ -54,6 +56,18 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The server's own process (`child` is the reaper it runs under, as `sandpit up` starts it); undefined once it exited. */
+  get pid(): number | undefined {
+    const reaper = this.child?.pid;
+    if (reaper === undefined) return undefined;
+    try {
+      const first = readFileSync(`/proc/${reaper}/task/${reaper}/children`, 'utf8').trim().split(' ')[0];
+      return first ? Number(first) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** `dataDir`: a directory to create and use (a test's own filesystem); default a fresh temp dir. */
   static async start(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<ServerProcess> {
     const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'sandpit-test-')));
@@ -92,7 +106,8 @@ export class ServerProcess {
 
   async launch(): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, [CLI, 'serve'], {
+    const { file, args } = underReaper(process.execPath, [CLI, 'serve']);
+    const child = spawn(file, args, {
       env: {
         ...process.env,
         PORT: String(this.port),
@@ -128,7 +143,10 @@ export class ServerProcess {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill(sig);
+    // The reaper passes other signals on and exits with the server; SIGKILL goes to the server itself, so it is surely gone when the reaper is.
+    const server = sig === 'SIGKILL' ? this.pid : undefined;
+    if (server !== undefined) process.kill(server, sig);
+    else child.kill(sig);
     await exited;
     // A stop that overran its deadline exits anyway; the step it hung on is worth seeing in the test output.
     const overran = /sandpit: the stop did not finish.*/.exec(this.output);

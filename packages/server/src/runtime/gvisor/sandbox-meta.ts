@@ -32,8 +32,8 @@ export interface SandboxMeta extends LayeredSandboxMeta {
   stopped?: boolean;
   /**
    * runsc container of the current run: every restore starts a new one, so the
-   * saved one can be deleted in the background (runsc delete waits until init
-   * has reaped the exited sandbox, which takes seconds).
+   * saved one can be deleted in the background (runsc delete waits until the
+   * exited sandbox is reaped: at once under the server's reaper, seconds under some inits).
    */
   runscId: string;
 }
