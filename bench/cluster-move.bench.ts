@@ -1,6 +1,6 @@
 /**
  * Issue 12 item 5: what shipping a snapshot and moving a paused sandbox between nodes cost, next to
- * the raw copy (`tar -c | tar -x` of the same directories on the same disk) timed in the same run.
+ * the raw copy (`tar -c | tar -x` of the same directories onto the other node's filesystems) timed in the same run.
  * - fork on the snapshot's holder vs a fork placed on the other node (the holder cordoned), which fetches it first;
  * - drain of a node holding one paused sandbox (its move) vs the raw copy of its image and layer;
  * - issue 27 item 1: a live move (POST /migrate) of the same sandbox running, and of an idle base
@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,13 +32,16 @@ async function until(f: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 600 && !(await f()); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-/** The raw copy: each directory through a tar pipe into a temporary one. */
-async function rawCopy(dirs: string[]): Promise<number> {
-  const dest = await mkdtemp(join(tmpdir(), 'sandpit-bench-move-'));
+/**
+ * The raw copy: each directory through a tar pipe into a temporary one under the matching directory of
+ * `into` (the other node's, so onto the same filesystems the move writes: the btrfs layer store, the data dir).
+ */
+async function rawCopy(dirs: string[], into: string[]): Promise<number> {
+  const dests = await Promise.all(into.map((d) => mkdtemp(join(d, '.bench-raw-'))));
   try {
-    return await timeIt(() => Promise.all(dirs.map((d, i) => run('sh', ['-c', `mkdir ${dest}/${i} && tar -C ${d} -c --xattrs --sparse . | tar -C ${dest}/${i} -x --xattrs`]))));
+    return await timeIt(() => Promise.all(dirs.map((d, i) => run('sh', ['-c', `tar -C ${d} -c --xattrs --sparse . | tar -C ${dests[i]} -x --xattrs`]))));
   } finally {
-    await rm(dest, { recursive: true, force: true });
+    await Promise.all(dests.map((d) => rm(d, { recursive: true, force: true })));
   }
 }
 
@@ -152,14 +155,17 @@ try {
     };
     await forkTime(onHolder);
     const g = join(nodes.get(holder)!.dataDir, 'gvisor');
-    rawSnap.push(await rawCopy([join(g, 'layers', '.snapshots', snap.body.id), join(g, 'snapshot-images', snap.body.id)]));
+    const og = join(nodes.get(other(holder))!.dataDir, 'gvisor');
+    await mkdir(join(og, 'snapshot-images'), { recursive: true });
+    rawSnap.push(await rawCopy([join(g, 'layers', '.snapshots', snap.body.id), join(g, 'snapshot-images', snap.body.id)], [join(og, 'layers'), join(og, 'snapshot-images')]));
     await setState('cordon', holder);
     await forkTime(shipped);
     await setState('uncordon', holder);
     await api.del(`/snapshots/${snap.body.id}`);
 
     if ((await api.post(`/sandboxes/${id}/pause`)).status !== 200) throw new Error('pause failed');
-    rawMove.push(await rawCopy([join(g, 'checkpoints', bare, 'image'), join(g, 'layers', bare)]));
+    await mkdir(join(og, 'checkpoints'), { recursive: true });
+    rawMove.push(await rawCopy([join(g, 'checkpoints', bare, 'image'), join(g, 'layers', bare)], [join(og, 'checkpoints'), join(og, 'layers')]));
     moved.push(
       await timeIt(async () => {
         const a = await internal(`/internal/nodes/${holder}/drain`, 'POST');
