@@ -4,14 +4,17 @@
  * the template's capture, which the first create asks for). Next to
  * them, in the same run: the raw engine (`runsc run /bin/true`), and inside the sandbox the agent's
  * PNG of the framebuffer file alone (what the API's screenshot runs) and scrot alone (what it ran
- * before, still its fallback). Prints medians; asserts nothing.
+ * before, still its fallback). And E2B's Desktop SDK (`@e2b/desktop`, its default template) on the E2B port:
+ * its screenshot (`scrot --pointer FILE`, which the template answers from the framebuffer file, then a file
+ * read and remove), next to `/usr/bin/scrot --pointer` alone inside. Prints medians; asserts nothing.
  * Run: ./sandpit bench bench/desktop.bench.ts (BENCH_RUNS, default 10).
  */
+import { Sandbox as E2bDesktop } from '@e2b/desktop';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { AGENT_PATH } from '../packages/server/src/runtime/host/oci-config.ts';
 import { framebufferArgv } from '../packages/server/src/services/desktop/desktop-commands.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
-import { IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { freePort, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { Sandbox, SandpitClient } from '../packages/sdk/src/index.ts';
 import { rawRunscTrue } from './raw-engines.ts';
 import { median, ratio, report, timeIt } from './stats.ts';
@@ -20,7 +23,8 @@ const N = Number(process.env.BENCH_RUNS ?? 10);
 
 const rootfs = await ensureBaseTemplate(IMAGE_DIR);
 const raw = await rawRunscTrue(await defaultRunsc(), 'systrap', rootfs, N);
-const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+const e2bPort = await freePort();
+const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_E2B_PORT: String(e2bPort) });
 try {
   const client = new SandpitClient({ apiUrl: srv.url, apiKey: srv.key, timeoutMs: 1_800_000 });
   // The first create builds (or finds) the template and boots; it is not measured. It also has the
@@ -92,6 +96,34 @@ try {
     console.log(`screenshot overhead over the framebuffer's PNG alone: ${(median(shots) - median(framebuffer)).toFixed(1)} ms`);
   } finally {
     await sb.kill();
+  }
+  const e2bUrl = `http://127.0.0.1:${e2bPort}`;
+  // As the SDK's users point it elsewhere than E2B's cloud.
+  Object.assign(process.env, { E2B_API_URL: e2bUrl, E2B_SANDBOX_URL: e2bUrl, E2B_API_KEY: srv.key });
+  const sbx = await E2bDesktop.create({ timeoutMs: 1_800_000, requestTimeoutMs: 1_800_000 });
+  try {
+    await sbx.screenshot();
+    const sdk: number[] = [];
+    const sdkScrot: number[] = [];
+    const scrotAlone: number[] = [];
+    const alone = async (cmd: string) => Number((await sbx.commands.run(`a=$(date +%s%N); ${cmd}; b=$(date +%s%N); echo $(( (b - a) / 1000 ))`)).stdout.trim()) / 1000;
+    for (let i = 0; i < N; i++) {
+      sdk.push(await timeIt(() => sbx.screenshot()));
+      // The SDK's own steps with scrot itself answering: what its screenshot cost before.
+      sdkScrot.push(
+        await timeIt(async () => {
+          await sbx.commands.run('/usr/bin/scrot --pointer /tmp/e2b-shot.png');
+          await sbx.files.read('/tmp/e2b-shot.png', { format: 'bytes' });
+          await sbx.files.remove('/tmp/e2b-shot.png');
+        }),
+      );
+      scrotAlone.push(await alone('/usr/bin/scrot --pointer /tmp/e2b-scrot.png; rm -f /tmp/e2b-scrot.png'));
+    }
+    report('E2B Desktop SDK: screenshot() (scrot --pointer answered from the framebuffer, file read, remove)', sdk);
+    report('E2B Desktop SDK: the same steps with /usr/bin/scrot (before)', sdkScrot);
+    report('E2B Desktop SDK: /usr/bin/scrot --pointer alone, inside', scrotAlone);
+  } finally {
+    await sbx.kill();
   }
 } finally {
   await srv.stop();

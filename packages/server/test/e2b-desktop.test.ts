@@ -39,6 +39,28 @@ test('its default template is the desktop, with the screen it asked for running 
   assert.equal(shot.readUInt32BE(20), size.height);
 });
 
+/** The compression level a PNG's first IDAT's zlib header names (FLEVEL: 0 fastest ... 3 best). */
+function zlibLevel(png: Buffer): number {
+  for (let at = 8; at < png.length; ) {
+    const len = png.readUInt32BE(at);
+    if (png.subarray(at + 4, at + 8).toString('latin1') === 'IDAT') return png[at + 9]! >> 6;
+    at += 12 + len;
+  }
+  throw new Error('no IDAT chunk');
+}
+
+test("its screenshots (`scrot --pointer FILE`) are read from the screen's file by Sandpit's agent; other scrot calls reach scrot", async () => {
+  // The agent compresses at zlib's fastest level; scrot (imlib2) at its default.
+  assert.equal(zlibLevel(Buffer.from(await sbx.screenshot())), 0, "the SDK's screenshot came from the agent");
+  const direct = await sbx.commands.run('/usr/bin/scrot --pointer /tmp/by-scrot.png && base64 -w0 /tmp/by-scrot.png');
+  assert.notEqual(zlibLevel(Buffer.from(direct.stdout, 'base64')), 0, "scrot's own PNGs differ, so the check above can fail");
+  // A file that exists is not overwritten (scrot names another), and a JPEG is scrot's.
+  const kept = await sbx.commands.run(
+    'echo kept > /tmp/taken.png && scrot --pointer /tmp/taken.png && cat /tmp/taken.png && ls /tmp/taken_000.png && scrot --pointer /tmp/shot.jpg && head -c 3 /tmp/shot.jpg | od -An -tx1',
+  );
+  assert.equal(kept.stdout, 'kept\n/tmp/taken_000.png\n ff d8 ff\n');
+});
+
 test('mouse and keyboard: moves, clicks and typing reach an application', async () => {
   await sbx.moveMouse(200, 150);
   assert.deepEqual(await sbx.getCursorPosition(), { x: 200, y: 150 });
