@@ -100,6 +100,14 @@ try {
   report('1 GiB scp upload', scp);
   console.log(`  -> ${mbps(scp)} MB/s; scp rate is ${((median(put) / median(scp)) * 100).toFixed(0)}% of the data plane's (target >= 70%)`);
   ratio('scp time vs data-plane upload time', scp, put);
+} catch (err) {
+  // What the servers said is the only trace of a failure inside them.
+  for (const [name, s] of [
+    ['server', server],
+    ['node', cluster?.node],
+  ] as const)
+    if (s) console.error(`--- ${name}'s output, last lines:\n${s.output.split('\n').slice(-30).join('\n')}`);
+  throw err;
 } finally {
   await server.stop();
   await cluster?.stop();
