@@ -21,6 +21,11 @@ import { median, ratio, report, timeIt } from './stats.ts';
 
 const N = Number(process.env.BENCH_RUNS ?? 10);
 
+/** Milliseconds `cmd` took inside a sandbox, timed there (no round trip), through a client's way of running a command. */
+async function timedInside(run: (command: string) => Promise<{ stdout: string }>, cmd: string): Promise<number> {
+  return Number((await run(`a=$(date +%s%N); ${cmd}; b=$(date +%s%N); echo $(( (b - a) / 1000 ))`)).stdout.trim()) / 1000;
+}
+
 const rootfs = await ensureBaseTemplate(IMAGE_DIR);
 const raw = await rawRunscTrue(await defaultRunsc(), 'systrap', rootfs, N);
 const e2bPort = await freePort();
@@ -59,7 +64,7 @@ try {
     const shots: number[] = [];
     const inside: number[] = [];
     const framebuffer: number[] = [];
-    const alone = async (cmd: string) => Number((await sb.exec(`a=$(date +%s%N); ${cmd}; b=$(date +%s%N); echo $(( (b - a) / 1000 ))`)).stdout.trim()) / 1000;
+    const alone = (cmd: string) => timedInside((c) => sb.exec(c), cmd);
     for (let i = 0; i < N; i++) {
       shots.push(await timeIt(() => sb.desktop.screenshot()));
       inside.push(await alone('scrot -o -z -q 10 /tmp/b.png'));
@@ -106,7 +111,7 @@ try {
     const sdk: number[] = [];
     const sdkScrot: number[] = [];
     const scrotAlone: number[] = [];
-    const alone = async (cmd: string) => Number((await sbx.commands.run(`a=$(date +%s%N); ${cmd}; b=$(date +%s%N); echo $(( (b - a) / 1000 ))`)).stdout.trim()) / 1000;
+    const alone = (cmd: string) => timedInside((c) => sbx.commands.run(c), cmd);
     for (let i = 0; i < N; i++) {
       sdk.push(await timeIt(() => sbx.screenshot()));
       // The SDK's own steps with scrot itself answering: what its screenshot cost before.
