@@ -2,12 +2,17 @@
  * An agent's loop, per engine setting, through a real server: create -> first exec, exec round trips
  * on the control and data planes, a small file's upload and download, pause, resume, a pause keeping only
  * the disk and the boot that resumes it, delete,
- * create -> `node -v` one at a time (cold, and from the default warm pool) and in a burst; next to the raw engine (`crun run /bin/true`,
+ * create -> `node -v` one at a time (cold, and from the default warm pool) and in a burst, syscall-heavy work
+ * inside (stat() in a loop; copying and removing a tree of small files, as an install does) and the CPU an idle
+ * sandbox's engine takes; next to the raw engine (`crun run /bin/true`,
  * `runsc run /bin/true` of the same build and platform) timed in the same run. Prints medians (p95
  * where the goal names one); asserts nothing.
  * Run: ./sandpit bench bench/agent-loop.bench.ts (BENCH_RUNS, default 10; BENCH_BURST, default 100;
- * BENCH_ENGINES, default container,gvisor:systrap,gvisor:ptrace).
+ * BENCH_ENGINES, default container,gvisor:systrap,gvisor:ptrace; `@2` after a gVisor engine boots it on at
+ * least two CPUs (SANDPIT_GVISOR_MIN_CPUS); BENCH_LOAD, busy loops kept running on the host, default 0).
  */
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
@@ -19,6 +24,29 @@ const BURST = Number(process.env.BENCH_BURST ?? 100);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'container,gvisor:systrap,gvisor:ptrace').split(',');
 /** How long the warm pool is given to refill between two creates that take from it. */
 const WARM_REFILL_MS = 2000;
+const LOAD = Number(process.env.BENCH_LOAD ?? 0);
+const IDLE_SECONDS = 10;
+/** Work an agent's installs and builds are made of, timed inside one sandbox. */
+const WORK: [string, string][] = [
+  ['100,000 stat() in python3', `python3 -c 'import os\nfor _ in range(100000): os.stat("/")'`],
+  ['copy and remove the Python stdlib tree', `d=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])') && cp -a "$d" /tmp/w && rm -rf /tmp/w`],
+];
+
+/** CPU seconds (user + system) of every host process whose command line names `needle`: the engine of one sandbox. */
+async function cpuOf(needle: string): Promise<number> {
+  let ticks = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!(await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(needle)) continue;
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return ticks / 100;
+}
 
 interface Row {
   engine: string;
@@ -28,11 +56,12 @@ interface Row {
 }
 
 async function measure(engine: string, rootfs: string, runsc: string): Promise<Row> {
-  const [driver, platform] = engine.split(':') as [string, string | undefined];
+  const [setting, cpus] = engine.split('@') as [string, string | undefined];
+  const [driver, platform] = setting.split(':') as [string, string | undefined];
   const raw = driver === 'container' ? await rawCrunTrue(rootfs, N) : await rawRunscTrue(runsc, platform ?? 'systrap', rootfs, N);
+  const settings = { SANDPIT_DRIVER: driver, ...(platform ? { SANDPIT_RUNSC_PLATFORM: platform } : {}), ...(cpus ? { SANDPIT_GVISOR_MIN_CPUS: cpus } : {}) };
   const srv = await ServerProcess.start({
-    SANDPIT_DRIVER: driver,
-    ...(platform ? { SANDPIT_RUNSC_PLATFORM: platform } : {}),
+    ...settings,
     SANDPIT_RATE_LIMIT: '0',
     SANDPIT_MAX_ACTIVE_SANDBOXES: String(BURST + N + 10),
     SANDPIT_NET_WARM: '32',
@@ -102,6 +131,15 @@ async function measure(engine: string, rootfs: string, runsc: string): Promise<R
       );
       add('delete (answer)', await timeIt(() => api.del(`/sandboxes/${id}`)));
     }
+    const { id } = await create();
+    for (const [name, command] of WORK) for (let i = 0; i < 3; i++) add(name, await timeIt(() => exec(id, command)));
+    await new Promise((r) => setTimeout(r, 3000));
+    // The engine's command lines name the sandbox by its id's UUID.
+    const uuid = id.slice(-36);
+    const cpu0 = await cpuOf(uuid);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    add(`idle sandbox: engine CPU, ms per s`, ((await cpuOf(uuid)) - cpu0) * (1000 / IDLE_SECONDS));
+    await api.del(`/sandboxes/${id}`);
     for (let i = 0; i < N; i++) {
       let id = '';
       add(
@@ -137,7 +175,7 @@ async function measure(engine: string, rootfs: string, runsc: string): Promise<R
     await srv.stop();
   }
   // The product default keeps two started sandboxes; a create takes one when the pool has refilled.
-  const warm = await ServerProcess.start({ SANDPIT_DRIVER: driver, ...(platform ? { SANDPIT_RUNSC_PLATFORM: platform } : {}), SANDPIT_RATE_LIMIT: '0', SANDPIT_WARM_POOL: '2' });
+  const warm = await ServerProcess.start({ ...settings, SANDPIT_RATE_LIMIT: '0', SANDPIT_WARM_POOL: '2' });
   try {
     const wapi = new Api(warm.url, warm.key);
     for (let i = 0; i < N; i++) {
@@ -169,6 +207,12 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
   );
+  // Busy loops stand for the rest of a loaded host; they end with this process.
+  const loops = Array.from({ length: LOAD }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  process.on('exit', () => {
+    for (const loop of loops) loop.kill('SIGKILL');
+  });
+  if (LOAD > 0) console.log(`${LOAD} busy loops running on the host`);
   for (const engine of ENGINES) {
     const row = await measure(engine, rootfs, runsc);
     const rawMs = median(row.raw);
@@ -185,6 +229,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
+  for (const loop of loops) loop.kill('SIGKILL');
 }
 
 await main();

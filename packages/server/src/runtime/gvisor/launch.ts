@@ -29,8 +29,8 @@ const SUDO_SHIM_IN_SANDBOX = '/.sandpit/sudo-shim.so';
 const SUDO_SHIM_FILE = 'sandpit-sudo.so';
 /**
  * The CPUs a new sandbox's engine boots on. runsc sets the sentry's GOMAXPROCS to them: on one, the
- * sentry's own goroutines and every task share one thread. With more (`minEngineCpus`) a command's
- * round trip takes about half as long on a quiet host, at more CPU per sandbox (docs/drivers.md); the
+ * sentry's own goroutines and every task share one thread, and systrap serves each system call through
+ * two context switches instead of a spin on the other CPU (14x slower here; docs/drivers.md). The
  * CFS quota still holds the sandbox to vcpu_count CPUs of time, and what runs inside is shown
  * vcpu_count (the agent's affinity, and /proc/cpuinfo and /sys/devices/system/cpu/online bound over,
  * as under crun).
