@@ -53,7 +53,7 @@ export const SETTINGS = {
   SANDPIT_GVISOR_MIN_CPUS: {
     default: '2',
     meaning:
-      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). On one, systrap serves every system call through two context switches: `stat()` took 71 us instead of 5 and a command's round trip 41 ms instead of 21 on a quiet host, while an idle sandbox's engine used about half the CPU (see [docs/drivers.md](docs/drivers.md))",
+      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). On one, systrap serves every system call through two wake-ups: `stat()` took 79 us instead of 5 and a command's round trip 45 ms instead of 25 on a quiet host, while an idle sandbox's engine used 3.6% of a CPU instead of 5.4%, and eight sandboxes busy at once finished 1.26x sooner (see [docs/drivers.md](docs/drivers.md))",
   },
   SANDPIT_CHECKPOINT_COMPRESSION: {
     default: 'none',

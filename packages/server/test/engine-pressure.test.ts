@@ -105,6 +105,18 @@ for (const driver of ['container', 'gvisor']) {
       });
     }
 
+    test("the sandbox's engine weighs less on the CPUs than the server: under contention the platform runs first", async () => {
+      const cpuGroupOf = async (pid: number) => {
+        const line = (await readFile(`/proc/${pid}/cgroup`, 'utf8')).split('\n').find((l) => /^\d+:([^:]*,)?cpu(,[^:]*)?:/.test(l));
+        return join('/sys/fs/cgroup/cpu', line!.split(':')[2]!);
+      };
+      const engine = await cpuGroupOf(await enginePid(server.dataDir, id));
+      assert.match(engine, /^\/sys\/fs\/cgroup\/cpu\/sandpit\/[^/]+$/);
+      const sandboxes = Number(await readFile('/sys/fs/cgroup/cpu/sandpit/cpu.shares', 'utf8'));
+      const platform = Number(await readFile(join(await cpuGroupOf(server.pid!), 'cpu.shares'), 'utf8'));
+      assert.ok(sandboxes < platform, `all sandboxes together weigh ${sandboxes}, the server's group ${platform}`);
+    });
+
     test('two busy loops use at most one CPU, engine processes included', async () => {
       const cg = await hostCgroup(server.dataDir, id);
       const usage = async () => Number(await readFile(join(cg, 'cpuacct.usage'), 'utf8'));
