@@ -27,7 +27,8 @@ test('start, list, read output, stream, stdin, exit status', async () => {
   assert.ok(listed.body.processes.some((x: any) => x.id === p.id && x.running));
   const early = await until(
     () => get(`/processes/${p.id}/output`),
-    (r) => r.body.stdout === 'start\n',
+    // stdout and stderr are two pipes: one may be read before the other.
+    (r) => r.body.stdout === 'start\n' && r.body.stderr === 'err\n',
   );
   assert.deepEqual([early.body.stdout, early.body.stderr, early.body.running], ['start\n', 'err\n', true]);
   // The stream replays what was kept, then follows live.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Api, ServerProcess } from './helpers/server-process.ts';
@@ -108,4 +108,47 @@ describe('template captures on the gvisor driver', () => {
     assert.equal((await api.del(`/templates/${t.id}`)).status, 204);
     await until('the capture to be removed', async () => ((await engineSnapshots()).length === 0 ? true : undefined));
   });
+});
+
+test("a capture taken under other engine settings is taken again after a restart, and its sandboxes get today's", async () => {
+  const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_GVISOR_MIN_CPUS: '1' });
+  try {
+    const api = new Api(srv.url, srv.key);
+    const captures = () => readdir(join(srv.dataDir, 'gvisor', 'layers', '.snapshots')).catch(() => [] as string[]);
+    /** The CPU count the engine of a sandbox booted with (a restore keeps what its capture had). */
+    const engineCpus = async (sandboxId: string) => {
+      const uuid = sandboxId.replace(/^sb-[a-z0-9]+-/, '');
+      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+        const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+        if (cmd[0] === 'runsc-sandbox' && cmd.some((a) => a.includes(srv.dataDir) && a.includes(uuid))) return cmd.find((a) => a.startsWith('--cpu-num='));
+      }
+      return undefined;
+    };
+    const built = await api.post('/templates', { ...TEMPLATE, name: 'captured-settings' });
+    assert.equal(built.status, 202, JSON.stringify(built.body));
+    const id = built.body.id as string;
+    await until('the first capture', async () => ((await api.get(`/templates/${id}`)).body.captured === true ? true : undefined), 90_000);
+    const [first] = await captures();
+    const a = (await api.post('/sandboxes', { from_template: id })).body.id as string;
+    assert.equal(await engineCpus(a), '--cpu-num=1');
+    assert.equal((await api.del(`/sandboxes/${a}`)).status, 204);
+
+    await srv.kill9();
+    srv.env.SANDPIT_GVISOR_MIN_CPUS = '2';
+    await srv.launch();
+    await until(
+      'a new capture',
+      async () => {
+        const files = await captures();
+        return (await api.get(`/templates/${id}`)).body.captured === true && files.length === 1 && files[0] !== first ? true : undefined;
+      },
+      90_000,
+    );
+    const b = (await api.post('/sandboxes', { from_template: id })).body.id as string;
+    assert.equal(await engineCpus(b), '--cpu-num=2');
+    const r = await exec(api, b, 'curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8000/; echo; nproc');
+    assert.equal(r.stdout, '200\n1\n', r.stderr);
+  } finally {
+    await srv.stop();
+  }
 });

@@ -130,6 +130,11 @@ export class CaptureRefused extends Error {
 /** A snapshot as the engine holds it on disk. */
 export interface SnapshotFiles {
   sizeBytes: number;
+  /**
+   * Taken under engine settings other than a new sandbox would get now (another engine build,
+   * platform or CPU count): its forks keep the old ones, so a template capture of it is taken again.
+   */
+  stale?: boolean;
 }
 
 /** Memory+disk snapshots: captured from a sandbox, kept on disk, and started as new sandboxes. */

@@ -5,7 +5,7 @@ import { checkId, checkSpec, type SandboxSpec, type SnapshotEngine, type Snapsho
 import { checkpointLocked, liveState, restoreLocked } from './checkpoint.ts';
 import { type DriverState, runscOf } from './driver-state.ts';
 import type { RunscEngine } from './engines.ts';
-import { start, writeConfig } from './launch.ts';
+import { engineCpusFor, start, writeConfig } from './launch.ts';
 import { freezeLayer, removeTree, thawLayer, treeBytes } from './layer-copies.ts';
 import { destroyLocked } from './lifecycle.ts';
 import { lowerDirs, mountOverlay } from '../host/overlay.ts';
@@ -168,7 +168,10 @@ async function inspect(st: DriverState, snapshotId: string): Promise<SnapshotFil
   checkId(snapshotId);
   const snap = snapshotPaths(st.paths, snapshotId);
   if (!(await exists(snap.meta))) return undefined;
-  return { sizeBytes: await snapshotBytes(snap) };
+  const sm = await readJson<SnapshotMeta>(snap.meta);
+  const now = st.engines.default;
+  const stale = !!sm && ((sm.engineCpus ?? sm.resources.vcpuCount) !== engineCpusFor(st, sm.resources.vcpuCount) || sm.engine?.version !== now.version || sm.engine?.platform !== now.platform);
+  return { sizeBytes: await snapshotBytes(snap), stale };
 }
 
 /** The snapshot dir goes first: without it the image is an orphan, never a snapshot that looks whole. */

@@ -55,15 +55,17 @@ export class TemplateCaptures {
   }
 
   /**
-   * After a (re)start: keeps captures whose files are complete, drops the rest, and captures team
-   * template versions that have none (curated templates are captured after their first use).
+   * After a (re)start: keeps captures whose files are complete and were taken under the engine
+   * settings of now, drops the rest, and captures team template versions that have none (curated
+   * templates are captured after their first use).
    */
   async start(): Promise<void> {
     const { store } = this.deps;
     const engine = this.#engine;
     const kept = [...(await store.withCapture()), ...this.deps.curated.entries().map(([id, capture]) => ({ id, deleted: false, capture }))];
     for (const r of kept) {
-      if (!r.deleted && this.#on && (await engine!.inspect(r.capture.id))) {
+      const files = !r.deleted && this.#on ? await engine!.inspect(r.capture.id) : undefined;
+      if (files && !files.stale) {
         this.#held.set(r.id, r.capture);
         continue;
       }
