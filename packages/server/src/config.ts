@@ -51,9 +51,9 @@ export const SETTINGS = {
       'gvisor: `systrap` or `ptrace`, the platform new sandboxes run on; a build without systrap (the Debian 12 one, used when bootstrap could not fetch the Debian 13 one) runs ptrace (see [docs/drivers.md](docs/drivers.md))',
   },
   SANDPIT_GVISOR_MIN_CPUS: {
-    default: '2',
+    default: '1',
     meaning:
-      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). On one, systrap serves every system call through two wake-ups: `stat()` took 79 us instead of 5 and a command's round trip 45 ms instead of 25 on a quiet host, while an idle sandbox's engine used 3.6% of a CPU instead of 5.4%, and eight sandboxes busy at once finished 1.26x sooner (see [docs/drivers.md](docs/drivers.md))",
+      "gvisor: the fewest CPUs a new sandbox's engine boots on (runsc sets the sentry's `GOMAXPROCS` from them; the CFS quota and the CPU count shown inside stay `vcpu_count`). `2` lets systrap spin instead of waking the sentry: `stat()` took 5 us instead of 79 and a command's round trip 25 ms instead of 45 on a quiet host, but an idle engine took 5.4% of a CPU instead of 3.6%, eight sandboxes busy at once finished 1.26x later, and the code interpreter's tests met connection resets on it (see [docs/drivers.md](docs/drivers.md))",
   },
   SANDPIT_CHECKPOINT_COMPRESSION: {
     default: 'none',

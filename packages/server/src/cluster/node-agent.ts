@@ -82,8 +82,11 @@ export class NodeAgent {
       log.warn({ err: String(err) }, 'heartbeat skipped: this node could not describe itself');
       return;
     }
+    // Each replica once per beat, from the one that answered last.
+    const first = this.#next;
     for (let i = 0; i < urls.length; i++) {
-      const url = urls[(this.#next + i) % urls.length]!;
+      const at = (first + i) % urls.length;
+      const url = urls[at]!;
       try {
         const res = await this.#deps.channel.fetch(new URL('/internal/nodes/heartbeat', url), {
           method: 'POST',
@@ -96,6 +99,7 @@ export class NodeAgent {
         const answer = (await res.json()) as { reconcile: boolean };
         if (!this.#reported) log.info({ api: url }, 'node registered');
         this.#reported = true;
+        this.#next = at;
         // Beside the heartbeats, not in their way: a node silent while it reconciles would be judged lost again.
         if (answer.reconcile)
           this.#reconciling ??= this.#deps
@@ -105,7 +109,6 @@ export class NodeAgent {
         return;
       } catch (err) {
         if (this.#reported || i === urls.length - 1) log.warn({ api: url, err: String(err) }, 'heartbeat failed');
-        this.#next = (this.#next + 1) % urls.length;
       }
     }
     this.#reported = false;
