@@ -16,6 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { cpuSeconds } from './process-cpu.ts';
 import { rawCrunTrue, rawRunscTrue } from './raw-engines.ts';
 import { median, percentile, timeIt } from './stats.ts';
 
@@ -34,18 +35,16 @@ const WORK: [string, string][] = [
 
 /** CPU seconds (user + system) of every host process whose command line names `needle`: the engine of one sandbox. */
 async function cpuOf(needle: string): Promise<number> {
-  let ticks = 0;
+  let seconds = 0;
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (!(await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(needle)) continue;
-      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      if ((await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(needle)) seconds += cpuSeconds(pid);
     } catch {
       // The process ended while the list was read.
     }
   }
-  return ticks / 100;
+  return seconds;
 }
 
 interface Row {

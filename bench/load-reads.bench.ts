@@ -11,9 +11,9 @@
  *   BENCH_RPS (1000), BENCH_SECONDS (30), BENCH_PROFILE (a directory: the server writes a V8 CPU
  *   profile there when it stops; summarize with bench/cpu-profile.ts)
  */
-import { readFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { cpuSeconds } from './process-cpu.ts';
 import { median, percentile } from './stats.ts';
 
 const DRIVER = process.env.BENCH_DRIVER ?? 'container';
@@ -27,11 +27,6 @@ const READ_CONNECTIONS = 256;
 const WORK = 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; head -c 262144 /dev/urandom > /tmp/w; md5sum /tmp/w | cut -c1-8';
 
 const PROFILE = process.env.BENCH_PROFILE;
-/** CPU seconds a process has used (user + system, /proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 const server = await ServerProcess.start({
   SANDPIT_DRIVER: DRIVER,
   SANDPIT_MAX_ACTIVE_SANDBOXES: String(SANDBOXES + 10),

@@ -12,7 +12,6 @@
  *
  *   node bench/observability.bench.ts    BENCH_ROUNDS (12), BENCH_ROUND_SECONDS (2), BENCH_EXECS (60), BENCH_EVENTS (1000)
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -28,6 +27,7 @@ import { FakePlatform } from '../packages/server/test/helpers/fake-platform.ts';
 import { Api, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { Receiver } from '../packages/server/test/helpers/webhook-receiver.ts';
 import { profileShare, type Share } from './profile-share.ts';
+import { cpuSeconds } from './process-cpu.ts';
 import { median, percentile, report } from './stats.ts';
 
 const EXECS = Number(process.env.BENCH_EXECS ?? 60);
@@ -64,12 +64,6 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
   await db.destroy();
   await rm(dir, { recursive: true, force: true });
 }
-
-/** CPU seconds a process has used (user + system, /proc/<pid>/stat fields 14 and 15, in ticks of 10 ms): unlike latency, not set by how busy the rest of the host is. */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 /**
  * Where the servers export: it answers each OTLP request at once and keeps nothing. A decoding receiver

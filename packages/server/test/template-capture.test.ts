@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { enginePid } from './helpers/engine-process.ts';
 import { Api, ServerProcess } from './helpers/server-process.ts';
 
 // The server listens on loopback only: a checkpoint cannot save connections on the sandbox's network interface.
@@ -116,14 +117,7 @@ test("a capture taken under other engine settings is taken again after a restart
     const api = new Api(srv.url, srv.key);
     const captures = () => readdir(join(srv.dataDir, 'gvisor', 'layers', '.snapshots')).catch(() => [] as string[]);
     /** The CPU count the engine of a sandbox booted with (a restore keeps what its capture had). */
-    const engineCpus = async (sandboxId: string) => {
-      const uuid = sandboxId.replace(/^sb-[a-z0-9]+-/, '');
-      for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
-        const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-        if (cmd[0] === 'runsc-sandbox' && cmd.some((a) => a.includes(srv.dataDir) && a.includes(uuid))) return cmd.find((a) => a.startsWith('--cpu-num='));
-      }
-      return undefined;
-    };
+    const engineCpus = async (sandboxId: string) => (await readFile(`/proc/${await enginePid(srv.dataDir, sandboxId)}/cmdline`, 'utf8')).split('\0').find((a) => a.startsWith('--cpu-num='));
     const built = await api.post('/templates', { ...TEMPLATE, name: 'captured-settings' });
     assert.equal(built.status, 202, JSON.stringify(built.body));
     const id = built.body.id as string;
