@@ -203,7 +203,8 @@ test('webhooks: add one, send a test, see it delivered; the audit log shows who 
   const delivered = page.locator('tr[data-delivery]').filter({ hasText: 'webhook.test' }).filter({ hasText: 'delivered' });
   await delivered.waitFor();
   assert.match(await delivered.innerText(), /HTTP 200/);
-  assert.equal(receiver.received.at(-1)?.json.type, 'webhook.test');
+  // Other events (the previous test's deletions finishing) may arrive around the test delivery.
+  assert.ok(receiver.received.some((r) => r.json.type === 'webhook.test'));
   await page.screenshot({ path: `${SHOTS}webhook-deliveries.png` });
 
   await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();

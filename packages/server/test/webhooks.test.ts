@@ -265,4 +265,45 @@ test('snapshot and template events come from their log; a test delivery goes out
   const audit = (await api.get('/audit-log?resource_type=webhook')).body.entries.map((e: any) => e.action);
   assert.ok(audit.includes('webhook.create') && audit.includes('webhook.test') && audit.includes('webhook.delete'), String(audit));
   await api.del(`/sandboxes/${sb}`);
+  await api.del(`/webhooks/${id}`);
+});
+
+test('an endpoint gets only events that happened after it was registered, even ones the outbox had not read yet', async () => {
+  const snapshots = new SnapshotStore(f.p.db);
+  const now = f.clock.now();
+  f.clock.advance(1000);
+  const id = await hook(good.url, ['snapshot.ready']);
+  good.received.length = 0;
+  // Logged now, but it happened a second before the endpoint existed (as a slow transaction's event would be).
+  const row = (n: number) => ({
+    id: `11111111-2222-4333-8444-55555555555${n}`,
+    teamId,
+    sandboxId: '99999999-2222-4333-8444-555555555555',
+    templateId: null,
+    kind: 'mem+fs' as const,
+    status: 'creating' as const,
+    name: `before-after-${n}`,
+    sizeBytes: 0,
+    resources: { vcpu_count: 1, memory_mib: 512, disk_mib: 1024 },
+    env: {},
+    idempotencyKey: null,
+    createdAt: now,
+    readyAt: null,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  const ready = async (n: number, at: number) => {
+    await snapshots.insert(row(n));
+    await snapshots.save({ ...row(n), status: 'ready', readyAt: at }, { type: 'snapshot.ready', at, orderingKey: 'sandbox:99999999', resource: { id: row(n).id } });
+  };
+  await ready(1, now);
+  await ready(2, f.clock.now());
+  await until(() => good.received.length >= 1, 15_000, 'the later event');
+  await new Promise((r) => setTimeout(r, 600));
+  assert.deepEqual(
+    good.received.map((r) => r.json.data.id),
+    [row(2).id],
+  );
+  assert.equal((await deliveries(id)).length, 1);
+  await api.del(`/webhooks/${id}`);
 });

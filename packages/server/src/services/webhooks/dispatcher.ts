@@ -132,7 +132,8 @@ export class WebhookDispatcher {
   #deliveriesFor(log: LogName, e: LoggedEvent, hooks: WebhookRecord[], now: number): DeliveryRecord[] {
     const type = log === 'sandbox_events' ? SANDBOX_EVENT_TYPES[e.type] : e.type;
     if (!type || e.resource === null) return [];
-    const targets = hooks.filter((w) => w.teamId === e.teamId && subscribes(w.events, type));
+    // An endpoint hears only what happened after it was registered, though the outbox may read older events later.
+    const targets = hooks.filter((w) => w.teamId === e.teamId && w.createdAt <= e.at && subscribes(w.events, type));
     if (targets.length === 0) return [];
     // The same id on every endpoint and attempt: receivers deduplicate with it.
     const eventId = `evt_${log === 'sandbox_events' ? 'sb' : 'rs'}_${e.seq}`;
