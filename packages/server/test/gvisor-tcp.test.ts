@@ -37,9 +37,9 @@ async function exec(id: string, command: string): Promise<{ stdout: string; exit
 }
 
 /** A kept-alive request to a sandbox port through the preview host (the gateway keeps its upstream socket). */
-function preview(id: string, port: number): Promise<{ status: number; text: string }> {
+function preview(id: string, port: number, path = '/'): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: srv.port, path: '/', headers: { host: `${port}-${id}.preview.localhost:${srv.port}` } }, (res) => {
+    const req = request({ host: '127.0.0.1', port: srv.port, path, headers: { host: `${port}-${id}.preview.localhost:${srv.port}` } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
@@ -111,6 +111,36 @@ setsid python3 /tmp/srv.py >/dev/null 2>&1 < /dev/null &`,
   assert.equal(again.status, 200);
   assert.equal(again.text, 'hello /', 'the server in the sandbox answers the preview after the restore');
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+});
+
+test('a request the sandbox has not answered when it is deleted ends with the connection, not a 502: clients read the sandbox as gone', async () => {
+  const sb = (await api.post('/sandboxes', {})).body;
+  await exec(
+    sb.id,
+    `cat > /tmp/slow.py <<'PY'
+import http.server, time
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def do_GET(self):
+        if self.path == '/slow':
+            open('/tmp/asked', 'w').close()
+            time.sleep(600)
+        self.send_response(204)
+        self.end_headers()
+http.server.ThreadingHTTPServer(('0.0.0.0', 3001), H).serve_forever()
+PY
+setsid python3 /tmp/slow.py >/dev/null 2>&1 < /dev/null &`,
+  );
+  assert.equal((await api.post(`/sandboxes/${sb.id}/preview-ports`, { port: 3001 })).status, 201);
+  const deadline = Date.now() + 30_000;
+  while ((await preview(sb.id, 3001).catch(() => ({ status: 0 }))).status !== 204) {
+    assert.ok(Date.now() < deadline, 'the preview server came up');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const pending = preview(sb.id, 3001, '/slow');
+  while ((await exec(sb.id, 'test -f /tmp/asked; echo $?')).stdout.trim() !== '0') await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+  await assert.rejects(pending, (err: NodeJS.ErrnoException) => err.code === 'ECONNRESET');
 });
 
 /**

@@ -6,6 +6,8 @@ import type { Socket } from 'node:net';
  */
 export class PortUpstreams {
   readonly #bySandbox = new Map<string, Set<Socket>>();
+  // Sockets closed here on purpose: a request on one was cut by the platform, not refused by the sandbox.
+  readonly #cut = new WeakSet<Socket>();
 
   track(sandboxId: string, socket: Socket): void {
     let set = this.#bySandbox.get(sandboxId);
@@ -24,7 +26,15 @@ export class PortUpstreams {
     if (!set) return 0;
     this.#bySandbox.delete(sandboxId);
     const n = set.size;
-    for (const socket of set) socket.destroy();
+    for (const socket of set) {
+      this.#cut.add(socket);
+      socket.destroy();
+    }
     return n;
+  }
+
+  /** Whether the socket was closed by close(): its sandbox was captured or deleted. */
+  wasCut(socket: Socket | undefined): boolean {
+    return socket !== undefined && this.#cut.has(socket);
   }
 }

@@ -17,6 +17,7 @@ export class SandboxPortProxy {
   readonly #proxy;
   // Which sandbox each proxied request is for, so its upstream sockets can be closed before a capture.
   readonly #sandboxOf = new WeakMap<IncomingMessage, string>();
+  readonly #socketOf = new WeakMap<IncomingMessage, Socket>();
   readonly #upstreams = new PortUpstreams();
 
   constructor(badGateway: BadGatewayBody) {
@@ -25,6 +26,7 @@ export class SandboxPortProxy {
     // that closes first keeps TIME_WAIT, which gVisor cannot checkpoint for a minute.
     this.#proxy = createProxyServer({ xfwd: true, proxyTimeout: 0, agent: new Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_UPSTREAM_MS }) });
     const track = (req: IncomingMessage, socket: Socket) => {
+      this.#socketOf.set(req, socket);
       const id = this.#sandboxOf.get(req);
       if (id) this.#upstreams.track(id, socket);
     };
@@ -38,7 +40,13 @@ export class SandboxPortProxy {
         if (!proxyRes.complete) res.destroy();
       });
     });
-    this.#proxy.on('error', (err, _req, res) => {
+    this.#proxy.on('error', (err, req, res) => {
+      // A request the platform cut (its sandbox deleted or captured before it answered) ends with the
+      // connection, as one cut mid-answer does: clients read that as the sandbox gone, not as a refusal.
+      if (this.#upstreams.wasCut(this.#socketOf.get(req))) {
+        res.destroy();
+        return;
+      }
       const { status, body } = badGateway(`the sandbox did not answer on this port: ${(err as NodeJS.ErrnoException).code ?? err.message}`);
       if ('writeHead' in res) {
         if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' });
