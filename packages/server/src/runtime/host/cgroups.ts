@@ -11,12 +11,13 @@ export const CGROUP_PARENT = 'sandpit';
 
 /**
  * The CPU weight of all sandboxes together, against 1024 for each of the host's own groups (the
- * server's service or session among them). Sandboxes share what the platform leaves idle; when the
- * CPUs are contended, the API, the store and the nodes' heartbeats run first. At the default 1024,
- * eight sandboxes busy with system calls on this 2-CPU host held a GET's p99 at 80 ms (max 0.9-1.2 s);
- * at 128, 4 ms (max 23 ms), with the sandboxes' own work no slower (docs/drivers.md).
+ * server's service or session among them): half of one. Lower serves the API first beside busy
+ * sandboxes; higher lets sandboxes keep up beside busy host processes. Measured on this 2-CPU host
+ * (`bench/sandbox-weight.bench.ts`): a GET's p99 beside eight sandboxes busy with system calls was
+ * 306 / 25 / 6 / 8 ms at 1024 / 512 / 256 / 128, and a resume beside three busy host loops took
+ * 0.8 / 2.4 / 2.9 / 6.2 s (docs/drivers.md).
  */
-export const SANDBOXES_CPU_SHARES = 128;
+export const SANDBOXES_CPU_SHARES = 512;
 
 const V1_CONTROLLERS = ['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids', 'hugetlb'];
 
