@@ -12,11 +12,10 @@
  * least two CPUs (SANDPIT_GVISOR_MIN_CPUS); BENCH_LOAD, busy loops kept running on the host, default 0).
  */
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
-import { cpuSeconds } from './process-cpu.ts';
+import { cpuOf } from './process-cpu.ts';
 import { rawCrunTrue, rawRunscTrue } from './raw-engines.ts';
 import { median, percentile, timeIt } from './stats.ts';
 
@@ -32,20 +31,6 @@ const WORK: [string, string][] = [
   ['100,000 stat() in python3', `python3 -c 'import os\nfor _ in range(100000): os.stat("/")'`],
   ['copy and remove the Python stdlib tree', `d=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])') && cp -a "$d" /tmp/w && rm -rf /tmp/w`],
 ];
-
-/** CPU seconds (user + system) of every host process whose command line names `needle`: the engine of one sandbox. */
-async function cpuOf(needle: string): Promise<number> {
-  let seconds = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if ((await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(needle)) seconds += cpuSeconds(pid);
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return seconds;
-}
 
 interface Row {
   engine: string;
