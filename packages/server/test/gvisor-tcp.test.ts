@@ -49,6 +49,16 @@ function preview(id: string, port: number, path = '/'): Promise<{ status: number
   });
 }
 
+/** Publishes the port and waits until the server in the sandbox answers `/` through the gateway with `status`. */
+async function publish(id: string, port: number, status: number): Promise<void> {
+  assert.equal((await api.post(`/sandboxes/${id}/preview-ports`, { port })).status, 201);
+  const deadline = Date.now() + 30_000;
+  while ((await preview(id, port).catch(() => ({ status: 0 }))).status !== status) {
+    assert.ok(Date.now() < deadline, 'the preview server came up');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** A WebSocket-style upgrade through the preview host, held open; resolves once the sandbox's server switched protocols. */
 function upgrade(id: string, port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -89,12 +99,7 @@ http.server.ThreadingHTTPServer(('0.0.0.0', 3000), H).serve_forever()
 PY
 setsid python3 /tmp/srv.py >/dev/null 2>&1 < /dev/null &`,
   );
-  assert.equal((await api.post(`/sandboxes/${sb.id}/preview-ports`, { port: 3000 })).status, 201);
-  const deadline = Date.now() + 30_000;
-  while ((await preview(sb.id, 3000).catch(() => ({ status: 0 }))).status !== 200) {
-    assert.ok(Date.now() < deadline, 'the preview server came up');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await publish(sb.id, 3000, 200);
   const ws = await upgrade(sb.id, 3000);
   const wsClosed = new Promise((r) => ws.once('close', r));
   ws.on('error', () => undefined);
@@ -131,12 +136,7 @@ http.server.ThreadingHTTPServer(('0.0.0.0', 3001), H).serve_forever()
 PY
 setsid python3 /tmp/slow.py >/dev/null 2>&1 < /dev/null &`,
   );
-  assert.equal((await api.post(`/sandboxes/${sb.id}/preview-ports`, { port: 3001 })).status, 201);
-  const deadline = Date.now() + 30_000;
-  while ((await preview(sb.id, 3001).catch(() => ({ status: 0 }))).status !== 204) {
-    assert.ok(Date.now() < deadline, 'the preview server came up');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await publish(sb.id, 3001, 204);
   const pending = preview(sb.id, 3001, '/slow');
   while ((await exec(sb.id, 'test -f /tmp/asked; echo $?')).stdout.trim() !== '0') await new Promise((r) => setTimeout(r, 100));
   assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);

@@ -52,6 +52,30 @@ async function hook(url: string, events: string[] = ['*']): Promise<string> {
 
 const deliveries = async (id: string) => (await api.get(`/webhooks/${id}/deliveries`)).body.deliveries as any[];
 
+/** A snapshot of the sandbox made ready at `at`, written as the snapshot service writes it (the memory engine takes none). */
+async function snapshotReady(id: string, sandboxId: string, at: number, resource: Record<string, unknown>): Promise<void> {
+  const snapshots = new SnapshotStore(f.p.db);
+  const row = {
+    id,
+    teamId,
+    sandboxId,
+    templateId: null,
+    kind: 'mem+fs' as const,
+    status: 'creating' as const,
+    name: `snap-${id.slice(-4)}`,
+    sizeBytes: 0,
+    resources: { vcpu_count: 1, memory_mib: 512, disk_mib: 1024 },
+    env: {},
+    idempotencyKey: null,
+    createdAt: at,
+    readyAt: null,
+    updatedAt: at,
+    deletedAt: null,
+  };
+  await snapshots.insert(row);
+  await snapshots.save({ ...row, status: 'ready', readyAt: at }, { type: 'snapshot.ready', at, orderingKey: `sandbox:${sandboxId}`, resource });
+}
+
 test('URLs pointing at loopback, link-local, private or platform addresses are refused with 400, unless allowed; bad events too', async () => {
   for (const url of [
     'http://127.0.0.1:9/x',
@@ -227,30 +251,11 @@ test('snapshot and template events come from their log; a test delivery goes out
   good.received.length = 0;
   const sb = (await api.post('/sandboxes', {})).body.id;
   // The memory engine takes no snapshots: the store's write, as the snapshot service makes it.
-  const snapshots = new SnapshotStore(f.p.db);
-  const now = f.clock.now();
-  const row = {
-    id: '11111111-2222-4333-8444-555555555555',
-    teamId,
-    sandboxId: sb.replace(/^sb-[a-z0-9]+-/, ''),
-    templateId: null,
-    kind: 'mem+fs' as const,
-    status: 'creating' as const,
-    name: 'snap',
-    sizeBytes: 0,
-    resources: { vcpu_count: 1, memory_mib: 512, disk_mib: 1024 },
-    env: {},
-    idempotencyKey: null,
-    createdAt: now,
-    readyAt: null,
-    updatedAt: now,
-    deletedAt: null,
-  };
-  await snapshots.insert(row);
-  await snapshots.save({ ...row, status: 'ready', readyAt: now }, { type: 'snapshot.ready', at: now, orderingKey: `sandbox:${row.sandboxId}`, resource: { id: row.id, status: 'ready' } });
+  const id5 = '11111111-2222-4333-8444-555555555555';
+  await snapshotReady(id5, sb.replace(/^sb-[a-z0-9]+-/, ''), f.clock.now(), { id: id5, status: 'ready' });
   await until(() => good.received.length === 1, 15_000, 'snapshot.ready');
   assert.equal(good.received[0]!.json.type, 'snapshot.ready');
-  assert.deepEqual(good.received[0]!.json.data, { id: row.id, status: 'ready' });
+  assert.deepEqual(good.received[0]!.json.data, { id: id5, status: 'ready' });
 
   const t = await api.post(`/webhooks/${id}/test`);
   assert.equal(t.status, 202);
@@ -269,40 +274,19 @@ test('snapshot and template events come from their log; a test delivery goes out
 });
 
 test('an endpoint gets only events that happened after it was registered, even ones the outbox had not read yet', async () => {
-  const snapshots = new SnapshotStore(f.p.db);
   const now = f.clock.now();
   f.clock.advance(1000);
   const id = await hook(good.url, ['snapshot.ready']);
   good.received.length = 0;
   // Logged now, but it happened a second before the endpoint existed (as a slow transaction's event would be).
-  const row = (n: number) => ({
-    id: `11111111-2222-4333-8444-55555555555${n}`,
-    teamId,
-    sandboxId: '99999999-2222-4333-8444-555555555555',
-    templateId: null,
-    kind: 'mem+fs' as const,
-    status: 'creating' as const,
-    name: `before-after-${n}`,
-    sizeBytes: 0,
-    resources: { vcpu_count: 1, memory_mib: 512, disk_mib: 1024 },
-    env: {},
-    idempotencyKey: null,
-    createdAt: now,
-    readyAt: null,
-    updatedAt: now,
-    deletedAt: null,
-  });
-  const ready = async (n: number, at: number) => {
-    await snapshots.insert(row(n));
-    await snapshots.save({ ...row(n), status: 'ready', readyAt: at }, { type: 'snapshot.ready', at, orderingKey: 'sandbox:99999999', resource: { id: row(n).id } });
-  };
-  await ready(1, now);
-  await ready(2, f.clock.now());
+  const [before, later] = ['11111111-2222-4333-8444-555555555551', '11111111-2222-4333-8444-555555555552'];
+  await snapshotReady(before, '99999999-2222-4333-8444-555555555555', now, { id: before });
+  await snapshotReady(later, '99999999-2222-4333-8444-555555555555', f.clock.now(), { id: later });
   await until(() => good.received.length >= 1, 15_000, 'the later event');
   await new Promise((r) => setTimeout(r, 600));
   assert.deepEqual(
     good.received.map((r) => r.json.data.id),
-    [row(2).id],
+    [later],
   );
   assert.equal((await deliveries(id)).length, 1);
   await api.del(`/webhooks/${id}`);
