@@ -19,6 +19,8 @@ import { median, percentile, sample } from './stats.ts';
 const ENGINES = (process.env.BENCH_ENGINES ?? 'gvisor:systrap,gvisor:ptrace,gvisor:systrap@2').split(',');
 const IDLE = Number(process.env.BENCH_IDLE ?? 20);
 const WINDOW_S = 10;
+/** CPU time is counted in clock ticks of 10 ms. */
+const TICK_MS = 10;
 
 /** Host CPU (ms per second, all CPUs) over the window. */
 async function hostCpu(): Promise<number> {
@@ -64,7 +66,7 @@ for (const engine of ENGINES) {
     const per = (full - empty) / IDLE;
     console.log(
       `${engine}`.padEnd(20),
-      `engine CPU per idle sandbox ${perEngine.toFixed(1)} ms/s (raw \`runsc run sleep\` ${raw.toFixed(1)}, ${(perEngine / raw).toFixed(2)}x)`,
+      `engine CPU per idle sandbox ${perEngine.toFixed(1)} ms/s (raw \`runsc run sleep\` ${raw > 0 ? `${raw.toFixed(1)}, ${(perEngine / raw).toFixed(2)}x` : `under ${TICK_MS / WINDOW_S} ms/s: no clock tick in the window`})`,
       `| host CPU: ${empty.toFixed(0)} ms/s with the server alone, ${full.toFixed(0)} with ${IDLE} idle sandboxes: ${per.toFixed(1)} ms/s each`,
       `| meanwhile GET median ${median(get).toFixed(1)} ms p99 ${percentile(get, 99).toFixed(1)}; exec \`true\` median ${median(exec).toFixed(1)} ms p95 ${percentile(exec, 95).toFixed(1)}`,
     );
