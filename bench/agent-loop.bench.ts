@@ -11,10 +11,10 @@
  * BENCH_ENGINES, default container,gvisor:systrap,gvisor:ptrace; `@2` after a gVisor engine boots it on at
  * least two CPUs (SANDPIT_GVISOR_MIN_CPUS); BENCH_LOAD, busy loops kept running on the host, default 0).
  */
-import { spawn } from 'node:child_process';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { busyLoops } from './host-load.ts';
 import { cpuOf } from './process-cpu.ts';
 import { rawCrunTrue, rawRunscTrue } from './raw-engines.ts';
 import { median, percentile, timeIt } from './stats.ts';
@@ -192,10 +192,8 @@ async function main(): Promise<void> {
       .join(' ')}\n`,
   );
   // Busy loops stand for the rest of a loaded host; they end with this process.
-  const loops = Array.from({ length: LOAD }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-  process.on('exit', () => {
-    for (const loop of loops) loop.kill('SIGKILL');
-  });
+  const endLoops = busyLoops(LOAD);
+  process.on('exit', endLoops);
   if (LOAD > 0) console.log(`${LOAD} busy loops running on the host`);
   for (const engine of ENGINES) {
     const row = await measure(engine, rootfs, runsc);
@@ -213,7 +211,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  for (const loop of loops) loop.kill('SIGKILL');
+  endLoops();
 }
 
 await main();

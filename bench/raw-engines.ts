@@ -10,14 +10,18 @@ import { sample } from './stats.ts';
 
 const run = promisify(execFile);
 
-/** A bundle in a fresh directory running `args` (default /bin/true) on `rootfs` (read-only); `make` writes its default config.json. */
-async function trueBundle(rootfs: string, make: (dir: string) => Promise<unknown>, args = ['/bin/true']): Promise<string> {
+/**
+ * A bundle in a fresh directory running /bin/true on `rootfs` (read-only); `make` writes its default
+ * config.json, `edit` changes it further.
+ */
+async function trueBundle(rootfs: string, make: (dir: string) => Promise<unknown>, edit: (spec: any) => void = () => undefined): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sandpit-bench-raw-'));
   await make(dir);
   const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
   spec.process.terminal = false;
-  spec.process.args = args;
+  spec.process.args = ['/bin/true'];
   spec.root = { path: rootfs, readonly: true };
+  edit(spec);
   await writeFile(join(dir, 'config.json'), JSON.stringify(spec));
   return dir;
 }
@@ -49,12 +53,14 @@ export async function rawRunscTrue(runsc: string, platform: string, rootfs: stri
  * booted; on the first `cpus` CPUs (its cpuset, from which runsc takes its CPU count), else on all.
  */
 export async function rawRunscIdleCpu(runsc: string, platform: string, rootfs: string, seconds: number, cpus?: number): Promise<number> {
-  const dir = await trueBundle(rootfs, (d) => run(runsc, ['spec', '--bundle', d]), ['/bin/sleep', String(seconds + 30)]);
-  if (cpus) {
-    const spec = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
-    spec.linux.resources = { ...spec.linux.resources, cpu: { cpus: `0-${cpus - 1}` } };
-    await writeFile(join(dir, 'config.json'), JSON.stringify(spec));
-  }
+  const dir = await trueBundle(
+    rootfs,
+    (d) => run(runsc, ['spec', '--bundle', d]),
+    (spec) => {
+      spec.process.args = ['/bin/sleep', String(seconds + 30)];
+      if (cpus) spec.linux.resources = { ...spec.linux.resources, cpu: { cpus: `0-${cpus - 1}` } };
+    },
+  );
   const id = `bench-idle-${process.pid}`;
   const state = join(dir, 'state');
   try {

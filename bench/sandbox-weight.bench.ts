@@ -8,18 +8,19 @@
  *
  *   node bench/sandbox-weight.bench.ts    BENCH_SHARES (1024,512,256,128), BENCH_ROUNDS (2)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { defaultRunsc } from '../packages/server/src/runtime/gvisor/engines.ts';
 import { CGROUP_PARENT } from '../packages/server/src/runtime/host/cgroups.ts';
 import { ensureBaseTemplate } from '../packages/server/src/templates/base-template.ts';
 import { Api, IMAGE_DIR, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { busyLoops } from './host-load.ts';
 import { rawRunscTrue } from './raw-engines.ts';
-import { median, percentile } from './stats.ts';
+import { median, percentile, timeIt } from './stats.ts';
 
 const SHARES = (process.env.BENCH_SHARES ?? '1024,512,256,128').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BUSY = 8;
+const HOST_LOOPS = 3;
 const STORM = `python3 -c 'import os\nfor _ in range(50000): os.stat("/")'`;
 // A process holding 256 MiB, so a resume has memory to bring back.
 const HOLD = `setsid python3 -c 'import time; b = bytearray(256 << 20); b[::4096] = b"x" * (len(b) >> 12); time.sleep(9999)' >/dev/null 2>&1 < /dev/null &`;
@@ -28,17 +29,6 @@ interface Row {
   get: number[];
   createExec: number[];
   resume: number[];
-}
-
-const hostLoops = (): ChildProcess[] => [0, 1, 2].map(() => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-const endLoops = (loops: ChildProcess[]) => {
-  for (const l of loops) l.kill();
-};
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
 }
 
 async function ok(p: Promise<{ status: number; body: any }>, what: string): Promise<any> {
@@ -50,9 +40,9 @@ async function ok(p: Promise<{ status: number; body: any }>, what: string): Prom
 const rootfs = await ensureBaseTemplate(IMAGE_DIR);
 const runsc = await defaultRunsc();
 const rawQuiet = median(await rawRunscTrue(runsc, 'systrap', rootfs, 5));
-const loops0 = hostLoops();
-const rawLoaded = median(await rawRunscTrue(runsc, 'systrap', rootfs, 5).finally(() => endLoops(loops0)));
-console.log(`raw \`runsc run /bin/true\`: median ${rawQuiet.toFixed(1)} ms quiet, ${rawLoaded.toFixed(1)} ms beside 3 host loops; ${ROUNDS} rounds, settings alternating\n`);
+const endRawLoops = busyLoops(HOST_LOOPS);
+const rawLoaded = median(await rawRunscTrue(runsc, 'systrap', rootfs, 5).finally(endRawLoops));
+console.log(`raw \`runsc run /bin/true\`: median ${rawQuiet.toFixed(1)} ms quiet, ${rawLoaded.toFixed(1)} ms beside ${HOST_LOOPS} host loops; ${ROUNDS} rounds, settings alternating\n`);
 
 const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_RATE_LIMIT: '0', SANDPIT_MAX_ACTIVE_SANDBOXES: String(BUSY + 4) });
 const api = new Api(srv.url, srv.key);
@@ -70,7 +60,7 @@ try {
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
-          row.get.push(await timed(() => api.get(`/sandboxes/${probe}`)));
+          row.get.push(await timeIt(() => api.get(`/sandboxes/${probe}`)));
           await new Promise((res) => setTimeout(res, 20));
         }
       })();
@@ -79,14 +69,14 @@ try {
       await sampler;
 
       await ok(api.post(`/sandboxes/${held}/pause`), 'pause');
-      const loops = hostLoops();
+      const endLoops = busyLoops(HOST_LOOPS);
       try {
         await new Promise((res) => setTimeout(res, 300));
-        row.resume.push(await timed(() => ok(api.post(`/sandboxes/${held}/resume`), 'resume')));
+        row.resume.push(await timeIt(() => ok(api.post(`/sandboxes/${held}/resume`), 'resume')));
         for (let i = 0; i < 3; i++) {
           let id = '';
           row.createExec.push(
-            await timed(async () => {
+            await timeIt(async () => {
               id = (await ok(api.post('/sandboxes', {}), 'create')).id;
               await ok(api.post(`/sandboxes/${id}/exec`, { command: 'true' }), 'exec');
             }),
@@ -94,7 +84,7 @@ try {
           await api.del(`/sandboxes/${id}`);
         }
       } finally {
-        endLoops(loops);
+        endLoops();
       }
     }
   }
@@ -106,6 +96,6 @@ for (const [shares, row] of rows) {
   console.log(
     `weight ${shares}`.padEnd(12),
     `GET beside ${BUSY} busy sandboxes: median ${median(row.get).toFixed(1)} ms, p99 ${percentile(row.get, 99).toFixed(1)} ms, max ${Math.max(...row.get).toFixed(0)} ms`,
-    ` | beside 3 host loops: create->exec ${median(row.createExec).toFixed(0)} ms (${(median(row.createExec) / rawLoaded).toFixed(2)}x raw), resume (256 MiB) ${median(row.resume).toFixed(0)} ms (${row.resume.map((x) => x.toFixed(0)).join(', ')})`,
+    ` | beside ${HOST_LOOPS} host loops: create->exec ${median(row.createExec).toFixed(0)} ms (${(median(row.createExec) / rawLoaded).toFixed(2)}x raw), resume (256 MiB) ${median(row.resume).toFixed(0)} ms (${row.resume.map((x) => x.toFixed(0)).join(', ')})`,
   );
 }
