@@ -62,3 +62,16 @@ test('close answers false while the sandbox keeps its end open', () =>
   withChannel(1000, async (ch, pid) => {
     assert.equal(await ch.close(300, pid), false);
   }));
+
+test('close waits for an end the sentry does not hold yet (a connection the gofer dialed, on its way to the sentry)', () =>
+  withChannel(0.5, async (ch) => {
+    // The sentry: a process that holds no socket of the channel; the end is held elsewhere, as by the gofer.
+    const sentry = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const t0 = performance.now();
+      assert.equal(await ch.close(5000, sentry.pid), true);
+      assert.ok(performance.now() - t0 >= 400, `returned after ${(performance.now() - t0).toFixed(0)} ms, while the gofer's end was still open`);
+    } finally {
+      sentry.kill('SIGKILL');
+    }
+  }));

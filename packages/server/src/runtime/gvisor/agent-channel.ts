@@ -193,14 +193,17 @@ function netnsOf(sockets: net.Socket[]): number | undefined {
 }
 
 /**
- * Connected unix stream sockets of process `pid` whose peer is gone (the kernel
- * then reports peer 0): the sandbox's ends of host connections that we closed
- * but it has not yet. `netns`: the namespace to look in (default ours). The
- * process's sockets come from its fd table (`ss -p` would walk every process's).
+ * Connected unix stream sockets whose peer is gone (the kernel then reports
+ * peer 0): the sandbox's ends of host connections that we closed but it has
+ * not yet. `netns`: the gofer's namespace, where every socket is the sandbox's,
+ * so all count, including a connection the gofer has dialed and not yet handed
+ * to the sentry (it is in no fd table of the sentry then, and a save that
+ * finds it once it lands fails and ends the sandbox). Without it, our namespace,
+ * and only the sockets in `pid`'s fd table (`ss -p` would walk every process's).
  */
 export async function orphanedSockets(pid: number, netns?: string): Promise<number> {
-  const held = await socketInodes(pid);
-  if (held.size === 0) return 0;
+  const held = netns === undefined ? await socketInodes(pid) : undefined;
+  if (held?.size === 0) return 0;
   const ss = ['ss', '-x', '-a', '-n'];
   const { stdout } = netns === undefined ? await runCaptured(ss[0]!, ss.slice(1)) : await runCaptured('nsenter', [`--net=${netns}`, ...ss]);
   const alive = new Set<string>();
@@ -210,7 +213,7 @@ export async function orphanedSockets(pid: number, netns?: string): Promise<numb
     const f = line.trim().split(/\s+/);
     if (f[0] !== 'u_str' || f.length < 8) continue;
     alive.add(f[5]!);
-    if (f[1] === 'ESTAB' && held.has(f[5]!)) mine.push(f[7]!);
+    if (f[1] === 'ESTAB' && (held === undefined || held.has(f[5]!))) mine.push(f[7]!);
   }
   return mine.filter((peer) => peer === '0' || !alive.has(peer)).length;
 }
