@@ -181,7 +181,7 @@ export class NetworkService implements SandboxNetworkHooks {
   }
 
   async #newSpare(): Promise<number> {
-    const { taken } = await this.#slots.scan();
+    const taken = await this.#slots.taken();
     const slot = await this.#slots.create(taken);
     try {
       await Promise.all([this.#writeResolvConf(slot), nftApply(addIfText(this.#table, slot))]);
