@@ -21,14 +21,29 @@ export const SIDE_BY_SIDE = { SANDPIT_E2B_PORT: '0', SANDPIT_SSH_PORT: '0', SAND
 
 export const IMAGE_DIR = process.env.SANDPIT_IMAGE_DIR || '/var/lib/sandpit/images';
 
+/** Where a port handed out for a test server is chosen: below the kernel's range for outgoing connections. */
+const TEST_PORTS_FROM = 10_000;
+
+/**
+ * A port free now, for a server a test starts next. Chosen below the kernel's ephemeral range: a port
+ * from that range (what binding port 0 gives) can be taken by any outgoing connection before the server
+ * binds it, which failed a CI run (an E2B port taken between here and the server's start).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const ephemeralFrom = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const span = Math.max(1, ephemeralFrom - TEST_PORTS_FROM);
+  for (let tries = 0; ; tries++) {
+    const port = TEST_PORTS_FROM + Math.floor(Math.random() * span);
+    if (await bindable(port)) return port;
+    if (tries === 100) throw new Error(`no free port between ${TEST_PORTS_FROM} and ${ephemeralFrom} after 100 tries`);
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
