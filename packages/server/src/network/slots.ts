@@ -47,14 +47,13 @@ export class SlotManager {
    * so one dump grew with the fleet (143 ms of mostly kernel time at 2,100 sandboxes, once per spare).
    */
   async scan(): Promise<{ ours: SlotState[]; taken: Set<number> }> {
-    const names = await hostIfNames();
+    const ifs = await hostIfs();
     // An interface deleted meanwhile reads as no alias: taken, not ours.
-    const aliases = await Promise.all(names.map((n) => readFile(`${SYS_NET}/${n}/ifalias`, 'utf8').catch(() => '')));
+    const aliases = await Promise.all(ifs.map((i) => readFile(`${SYS_NET}/${i.name}/ifalias`, 'utf8').catch(() => '')));
     const ours: SlotState[] = [];
     const taken = new Set<number>();
     const prefix = `sandpit:${this.installation}`;
-    for (const [i, name] of names.entries()) {
-      const slot = Number(HOST_IF.exec(name)![1]);
+    for (const [i, { slot }] of ifs.entries()) {
       taken.add(slot);
       const alias = aliases[i]!.trim();
       if (alias === prefix) ours.push({ slot });
@@ -65,7 +64,7 @@ export class SlotManager {
 
   /** Every slot whose sp<n>h name is taken on the host (ours or not). */
   async taken(): Promise<Set<number>> {
-    return new Set((await hostIfNames()).map((n) => Number(HOST_IF.exec(n)![1])));
+    return new Set((await hostIfs()).map((i) => i.slot));
   }
 
   /** Namespaces named for this installation whose slot has no veth any more (a crash mid-create or mid-delete). */
@@ -158,15 +157,18 @@ export class SlotManager {
   }
 }
 
+/** The host-side veths of every installation on the host (sp<n>h), with the slot each names. */
+async function hostIfs(): Promise<{ name: string; slot: number }[]> {
+  return (await readdir(SYS_NET)).flatMap((name) => {
+    const m = HOST_IF.exec(name);
+    return m ? [{ name, slot: Number(m[1]) }] : [];
+  });
+}
+
 /**
  * Removes every kernel object of an installation: veths, namespaces and its nft table. For
  * uninstalling and for tests; a running server keeps its spares and table across restarts.
  */
-/** Names of the host-side veths of every installation on the host (sp<n>h). */
-async function hostIfNames(): Promise<string[]> {
-  return (await readdir(SYS_NET)).filter((n) => HOST_IF.test(n));
-}
-
 export async function purgeInstallation(pool: AddressPool, installation: string): Promise<void> {
   const slots = new SlotManager(pool, installation);
   const { ours } = await slots.scan();
