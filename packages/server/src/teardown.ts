@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import pMap from 'p-map';
 import type { Config } from './config.ts';
 import { AddressPool } from './network/addr.ts';
 import { purgeInstallation, unregisterInstallation } from './network/slots.ts';
@@ -21,7 +22,8 @@ export async function teardownEngine(config: Config): Promise<void> {
   if (existsSync(join(config.dataDir, 'gvisor'))) drivers.push(new GvisorDriver(opts));
   for (const driver of drivers) {
     await (driver as ContainerDriver | GvisorDriver).init();
-    for (const id of await driver.list()) await driver.destroy(id);
+    // A few at once: each kills, unmounts and deletes a tree, and a data directory may hold thousands.
+    await pMap(await driver.list(), (id) => driver.destroy(id), { concurrency: 4 });
     await driver.close({ release: true });
   }
   // The volume store: unmounted once no sandbox binds a volume (the image file goes with the data dir).

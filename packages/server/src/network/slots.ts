@@ -152,8 +152,14 @@ export class SlotManager {
 
   /** Removes the veth pair and the namespace; tolerates either being gone already. */
   async destroy(slot: number): Promise<void> {
-    await run('ip', ['link', 'del', hostIf(slot)]).catch(() => undefined);
-    await run('ip', ['netns', 'del', this.netnsName(slot)]).catch(() => undefined);
+    await this.destroyAll([slot]);
+  }
+
+  /** Removes many slots in one `ip` batch (a restart after a mass delete may find thousands); -force goes on past what is gone. */
+  async destroyAll(slots: number[]): Promise<void> {
+    if (slots.length === 0) return;
+    const commands = slots.flatMap((slot) => [`link del ${hostIf(slot)}`, `netns del ${this.netnsName(slot)}`]);
+    await run('ip', ['-force', '-b', '-'], [...commands, ''].join('\n')).catch(() => undefined);
   }
 }
 
@@ -172,8 +178,8 @@ async function hostIfs(): Promise<{ name: string; slot: number }[]> {
 export async function purgeInstallation(pool: AddressPool, installation: string): Promise<void> {
   const slots = new SlotManager(pool, installation);
   const { ours } = await slots.scan();
-  for (const s of ours) await slots.destroy(s.slot);
-  for (const slot of await slots.orphanNamespaces(new Set())) await slots.destroy(slot);
+  await slots.destroyAll(ours.map((s) => s.slot));
+  await slots.destroyAll(await slots.orphanNamespaces(new Set()));
   await run('nft', ['delete', 'table', 'inet', `sandpit_${installation}`]).catch(() => undefined);
 }
 

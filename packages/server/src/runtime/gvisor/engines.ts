@@ -1,5 +1,6 @@
 import { access, constants, mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import pMap from 'p-map';
 import { readJson, subdirNames } from '../../optional-files.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
 import { type GvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
@@ -113,10 +114,9 @@ export class RunscEngines {
   async load(): Promise<void> {
     const sandboxes = (await subdirNames(this.#paths.sandboxesDir)).map((id) => gvisorSandboxPaths(this.#paths, id).meta);
     const snapshots = (await subdirNames(this.#paths.snapshotsDir)).map((id) => snapshotPaths(this.#paths, id).meta);
-    for (const file of [...sandboxes, ...snapshots]) {
-      const engine = (await readJson<{ engine?: RunscEngine }>(file))?.engine;
-      if (engine) this.for(engine);
-    }
+    // Read many at once: a host may hold 10,000 sandboxes, and this is on the way to serving.
+    const engines = await pMap([...sandboxes, ...snapshots], async (file) => (await readJson<{ engine?: RunscEngine }>(file))?.engine, { concurrency: 32 });
+    for (const engine of engines) if (engine) this.for(engine);
   }
 
   /** The engine new sandboxes are created with. */

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import pMap from 'p-map';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { Logger } from '../host/layer-store.ts';
@@ -36,21 +37,26 @@ export async function moveLegacyImages(paths: GvisorPaths): Promise<void> {
  * a runsc container of an earlier run (or of a sandbox paused keeping only its disk) in the background.
  */
 export async function settleInterruptedCaptures(paths: GvisorPaths, engines: RunscEngines, logger: Logger, forget: (runsc: Runsc, runscId: string) => void): Promise<void> {
-  for (const id of await subdirNames(paths.sandboxesDir)) {
-    const sp = gvisorSandboxPaths(paths, id);
-    const pid = await readPidFile(sp.checkpointPid).catch(() => 0);
-    if (pid) {
-      logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
-      const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
-      while (isAlive(pid) && performance.now() < deadline) await sleep(20);
-      await rm(sp.checkpointPid, { force: true });
-      // A complete save: its sandbox may still be exiting (runsc 20240729), and would look running meanwhile.
-      const meta = await readJson<{ runscId: string; engine?: RunscEngine }>(sp.meta);
-      const saved = meta && (await exists(sp.image)) ? await engines.for(meta.engine).sandboxPid(meta.runscId) : undefined;
-      if (saved) await waitForExit(saved, SAVED_EXIT_WAIT_MS);
-    }
-    await rm(sp.partial, { recursive: true, force: true });
-  }
+  // Many at once: a host may hold 10,000 sandboxes, and this is on the way to serving.
+  await pMap(
+    await subdirNames(paths.sandboxesDir),
+    async (id) => {
+      const sp = gvisorSandboxPaths(paths, id);
+      const pid = await readPidFile(sp.checkpointPid).catch(() => 0);
+      if (pid) {
+        logger.warn(`gvisor: waiting for the checkpoint of ${id} left by the previous server (pid ${pid})`);
+        const deadline = performance.now() + ORPHAN_CHECKPOINT_WAIT_MS;
+        while (isAlive(pid) && performance.now() < deadline) await sleep(20);
+        await rm(sp.checkpointPid, { force: true });
+        // A complete save: its sandbox may still be exiting (runsc 20240729), and would look running meanwhile.
+        const meta = await readJson<{ runscId: string; engine?: RunscEngine }>(sp.meta);
+        const saved = meta && (await exists(sp.image)) ? await engines.for(meta.engine).sandboxPid(meta.runscId) : undefined;
+        if (saved) await waitForExit(saved, SAVED_EXIT_WAIT_MS);
+      }
+      await rm(sp.partial, { recursive: true, force: true });
+    },
+    { concurrency: 32 },
+  );
   // runsc containers of earlier runs (saved ones, whose background delete a restart cut short).
   for (const runsc of engines.all()) {
     for (const rid of await runsc.list()) {

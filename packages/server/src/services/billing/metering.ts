@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { RuntimeDriver } from '../../runtime/driver.ts';
@@ -90,11 +91,16 @@ export class MeteringService {
   }
 
   async #sampleDisks(): Promise<void> {
-    for (const seg of await this.deps.store.openStorage()) {
-      if (seg.subjectKind !== SANDBOX_DISK) continue;
-      const bytes = await this.#diskBytes(seg.subjectId);
-      if (bytes !== undefined && bytes !== seg.quantity) await this.deps.store.resizeStorage(seg.subjectId, bytes, this.deps.clock.now());
-    }
+    // Several at once: a host may hold 10,000 sandboxes, the first sample comes before the server listens, and billing reads wait on it.
+    const disks = (await this.deps.store.openStorage()).filter((seg) => seg.subjectKind === SANDBOX_DISK);
+    await pMap(
+      disks,
+      async (seg) => {
+        const bytes = await this.#diskBytes(seg.subjectId);
+        if (bytes !== undefined && bytes !== seg.quantity) await this.deps.store.resizeStorage(seg.subjectId, bytes, this.deps.clock.now());
+      },
+      { concurrency: 8 },
+    );
   }
 
   /** Bounded in time: the ledger lock waits on it, and every billing read waits on the lock. */

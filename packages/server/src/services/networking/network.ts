@@ -122,18 +122,17 @@ export class NetworkService implements SandboxNetworkHooks {
   async #reconcile(live: SandboxRecord[]): Promise<void> {
     const keep = new Map(live.filter((r) => r.status !== 'failed').map((r) => [r.id, r]));
     const { ours } = await this.#slots.scan();
+    const gone: number[] = [];
     for (const s of ours) {
       const rec = s.sandboxId === undefined ? undefined : keep.get(s.sandboxId);
       if (s.sandboxId === undefined) this.#spares.push(s.slot);
       else if (rec) this.#attach(rec.id, s.slot, rec.network);
       else {
         this.#log.warn({ slot: s.slot, sandbox: s.sandboxId }, 'network: removing the namespace of a sandbox that is gone');
-        await this.#slots.destroy(s.slot);
+        gone.push(s.slot);
       }
     }
-    for (const slot of await this.#slots.orphanNamespaces(new Set(ours.map((s) => s.slot)))) {
-      await this.#slots.destroy(slot);
-    }
+    await this.#slots.destroyAll([...gone, ...(await this.#slots.orphanNamespaces(new Set(ours.map((s) => s.slot))))]);
     for (const rec of keep.values()) {
       if (!this.#byId.has(rec.id)) this.#log.error({ sandbox: rec.id }, 'network: a live sandbox has lost its namespace; it has no network until recreated');
     }
