@@ -5,6 +5,7 @@ import { within } from '../../timeouts.ts';
 import { CaptureRefused } from '../driver.ts';
 import { isAlive, waitForExit } from '../host/pids.ts';
 import { type DriverState, forget, runscOf } from './driver-state.ts';
+import { keepFailedSaveLogs } from './failed-saves.ts';
 import { channel, startNewRun } from './launch.ts';
 import { nicListeners, type OpenTcpEndpoint, openTcpEndpoints } from './netns.ts';
 import { acceptsWithin } from '../host/tcp-accept.ts';
@@ -66,6 +67,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
         await ch.open();
         throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
       }
+      await keepFailedSaveLogs(st, id);
       throw new Error(`${(err as Error).message} (runsc ended the sandbox)`);
     } finally {
       await rm(sp.checkpointPid, { force: true });

@@ -20,6 +20,8 @@ export interface GvisorPaths {
   legacyCheckpointsDir: string;
   /** Mounted read-only as a sandbox's /etc/ld.so.preload: names the statx shim. */
   preloadList: string;
+  /** runsc's logs of the last saves that took their sandbox down (the sandbox's own files go with it). */
+  failedSavesDir: string;
 }
 
 export function gvisorPaths(dataDir: string): GvisorPaths {
@@ -37,6 +39,7 @@ export function gvisorPaths(dataDir: string): GvisorPaths {
     snapshotsDir: join(layersDir, '.snapshots'),
     legacyCheckpointsDir: join(layersDir, '.checkpoints'),
     preloadList: join(root, 'ld.so.preload'),
+    failedSavesDir: join(root, 'failed-saves'),
   };
 }
 
