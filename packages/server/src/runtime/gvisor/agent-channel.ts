@@ -34,6 +34,11 @@ export class AgentChannel {
   #claiming = false;
   /** DIALs asked for whose connection has not arrived yet. */
   #dialing = 0;
+  /**
+   * The namespace of the latest connection (an fd): `close` needs it when none is open any more, as
+   * after the agent's connections ended while another was on its way through the gofer.
+   */
+  #netns: number | undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -109,7 +114,11 @@ export class AgentChannel {
    */
   async close(timeoutMs: number, sentryPid?: number): Promise<boolean> {
     // Learnt before our ends go: the namespace the connections live in.
-    const netns = sentryPid ? netnsOf([...this.#live]) : undefined;
+    const latest = this.#netns;
+    this.#netns = undefined;
+    const live = sentryPid ? netnsOf([...this.#live]) : undefined;
+    const netns = live ?? (sentryPid ? latest : undefined);
+    if (latest !== undefined && latest !== netns) closeSync(latest);
     this.#server?.close();
     this.#server = undefined;
     await rm(this.path, { force: true });
@@ -134,6 +143,11 @@ export class AgentChannel {
 
   #onConnection(s: net.Socket): void {
     this.#live.add(s);
+    const ns = netnsOf([s]);
+    if (ns !== undefined) {
+      if (this.#netns !== undefined) closeSync(this.#netns);
+      this.#netns = ns;
+    }
     s.on('error', () => undefined);
     s.once('close', () => {
       this.#live.delete(s);
