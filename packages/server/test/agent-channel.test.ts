@@ -75,3 +75,46 @@ test('close waits for an end the sentry does not hold yet (a connection the gofe
       sentry.kill('SIGKILL');
     }
   }));
+
+test("close waits for an end in the gofer's namespace after every connection of the channel has ended", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-channel-test-'));
+  const ch = new AgentChannel(join(dir, 'host.sock'));
+  // The agent's connection ends (so the channel holds none), while another end in the same namespace
+  // has lost its peer: a socketpair stands in for a dial the gofer made and has not handed over yet.
+  const py = `
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.close()
+a, b = socket.socketpair()
+b.close()
+print('orphaned', flush=True)
+time.sleep(0.5)
+a.close()
+time.sleep(60)
+`;
+  const sentry = spawn('sleep', ['30'], { stdio: 'ignore' });
+  let child: ChildProcess | undefined;
+  try {
+    await ch.open();
+    child = spawn('unshare', ['--net', 'python3', '-c', py, ch.path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      child!.once('exit', (code) => reject(new Error(`peer exited ${code}`)));
+      child!.stdout!.once('data', () => resolve());
+    });
+    // Our end has seen the connection and its end.
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    assert.equal(await ch.close(5000, sentry.pid), true);
+    assert.ok(performance.now() - t0 >= 300, `returned after ${(performance.now() - t0).toFixed(0)} ms, while an end in the gofer's namespace was open`);
+  } finally {
+    await ch.close(0);
+    sentry.kill('SIGKILL');
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+});
