@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { type AddressInfo, createServer, type Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { constants } from 'node:os';
@@ -52,6 +53,11 @@ export class SshGateway {
 
   constructor(deps: SshGatewayDeps) {
     this.#deps = deps;
+    if (!nativeCiphers()) {
+      deps.log.warn(
+        "ssh: ssh2's native cipher binding did not load (built for another Node.js?), so SSH encrypts in JavaScript at a fraction of the speed; rebuild it with Node 24's headers: npm_config_nodedir=<node 24 dir> npm rebuild ssh2",
+      );
+    }
     this.#server = new Server({ hostKeys: [deps.hostKey], ident: 'Sandpit', keepaliveInterval: KEEPALIVE_MS, keepaliveCountMax: KEEPALIVE_MISSES }, (client, info) =>
       this.#connection(client, info.ip),
     );
@@ -228,4 +234,9 @@ export class SshGateway {
       if (!exited) proc.kill('SIGHUP');
     });
   }
+}
+
+/** Whether ssh2 loaded its native ciphers: without them (no compiler at install, or built against another Node's headers) it falls back to JavaScript ones. */
+function nativeCiphers(): boolean {
+  return (createRequire(import.meta.url)('ssh2/lib/protocol/crypto.js') as { bindingAvailable: boolean }).bindingAvailable;
 }
