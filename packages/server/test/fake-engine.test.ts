@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
+import { CaptureEndedSandbox } from '../src/runtime/driver.ts';
 import { type Platform, startPlatform } from '../src/server.ts';
 import { baseRecipe, recipeHash } from '../src/templates/base-recipe.ts';
 import { MemoryDriver } from './fakes/memory-driver.ts';
@@ -113,6 +114,19 @@ test('a pause that takes the sandbox down leaves it failed, never paused; one th
   assert.equal(res.body.error.code, 'internal');
   assert.equal((await api.get(`/sandboxes/${lost}`)).body.status, 'failed');
   for (const id of [survived, lost]) await api.del(`/sandboxes/${id}`);
+});
+
+test('a pause the engine says ended the sandbox leaves it failed, though its process still looks running', async () => {
+  const id = await create();
+  engine.failNext('pause', new CaptureEndedSandbox('checkpoint exited 128 (runsc ended the sandbox)'), 'running');
+  const res = await api.post(`/sandboxes/${id}/pause`);
+  assert.equal(res.status, 500);
+  assert.match(res.body.error.message, /took the sandbox down/);
+  const after = (await api.get(`/sandboxes/${id}`)).body;
+  assert.equal(after.status, 'failed');
+  assert.equal(after.failure_reason, 'pause_failed');
+  assert.equal(engine.sandboxes.has(bare(id)), false, 'its remains are removed');
+  await api.del(`/sandboxes/${id}`);
 });
 
 test('metering counts active time only', async () => {

@@ -127,6 +127,14 @@ export class CaptureRefused extends Error {
   }
 }
 
+/**
+ * A save failed and the engine ended the sandbox: it is lost, though its process may not have exited yet
+ * and the engine's state can still say running for a moment.
+ */
+export class CaptureEndedSandbox extends Error {
+  override name = 'CaptureEndedSandbox';
+}
+
 /** A snapshot as the engine holds it on disk. */
 export interface SnapshotFiles {
   sizeBytes: number;

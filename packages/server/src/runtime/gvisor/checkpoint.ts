@@ -2,7 +2,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exists } from '../../optional-files.ts';
 import { within } from '../../timeouts.ts';
-import { CaptureRefused } from '../driver.ts';
+import { CaptureEndedSandbox, CaptureRefused } from '../driver.ts';
 import { isAlive, waitForExit } from '../host/pids.ts';
 import { type DriverState, forget, runscOf } from './driver-state.ts';
 import { keepFailedSaveLogs } from './failed-saves.ts';
@@ -68,7 +68,7 @@ export async function checkpointLocked(st: DriverState, id: string, known?: Runs
         throw new CaptureRefused(`gVisor could not checkpoint the sandbox, which keeps running; retry later (${(err as Error).message})`);
       }
       await keepFailedSaveLogs(st, id);
-      throw new Error(`${(err as Error).message} (runsc ended the sandbox)`);
+      throw new CaptureEndedSandbox(`${(err as Error).message} (runsc ended the sandbox)`);
     } finally {
       await rm(sp.checkpointPid, { force: true });
     }

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import { ApiError, badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../../errors.ts';
 import { newId, parseSandboxId } from '../../ids.ts';
 import type { AgentClient, AgentError } from '../../runtime/agent-client.ts';
-import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../runtime/driver.ts';
+import { CaptureEndedSandbox, CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../runtime/driver.ts';
 import { type CreateSandboxBody, type PatchSandboxBody, SANDBOX_STATUSES } from '../../schemas/sandbox.ts';
 import type { ActiveSlotStore } from '../../store/active-slots.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
@@ -319,6 +319,8 @@ export class SandboxService {
     try {
       await capture();
     } catch (err) {
+      // Its process may not have exited yet and would look running: it must not be recorded active again.
+      if (err instanceof CaptureEndedSandbox) throw await this.recordLost(rec, 'pause', err);
       const state = await this.deps.driver.state(rec.id).catch(() => 'missing' as const);
       if (state === 'running') {
         await stillRunning(err as Error);

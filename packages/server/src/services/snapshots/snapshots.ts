@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type Clock, iso } from '../../clock.ts';
 import { conflict, gone, notFound, tooMany, unavailable } from '../../errors.ts';
 import { newId, parseSandboxId, parseUuid } from '../../ids.ts';
-import { CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../runtime/driver.ts';
+import { CaptureEndedSandbox, CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../runtime/driver.ts';
 import type { CreateSnapshotBody, PatchSnapshotBody, Snapshot } from '../../schemas/snapshot.ts';
 import type { SandboxStore } from '../../store/sandboxes.ts';
 import type { SnapshotReservationStore } from '../../store/snapshot-reservations.ts';
@@ -183,6 +183,8 @@ export class SnapshotService {
   async #afterFailedCapture(sandboxId: string, err: Error): Promise<Error | undefined> {
     const sb = await this.deps.sandboxStore.get(sandboxId);
     if (sb?.status !== 'active') return undefined;
+    // Its process may not have exited yet and would look running.
+    if (err instanceof CaptureEndedSandbox) return this.deps.sandboxes.recordLost(sb, 'snapshot', err);
     const state = await this.deps.driver.state(sandboxId).catch(() => 'missing' as const);
     if (state === 'running') return undefined;
     if (state === 'paused') {
