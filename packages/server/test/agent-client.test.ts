@@ -478,8 +478,11 @@ test("DESCRIPTORS: every process's open descriptors, read by the agent itself, a
     const held = path.join(agent.dir, 'held');
     const p = client.spawn({ argv: ['sh', '-c', `exec 7>${held}; rm ${held}; echo ready; sleep 30`], user: 'root' });
     p.on('error', () => {});
+    // Listening before the spawn is awaited: its frame and the output's can arrive in one read, and
+    // the output is emitted before an await after the spawn could attach a listener.
+    const ready = new Promise((r) => p.once('stdout', r));
     const pid = await started(p);
-    await new Promise((r) => p.once('stdout', r));
+    await ready;
     const lines = (await client.descriptors()).toString('utf8').split('\n');
     assert.ok(lines.includes(`/proc/${pid}/fd ${held} (deleted)`), lines.filter((l) => l.startsWith(`/proc/${pid}/`)).join('\n'));
     assert.ok(
