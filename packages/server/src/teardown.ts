@@ -6,7 +6,7 @@ import { AddressPool } from './network/addr.ts';
 import { purgeInstallation, unregisterInstallation } from './network/slots.ts';
 import { networkConfig } from './network/network-config.ts';
 import { ContainerDriver } from './runtime/container/container-driver.ts';
-import type { RuntimeDriver } from './runtime/driver.ts';
+import { type RuntimeDriver, TEARDOWN_CONCURRENCY } from './runtime/driver.ts';
 import { GvisorDriver } from './runtime/gvisor/gvisor-driver.ts';
 import { unmountUnder } from './runtime/host/mounts.ts';
 import { volumeDiskPaths } from './runtime/host/volume-disks.ts';
@@ -22,8 +22,7 @@ export async function teardownEngine(config: Config): Promise<void> {
   if (existsSync(join(config.dataDir, 'gvisor'))) drivers.push(new GvisorDriver(opts));
   for (const driver of drivers) {
     await (driver as ContainerDriver | GvisorDriver).init();
-    // A few at once: each kills, unmounts and deletes a tree, and a data directory may hold thousands.
-    await pMap(await driver.list(), (id) => driver.destroy(id), { concurrency: 4 });
+    await pMap(await driver.list(), (id) => driver.destroy(id), { concurrency: TEARDOWN_CONCURRENCY });
     await driver.close({ release: true });
   }
   // The volume store: unmounted once no sandbox binds a volume (the image file goes with the data dir).

@@ -127,6 +127,9 @@ export class CaptureRefused extends Error {
   }
 }
 
+/** Engine teardowns run at once (deletes, a restart's leftovers, uninstall): each kills, unmounts and deletes a tree, mostly kernel work that overlaps only so far. */
+export const TEARDOWN_CONCURRENCY = 4;
+
 /**
  * A save failed and the engine ended the sandbox: it is lost, though its process may not have exited yet
  * and the engine's state can still say running for a moment.

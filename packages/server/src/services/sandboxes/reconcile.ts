@@ -1,13 +1,11 @@
 import pMap from 'p-map';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import type { RuntimeDriver } from '../../runtime/driver.ts';
+import { type RuntimeDriver, TEARDOWN_CONCURRENCY } from '../../runtime/driver.ts';
 import type { SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
 
 /** Engine states read at once: a host may hold 10,000 sandboxes, and each read is a few file lookups. */
 const STATE_READS = 16;
-/** Engine teardowns at once: each kills, unmounts and deletes a tree, and a restart after a mass delete may find thousands. */
-const TEARDOWNS = 4;
 
 /**
  * After a restart the engine is the truth about processes and the store about what should exist:
@@ -75,7 +73,7 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
     },
     { concurrency: STATE_READS },
   );
-  await pMap(failed, (id) => destroy(id, 'a failed sandbox'), { concurrency: TEARDOWNS });
+  await pMap(failed, (id) => destroy(id, 'a failed sandbox'), { concurrency: TEARDOWN_CONCURRENCY });
   const orphans = (await driver.list()).filter((id) => !known.has(id));
   await pMap(
     orphans,
@@ -88,6 +86,6 @@ export async function reconcile(store: SandboxStore, driver: RuntimeDriver, cloc
       log.warn({ sandbox: id }, 'reconciled: removing engine state with no live sandbox');
       await destroy(id, 'an orphan');
     },
-    { concurrency: TEARDOWNS },
+    { concurrency: TEARDOWN_CONCURRENCY },
   );
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import { ApiError, badRequest, conflict, internal, notFound, tooMany, unauthorized, unavailable } from '../../errors.ts';
 import { newId, parseSandboxId } from '../../ids.ts';
 import type { AgentClient, AgentError } from '../../runtime/agent-client.ts';
-import { CaptureEndedSandbox, CaptureRefused, type RuntimeDriver, type SnapshotEngine } from '../../runtime/driver.ts';
+import { CaptureEndedSandbox, CaptureRefused, type RuntimeDriver, type SnapshotEngine, TEARDOWN_CONCURRENCY } from '../../runtime/driver.ts';
 import { type CreateSandboxBody, type PatchSandboxBody, SANDBOX_STATUSES } from '../../schemas/sandbox.ts';
 import type { ActiveSlotStore } from '../../store/active-slots.ts';
 import type { ResourcesRecord, SandboxRecord, SandboxStore } from '../../store/sandboxes.ts';
@@ -70,8 +70,6 @@ export interface ListQuery {
 const STATUSES = new Set<string>(SANDBOX_STATUSES);
 /** How long an auto-pause that failed waits before it is tried again. */
 const AUTO_PAUSE_RETRY_MS = 30_000;
-/** Deleted sandboxes' engines torn down at once: enough to keep up with a burst, few enough to leave the CPUs to live ones. */
-const TEARDOWN_CONCURRENCY = 4;
 /** A slot claim outlives any create or resume; it only expires when the replica holding it died. */
 const SLOT_CLAIM_TTL_MS = 15 * 60_000;
 
