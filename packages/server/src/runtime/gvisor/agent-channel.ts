@@ -113,10 +113,12 @@ export class AgentChannel {
    * (`sentryPid`) holds no end of any of them, false when it still does at the timeout.
    */
   async close(timeoutMs: number, sentryPid?: number): Promise<boolean> {
-    // The namespace the connections live in, learnt from the latest as it came.
-    const netns = this.#netns;
+    // Learnt before our ends go: the namespace the connections live in.
+    const latest = this.#netns;
     this.#netns = undefined;
-    if (!sentryPid && netns !== undefined) closeSync(netns);
+    const live = sentryPid ? netnsOf([...this.#live]) : undefined;
+    const netns = live ?? (sentryPid ? latest : undefined);
+    if (latest !== undefined && latest !== netns) closeSync(latest);
     this.#server?.close();
     this.#server = undefined;
     await rm(this.path, { force: true });
@@ -141,7 +143,7 @@ export class AgentChannel {
 
   #onConnection(s: net.Socket): void {
     this.#live.add(s);
-    const ns = netnsOf(s);
+    const ns = netnsOf([s]);
     if (ns !== undefined) {
       if (this.#netns !== undefined) closeSync(this.#netns);
       this.#netns = ns;
@@ -189,16 +191,19 @@ export class AgentChannel {
 }
 
 /**
- * An fd of the network namespace the socket was made in, or undefined. A
+ * An fd of the network namespace the sockets were made in, or undefined. A
  * unix connection belongs to the namespace of the side that connected: for the
  * agent's, runsc's gofer (it dials host sockets for the sandbox) in a namespace
  * of its own, where the host's `ss` does not see them.
  */
-function netnsOf(s: net.Socket): number | undefined {
-  const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
-  if (fd === undefined || fd < 0) return undefined;
-  const ns = ioctl(fd, SIOCGSKNS, null) as number;
-  return ns >= 0 ? ns : undefined;
+function netnsOf(sockets: net.Socket[]): number | undefined {
+  for (const s of sockets) {
+    const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (fd === undefined || fd < 0) continue;
+    const ns = ioctl(fd, SIOCGSKNS, null) as number;
+    if (ns >= 0) return ns;
+  }
+  return undefined;
 }
 
 /**
