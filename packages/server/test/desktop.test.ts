@@ -281,7 +281,10 @@ test('a fork of a snapshot starts with the same windows, and its screen is its o
 
 test('platform/desktop is captured after its first use: later sandboxes restore it with the display already up', async () => {
   // The first create (in before) asked for the capture; it is made in the background.
-  await until(async () => ((await client.templates.get('platform/desktop')).captured ? true : undefined), 'the capture of platform/desktop', 600_000);
+  await until(async () => ((await client.templates.get('platform/desktop')).captured ? true : undefined), 'the capture of platform/desktop', 300_000).catch((err) => {
+    // Why the capture never came is in the server's warnings.
+    throw new Error(`${err.message}; the server said:\n${server.output.slice(-4000)}`);
+  });
   const made = [await Sandbox.create({ client, from_template: 'platform/desktop' }), await Sandbox.create({ client, from_template: 'platform/desktop' })];
   try {
     // The display's lock file was written once, in the capture: the same in both, not the booted sandbox's.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { enginePid } from './helpers/engine-process.ts';
@@ -108,6 +108,27 @@ describe('template captures on the gvisor driver', () => {
     for (const sb of [a.body.id, b.body.id, c.body.id]) assert.equal((await api.del(`/sandboxes/${sb}`)).status, 204);
     assert.equal((await api.del(`/templates/${t.id}`)).status, 204);
     await until('the capture to be removed', async () => ((await engineSnapshots()).length === 0 ? true : undefined));
+  });
+
+  test('a refused capture is tried again on its own, with no create asking for it', async () => {
+    // While /etc/capture-hold is in the template, the start command keeps a deleted file open, which refuses the save.
+    const res = await api.post('/templates', {
+      name: 'capture-retried',
+      steps: [{ type: 'run', user: 'root', command: 'touch /etc/capture-hold' }],
+      start_cmd: 'if [ -e /etc/capture-hold ]; then exec 3>/tmp/held; rm /tmp/held; fi; exec sleep infinity',
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id = res.body.id as string;
+    await until('the refused capture', async () => (srv.output.includes(`"template":"${id}"`) && /template capture failed/.test(srv.output) ? true : undefined), 60_000);
+    assert.equal((await api.get(`/templates/${id}`)).body.captured, false);
+    // The template changes behind the platform's back (its layer on the host), as a passing cause would.
+    const layers = join(srv.dataDir, 'templates', 'layers');
+    const holding: string[] = [];
+    for (const layer of await readdir(layers)) if ((await readdir(join(layers, layer, 'root', 'etc')).catch(() => [] as string[])).includes('capture-hold')) holding.push(layer);
+    assert.equal(holding.length, 1);
+    await rm(join(layers, holding[0]!, 'root', 'etc', 'capture-hold'));
+    await until('the capture, tried again', async () => ((await api.get(`/templates/${id}`)).body.captured === true ? true : undefined), 60_000);
+    assert.equal((await api.del(`/templates/${id}`)).status, 204);
   });
 });
 

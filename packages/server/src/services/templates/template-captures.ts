@@ -24,6 +24,12 @@ export interface TemplateCaptureDeps {
 }
 
 /**
+ * After a failed capture of a version, how long until each of the next tries: most failures pass
+ * (a refusal while a start command still holds a deleted file or a connection, a loaded host).
+ */
+export const CAPTURE_RETRY_MS = [10_000, 60_000, 300_000];
+
+/**
  * Where the engine can capture memory (gvisor), each team template version
  * with a start_cmd or ready_cmd is booted once (no team row, not billed),
  * started and made ready, then checkpointed into an engine snapshot kept with
@@ -32,13 +38,17 @@ export interface TemplateCaptureDeps {
  * boot is no slower than a restore.
  *
  * All work runs in the background, one template at a time; until a capture is
- * ready, or when one fails, sandboxes of the template boot as before.
+ * ready, or when one fails, sandboxes of the template boot as before. A failed
+ * capture is tried again later (CAPTURE_RETRY_MS), and on a template's next change.
  */
 export class TemplateCaptures {
   readonly deps: TemplateCaptureDeps;
   /** Template id -> its capture, so a create does not read the store. */
   readonly #held = new Map<string, TemplateCapture>();
   readonly #queued = new Set<string>();
+  /** Template id -> the version whose capture failed and how often, for the tries after it. */
+  readonly #failed = new Map<string, { versionKey: string; tries: number }>();
+  readonly #retries = new Set<NodeJS.Timeout>();
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -85,7 +95,7 @@ export class TemplateCaptures {
         this.#queued.delete(templateId);
         return this.#closed ? undefined : this.#settle(templateId);
       })
-      .catch((err) => this.deps.log.warn({ template: templateId, err: String(err) }, 'template capture failed; its sandboxes boot instead'));
+      .catch((err) => this.deps.log.warn({ template: templateId, err: String(err) }, 'template capture failed; its sandboxes boot until a later try succeeds'));
   }
 
   /** The capture held of a template (of whichever version). */
@@ -123,6 +133,8 @@ export class TemplateCaptures {
   /** Ends background work; captures stay on disk for the next start. */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const t of this.#retries) clearTimeout(t);
+    this.#retries.clear();
     await this.#queue;
   }
 
@@ -139,11 +151,30 @@ export class TemplateCaptures {
     }
     if (!target || !want) return;
     const started = performance.now();
-    const capture = await this.#capture(engine, target.teamId, target.info);
+    const capture = await this.#capture(engine, target.teamId, target.info).catch((err: unknown) => {
+      this.#retryLater(templateId, want);
+      throw err;
+    });
+    this.#failed.delete(templateId);
     // A rebuild or delete during the capture queued another settle, which drops this one if it is stale.
     await this.#record(templateId, capture);
     this.#held.set(templateId, capture);
     this.deps.log.info({ template: templateId, capture: capture.id, ms: Math.round(performance.now() - started) }, 'template captured');
+  }
+
+  /** Settles the template again after the delay its failed tries so far call for; none after the last. */
+  #retryLater(templateId: string, versionKey: string): void {
+    const before = this.#failed.get(templateId);
+    const tries = before?.versionKey === versionKey ? before.tries + 1 : 1;
+    this.#failed.set(templateId, { versionKey, tries });
+    const delay = CAPTURE_RETRY_MS[tries - 1];
+    if (delay === undefined || this.#closed) return;
+    const timer = setTimeout(() => {
+      this.#retries.delete(timer);
+      this.settle(templateId);
+    }, delay);
+    timer.unref();
+    this.#retries.add(timer);
   }
 
   /** The version a template's capture should be of: a team template's current one, a curated template's (built by the use that asked for the capture). */
