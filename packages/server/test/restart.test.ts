@@ -82,3 +82,27 @@ test('a restart on another default driver keeps managing the sandboxes the first
   await server.stop();
   server = undefined;
 });
+
+test('gvisor: after a restart, a pause as the first request to a running sandbox pauses it, or refuses what cannot be saved', async () => {
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+  const api = new Api(server.url, server.key);
+  const [plain, holding] = [(await api.post('/sandboxes', {})).body.id as string, (await api.post('/sandboxes', {})).body.id as string];
+  await api.post(`/sandboxes/${plain}/exec`, { command: 'echo kept > /home/user/f' });
+  // A process holding a deleted file: gVisor cannot save it, so the pause must refuse it (409), not fail.
+  await api.post(`/sandboxes/${holding}/exec`, { command: "setsid -f sh -c 'exec 3>/tmp/held; rm /tmp/held; exec sleep 1000' >/dev/null 2>&1" });
+  await server.kill9();
+  await server.launch();
+  // The first request each sandbox gets from the new server: no agent has reconnected yet.
+  const paused = await api.post(`/sandboxes/${plain}/pause`);
+  assert.equal(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal(paused.body.status, 'paused');
+  const refused = await api.post(`/sandboxes/${holding}/pause`);
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  assert.match(refused.body.error.message, /deleted file/);
+  assert.equal((await api.post(`/sandboxes/${plain}/resume`)).body.status, 'active');
+  assert.equal((await api.post(`/sandboxes/${plain}/exec`, { command: 'cat /home/user/f' })).body.stdout, 'kept\n');
+  assert.equal((await api.get(`/sandboxes/${holding}`)).body.status, 'active');
+  for (const id of [plain, holding]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  await server.stop();
+  server = undefined;
+});
