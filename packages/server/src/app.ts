@@ -65,6 +65,7 @@ import type { SandboxStore } from './store/sandboxes.ts';
 import type { RequestHandler, Telemetry } from './telemetry.ts';
 import type { InternalChannel } from './cluster/internal-channel.ts';
 import { trace } from '@opentelemetry/api';
+import { lazySerializers } from './lazy-serializers.ts';
 
 /** The role's own edge (several hosts): an API replica forwards to nodes; a node serves only its replicas. */
 export type RoleEdge =
@@ -94,6 +95,7 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   const app = Fastify({
     ...(tls || telemetry ? { serverFactory: (handler: RequestHandler) => serve(handler, tls, telemetry) } : {}),
     loggerInstance: log,
+    schemaController: lazySerializers,
     // Per-request lines would cost more than the requests at thousands per second; errors still log.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 2 * 1024 * 1024,

@@ -32,6 +32,7 @@ import { volumeContentRoutes } from './volume-content-routes.ts';
 import { volumeRoutes } from './volume-routes.ts';
 import { type E2bTemplateBuildDeps, templateBuildRoutes } from './template-build-routes.ts';
 import { drainOversizedBodies } from '../oversized-body.ts';
+import { lazySerializers } from '../lazy-serializers.ts';
 
 export interface E2bDeps {
   /** Requests per key (or client address) per window, as on Sandpit's own port; 0 disables. */
@@ -78,6 +79,7 @@ const WATCH_KEEPALIVE = { keepalive: {} };
 export async function buildE2bApp(deps: E2bDeps, log: FastifyBaseLogger): Promise<{ app: FastifyInstance; close(): void }> {
   const app = Fastify({
     loggerInstance: log.child({ api: 'e2b' }),
+    schemaController: lazySerializers,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
     // Command and watch streams can be open for hours: closing the server ends them.
