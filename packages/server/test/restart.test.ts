@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
@@ -103,6 +104,30 @@ test('gvisor: after a restart, a pause as the first request to a running sandbox
   assert.equal((await api.post(`/sandboxes/${plain}/exec`, { command: 'cat /home/user/f' })).body.stdout, 'kept\n');
   assert.equal((await api.get(`/sandboxes/${holding}`)).body.status, 'active');
   for (const id of [plain, holding]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  await server.stop();
+  server = undefined;
+});
+
+test('gvisor: after a restart, the agents of running sandboxes reconnect before any request to them', async () => {
+  server = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor' });
+  const api = new Api(server.url, server.key);
+  const id = (await api.post('/sandboxes', {})).body.id as string;
+  await server.kill9();
+  await server.launch();
+  // The server's end of the agent's connection: a socket of the server's at the sandbox's channel path, in the
+  // network namespace of runsc's gofer (which dials host sockets for the sandbox), where the host's `ss` does not look.
+  const channel = join(server.dataDir, 'gvisor', 'sandboxes', bare(id), 'run', 'host.sock');
+  const runscRoot = join(server.dataDir, 'gvisor', readdirSync(join(server.dataDir, 'gvisor')).find((d) => d.startsWith('runsc-0'))!);
+  const gofer = JSON.parse(readFileSync(join(runscRoot, `${bare(id)}_sandbox:${bare(id)}.state`), 'utf8')).goferPid as number;
+  const connected = () =>
+    execFileSync('nsenter', [`--net=/proc/${gofer}/ns/net`, 'ss', '-x', '-n', '-p'], { encoding: 'utf8' })
+      .split('\n')
+      .some((l) => l.includes(` ${channel} `) && l.includes(`pid=${server!.pid},`));
+  const deadline = Date.now() + 15_000;
+  while (!connected() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(connected(), 'the agent reconnected with no request to its sandbox');
+  assert.equal((await api.post(`/sandboxes/${id}/exec`, { command: 'echo ok' })).body.stdout, 'ok\n');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
   await server.stop();
   server = undefined;
 });

@@ -39,6 +39,7 @@ export class AgentChannel {
    * after the agent's connections ended while another was on its way through the gofer.
    */
   #netns: number | undefined;
+  #opening: Promise<void> | undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -48,8 +49,16 @@ export class AgentChannel {
     return this.#server !== undefined;
   }
 
-  async open(): Promise<void> {
-    if (this.#server) return;
+  /** Listens for the agent; callers at the same time (a request, the reopening after a restart) share one listen. */
+  open(): Promise<void> {
+    if (this.#server) return Promise.resolve();
+    this.#opening ??= this.#listen().finally(() => {
+      this.#opening = undefined;
+    });
+    return this.#opening;
+  }
+
+  async #listen(): Promise<void> {
     await rm(this.path, { force: true });
     const server = net.createServer({ allowHalfOpen: false }, (s) => this.#onConnection(s));
     const name = socketName(this.path);

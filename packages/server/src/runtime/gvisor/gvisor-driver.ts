@@ -19,7 +19,7 @@ import { RunscEngines, type RunscPlatform, resolveBinary, defaultRunsc, platform
 import { channel, prepareShim } from './launch.ts';
 import { create, destroyLocked } from './lifecycle.ts';
 import { gvisorPaths, gvisorSandboxPaths, snapshotPaths } from './paths.ts';
-import { moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
+import { listenForRunningAgents, moveLegacyImages, settleInterruptedCaptures } from './recovery.ts';
 import { probeRunsc } from './runsc.ts';
 import { gvisorSandboxMoves } from './sandbox-moves.ts';
 import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
@@ -46,6 +46,8 @@ export class GvisorDriver implements RuntimeDriver {
   readonly moves: SandboxMoves;
 
   private readonly st: DriverState;
+  /** The agents of running sandboxes listened for again after a restart (background; close waits for it). */
+  #reopening: Promise<void> = Promise.resolve();
 
   constructor(opts: GvisorDriverOptions) {
     const paths = gvisorPaths(opts.dataDir);
@@ -95,10 +97,12 @@ export class GvisorDriver implements RuntimeDriver {
     await this.st.engines.load();
     await settleInterruptedCaptures(paths, this.st.engines, this.st.logger, (runsc, rid) => forget(this.st, runsc, rid));
     this.st.layers.replenish();
+    this.#reopening = listenForRunningAgents(this.st);
   }
 
   async close(opts: { release?: boolean } = {}): Promise<void> {
     await this.st.layers.close();
+    await this.#reopening;
     await Promise.all(this.st.deleting.values());
     for (const ch of this.st.channels.values()) await ch.close(0);
     this.st.channels.clear();

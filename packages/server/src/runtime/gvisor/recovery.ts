@@ -6,11 +6,14 @@ import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { Logger } from '../host/layer-store.ts';
 import { isAlive, readPidFile, waitForExit } from '../host/pids.ts';
 import { SAVED_EXIT_WAIT_MS } from './checkpoint.ts';
+import type { DriverState } from './driver-state.ts';
 import type { RunscEngine, RunscEngines } from './engines.ts';
+import { channel } from './launch.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
 import { removeTree } from './layer-copies.ts';
 import { type GvisorPaths, gvisorSandboxPaths, sandboxOf, snapshotPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
+import { runscState } from './status.ts';
 
 /** How long a restarted server waits for a checkpoint the previous one left running. */
 const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
@@ -72,4 +75,25 @@ export async function settleInterruptedCaptures(paths: GvisorPaths, engines: Run
     const complete = !name.endsWith('.partial') && (await exists(snapshotPaths(paths, name).meta));
     if (!complete) await rm(join(paths.snapshotImagesDir, name), { recursive: true, force: true });
   }
+}
+
+/**
+ * After a restart, listens again for the agents of running sandboxes, which redial every 500 ms while
+ * nobody listens. Opened only at a sandbox's first request, that request waited for the redial, and a
+ * pause read the sandbox through `runsc exec` instead of its agent. In the background, each sandbox
+ * under its lock: a request that came first has opened its channel, or is closing it for a save.
+ */
+export async function listenForRunningAgents(st: DriverState): Promise<void> {
+  const ids = await subdirNames(st.paths.sandboxesDir).catch(() => [] as string[]);
+  await pMap(
+    ids,
+    (id) =>
+      st.mutex
+        .run(id, async () => {
+          if (st.channels.get(id)?.listening || st.capturing.has(id)) return;
+          if ((await runscState(st, id))?.status === 'running') await channel(st, id).open();
+        })
+        .catch((err: Error) => st.logger.warn(`gvisor: listening for the agent of ${id} after a restart: ${err.message}`)),
+    { concurrency: 8 },
+  );
 }
