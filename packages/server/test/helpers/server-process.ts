@@ -55,6 +55,8 @@ export class ServerProcess {
   readonly env: Record<string, string>;
   child: ChildProcess | undefined;
   output = '';
+  /** The CLI `launch` starts: another checkout's, for a benchmark that compares two versions on one data dir. */
+  cli = CLI;
   dropDatabase: (() => Promise<void>) | undefined;
   /** What the server prints once it serves: an API replica (SANDPIT_ROLE=api) builds no template. */
   readonly ready: string;
@@ -121,7 +123,7 @@ export class ServerProcess {
 
   async launch(): Promise<void> {
     this.output = '';
-    const { file, args } = underReaper(process.execPath, [CLI, 'serve']);
+    const { file, args } = underReaper(process.execPath, [this.cli, 'serve']);
     const child = spawn(file, args, {
       env: {
         ...process.env,
