@@ -115,11 +115,15 @@ describe('template captures on the gvisor driver', () => {
     const res = await api.post('/templates', {
       name: 'capture-retried',
       steps: [{ type: 'run', user: 'root', command: 'touch /etc/capture-hold' }],
-      start_cmd: 'if [ -e /etc/capture-hold ]; then exec 3>/tmp/held; rm /tmp/held; fi; exec sleep infinity',
+      start_cmd: 'if [ -e /etc/capture-hold ]; then exec 3>/tmp/held; rm /tmp/held; fi; touch /tmp/started; exec sleep infinity',
+      // Ready (and so captured) only once the file is held and deleted: a capture must not come before it.
+      ready_cmd: 'test -e /tmp/started',
     });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.id as string;
-    await until('the refused capture', async () => (srv.output.includes(`"template":"${id}"`) && /template capture failed/.test(srv.output) ? true : undefined), 60_000);
+    await until('the refused capture', async () => (srv.output.includes(`"template":"${id}"`) && /template capture failed/.test(srv.output) ? true : undefined), 90_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}; the template: ${JSON.stringify((await api.get(`/templates/${id}`)).body)}; the server said:\n${srv.output.slice(-3000)}`);
+    });
     assert.equal((await api.get(`/templates/${id}`)).body.captured, false);
     // The template changes behind the platform's back (its layer on the host), as a passing cause would.
     const layers = join(srv.dataDir, 'templates', 'layers');
