@@ -27,7 +27,7 @@ export interface TemplateCaptureDeps {
  * After a failed capture of a version, how long until each of the next tries: most failures pass
  * (a refusal while a start command still holds a deleted file or a connection, a loaded host).
  */
-export const CAPTURE_RETRY_MS = [10_000, 60_000, 300_000];
+const CAPTURE_RETRY_MS = [10_000, 60_000, 300_000];
 
 /**
  * Where the engine can capture memory (gvisor), each team template version
