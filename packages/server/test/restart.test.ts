@@ -93,7 +93,8 @@ test('gvisor: after a restart, a pause as the first request to a running sandbox
   await api.post(`/sandboxes/${holding}/exec`, { command: "setsid -f sh -c 'exec 3>/tmp/held; rm /tmp/held; exec sleep 1000' >/dev/null 2>&1" });
   await server.kill9();
   await server.launch();
-  // The first request each sandbox gets from the new server: no agent has reconnected yet.
+  // The first request each sandbox gets from the new server (its agent may not have reconnected yet;
+  // process-descriptors-units.test.ts covers the read without one).
   const paused = await api.post(`/sandboxes/${plain}/pause`);
   assert.equal(paused.status, 200, JSON.stringify(paused.body));
   assert.equal(paused.body.status, 'paused');
