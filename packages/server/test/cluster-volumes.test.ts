@@ -104,10 +104,15 @@ test('a volume lives on one node: its files, its sandboxes and its loss go throu
     ['greeting.txt'],
   );
   assert.equal((await api.patch('/volumes/shared', { size_mib: 96 })).body.size_mib, 96);
-  const listed = await until('the list counting the file', async () => {
-    const l = await api.get('/volumes');
-    return l.body.volumes[0]?.used_bytes > 0 && l.body.volumes;
-  });
+  // btrfs counts a qgroup's bytes at its transaction commit, up to 30 s after the write (docs/volumes.md).
+  const listed = await until(
+    'the list counting the file',
+    async () => {
+      const l = await api.get('/volumes');
+      return l.body.volumes[0]?.used_bytes > 0 && l.body.volumes;
+    },
+    60_000,
+  );
   assert.deepEqual(
     listed.map((v: any) => v.name),
     ['shared'],
