@@ -9,6 +9,7 @@
  * Run: BENCH_PAUSED=1000 BENCH_ACTIVE=100 BENCH_BASELINE=/tmp/old node bench/start-up.bench.ts
  */
 import { join } from 'node:path';
+import pMap from 'p-map';
 import { Api, CLI, ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, timeIt } from './stats.ts';
 
@@ -18,14 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BASELINE = process.env.BENCH_BASELINE;
 const PARALLEL = 4;
 
-async function pool(n: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < n) await fn(next++);
-    }),
-  );
-}
+const pool = (n: number, fn: () => Promise<void>) => pMap(Array.from({ length: n }), fn, { concurrency: PARALLEL });
 
 const srv = await ServerProcess.start({ SANDPIT_DRIVER: 'gvisor', SANDPIT_MAX_ACTIVE_SANDBOXES: String(ACTIVE + PARALLEL), SANDPIT_MAX_SANDBOXES: String(PAUSED + ACTIVE + PARALLEL) });
 const api = new Api(srv.url, srv.key);

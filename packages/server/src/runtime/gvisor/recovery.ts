@@ -6,14 +6,14 @@ import { exists, readJson, subdirNames } from '../../optional-files.ts';
 import type { Logger } from '../host/layer-store.ts';
 import { isAlive, readPidFile, waitForExit } from '../host/pids.ts';
 import { SAVED_EXIT_WAIT_MS } from './checkpoint.ts';
-import { type DriverState, runscOf } from './driver-state.ts';
+import type { DriverState } from './driver-state.ts';
 import type { RunscEngine, RunscEngines } from './engines.ts';
 import { channel } from './launch.ts';
 import { runCaptured } from '../host/posix-spawn.ts';
 import { removeTree } from './layer-copies.ts';
 import { type GvisorPaths, gvisorSandboxPaths, sandboxOf, snapshotPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
-import { readMeta } from './sandbox-meta.ts';
+import { health } from './status.ts';
 
 /** How long a restarted server waits for a checkpoint the previous one left running. */
 const ORPHAN_CHECKPOINT_WAIT_MS = 120_000;
@@ -90,11 +90,9 @@ export async function listenForRunningAgents(st: DriverState): Promise<void> {
     (id) =>
       st.mutex
         .run(id, async () => {
-          if (st.channels.get(id)?.listening || st.capturing.has(id)) return;
-          // runsc's state file, not `runsc state`: a runsc process per running sandbox slowed the start beside them (by 0.75 s with 50).
-          const meta = await readMeta(gvisorSandboxPaths(st.paths, id).meta);
-          const pid = meta && (await runscOf(st, meta).sandboxPid(meta.runscId));
-          if (pid && isAlive(pid)) await channel(st, id).open();
+          if (st.channels.get(id)?.listening) return;
+          // From runsc's state file, not `runsc state`: a runsc process per running sandbox slowed the start beside them (by 0.75 s with 50).
+          if ((await health(st, id)) === 'alive') await channel(st, id).open();
         })
         .catch((err: Error) => st.logger.warn(`gvisor: listening for the agent of ${id} after a restart: ${err.message}`)),
     { concurrency: 8 },

@@ -149,7 +149,10 @@ export class TemplateCaptures {
       await this.#record(templateId, null);
       await engine.delete(held.id);
     }
-    if (!target || !want) return;
+    if (!target || !want) {
+      this.#failed.delete(templateId);
+      return;
+    }
     const started = performance.now();
     const capture = await this.#capture(engine, target.teamId, target.info).catch((err: unknown) => {
       this.#retryLater(templateId, want);
