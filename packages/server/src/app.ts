@@ -78,6 +78,8 @@ export type RoleEdge =
       driver: RuntimeDriver;
       store: SandboxStore;
       mover: SandboxMover;
+      /** Where transfers to and from other nodes place their FIFOs (transferScratch). */
+      transfers: string;
       /** Serves one SSH connection an API replica relays. */
       ssh: (stream: Duplex, remoteAddress: string) => void;
     };
@@ -260,9 +262,9 @@ export async function buildApp(s: Services, log: FastifyBaseLogger, edge?: RoleE
   if (edge?.role === 'node') {
     await nodeEngineRoutes(app, edge.driver, edge.store);
     await nodeVolumeRoutes(app, s.volumes);
-    await snapshotFileRoutes(app, edge.driver);
-    await sandboxMoveRoutes(app, edge.driver, edge.mover);
-    await sandboxLayerRoutes(app, edge.driver);
+    await snapshotFileRoutes(app, edge.driver, edge.transfers);
+    await sandboxMoveRoutes(app, edge.driver, edge.mover, edge.transfers);
+    await sandboxLayerRoutes(app, edge.driver, edge.transfers);
     await nodeSshRoute(app, edge.ssh);
   }
   return app;

@@ -114,6 +114,7 @@ import { NodeAgent } from './cluster/node-agent.ts';
 import { SnapshotShipping } from './cluster/snapshot-shipping.ts';
 import { NodeDrain } from './cluster/drain.ts';
 import { NodePeers } from './cluster/node-peer.ts';
+import { transferScratch } from './runtime/tree-transfer.ts';
 import { PeerLayers } from './cluster/remote-layers.ts';
 import { SandboxMover } from './cluster/sandbox-mover.ts';
 import { LiveMoveSteps } from './services/sandboxes/live-move.ts';
@@ -312,7 +313,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const connections = new PlatformConnections();
     if (network) connections.register((id) => network.cutConnections(id));
     const templateFiles = { store: templateStore, curated, copies: copies!, ownDirs: [config.dataDir, config.imageDir] };
-    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs, channel) : undefined;
+    const transfers = role === 'node' ? await transferScratch(config.dataDir) : undefined;
+    const peers = role === 'node' ? new NodePeers(nodeStore, tokens!, config.cluster.lostMs, channel, transfers!) : undefined;
     // A node fetches from its holder a snapshot placement asks it to fork.
     const shipping =
       role === 'node' && driver.snapshots
@@ -507,6 +509,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
               driver,
               store,
               ssh: (stream, remoteAddress) => ssh!.accept(stream, remoteAddress),
+              transfers: transfers!,
               mover: new SandboxMover({
                 nodeId: nodeId!,
                 store,

@@ -10,7 +10,7 @@ import { NodePeers } from '../src/cluster/node-peer.ts';
 import { digestOrNotFound, ResumeBody, servePart, Transfer } from '../src/cluster/part-serving.ts';
 import { TokenCache } from '../src/internal-token.ts';
 import { ClusterCerts, OPERATOR } from '../src/local-cluster/cluster-certs.ts';
-import { treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
+import { transferScratch, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
 import type { NodeRecord, NodeStore } from '../src/store/nodes.ts';
 
 /**
@@ -21,6 +21,8 @@ import type { NodeRecord, NodeStore } from '../src/store/nodes.ts';
  */
 let dir: string;
 let tree: string;
+/** The FIFOs' directory of both ends. */
+let scratch: string;
 const apps: FastifyInstance[] = [];
 const proxies: Server[] = [];
 const channels: InternalChannel[] = [];
@@ -35,7 +37,7 @@ async function partServer(channel: InternalChannel): Promise<number> {
   apps.push(app);
   const part = async (req: FastifyRequest<{ Querystring: { transfer?: string }; Body?: ResumeBody }>, reply: FastifyReply) => {
     requests.push(req.method);
-    await servePart(reply, tree, req.query.transfer, req.body);
+    await servePart(reply, scratch, tree, req.query.transfer, req.body);
   };
   app.get('/parts/p', { schema: { querystring: Transfer } }, part);
   app.post('/parts/p', { schema: { querystring: Transfer, body: ResumeBody } }, part);
@@ -81,6 +83,7 @@ async function spoilingProxy(upstream: number, spoil: 'cut' | 'flip'): Promise<n
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sandpit-resume-'));
   tree = join(dir, 'tree');
+  scratch = await transferScratch(dir);
   await mkdir(join(tree, 'sub'), { recursive: true });
   for (const [name, byte] of [
     ['a', 1],
@@ -106,7 +109,7 @@ async function fetchWhole(channel: InternalChannel, port: number, name: string):
   const node = { id: 'n1', url: `${channel.scheme}://127.0.0.1:${port}`, lostAt: null, heartbeatAt: Date.now() } as NodeRecord;
   // The store only answers whether the sender is live (it is asked again before resuming).
   const store = { get: async () => ({ ...node, heartbeatAt: Date.now() }) } as unknown as NodeStore;
-  const peers = new NodePeers(store, new TokenCache(Buffer.alloc(32, 1)), 10_000, channel);
+  const peers = new NodePeers(store, new TokenCache(Buffer.alloc(32, 1)), 10_000, channel, scratch);
   const manifest = await treeManifest(tree);
   const dest = join(dir, name);
   await mkdir(dest);

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { decodeSelection, encodeSelection, fetchTree, sendTree, stillMissing, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
+import { decodeSelection, encodeSelection, fetchTree, sendTree, stillMissing, transferScratch, treeManifest, verifyTree } from '../src/runtime/tree-transfer.ts';
 
 /**
  * How snapshots and sandboxes travel between nodes: a tar stream over HTTP, sent through a FIFO and
@@ -16,6 +16,8 @@ import { decodeSelection, encodeSelection, fetchTree, sendTree, stillMissing, tr
  */
 let dir: string;
 let src: string;
+/** The FIFOs' directory, as a node's data directory has it. */
+let scratch: string;
 let server: Server;
 let base: string;
 /** What the test server does with a request: `send` writes the tree at `root` as sendTree does, with a hook to change the bytes. */
@@ -32,7 +34,7 @@ async function send(root: string, res: ServerResponse, tamper?: (chunk: Buffer) 
       })
     : res;
   try {
-    sentDigests.push((await sendTree(root, out, { digest: true }))!);
+    sentDigests.push((await sendTree(root, out, { scratch, digest: true }))!);
     res.end();
   } catch {
     res.destroy();
@@ -42,6 +44,7 @@ async function send(root: string, res: ServerResponse, tamper?: (chunk: Buffer) 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sandpit-tree-'));
   src = join(dir, 'src');
+  scratch = await transferScratch(dir);
   await mkdir(join(src, 'upper', 'home'), { recursive: true });
   await writeFile(join(src, 'upper', 'home', 'notes.txt'), 'kept\n');
   await writeFile(join(src, 'big'), Buffer.alloc(3 << 20, 7));
@@ -69,7 +72,7 @@ after(async () => {
 async function fetchInto(name: string): Promise<{ dest: string; digest: string }> {
   const dest = join(dir, name);
   await mkdir(dest);
-  return { dest, digest: (await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true }))! };
+  return { dest, digest: (await fetchTree(base, { 'x-test-token': 'secret' }, dest, { scratch, digest: true }))! };
 }
 
 test('a tree arrives whole: files, holes, whiteouts and trusted xattrs; the digests of the bytes sent and received agree; it matches the manifest', async () => {
@@ -95,12 +98,12 @@ test('a tree arrives whole: files, holes, whiteouts and trusted xattrs; the dige
 test('without a digest (a copy over TLS, whose channel checks it), the tree arrives whole straight into tar and a cut transfer still fails', async () => {
   handle = async (res) => {
     res.writeHead(200, { 'content-type': 'application/x-tar' });
-    assert.equal(await sendTree(src, res, { digest: false }), undefined);
+    assert.equal(await sendTree(src, res, { scratch, digest: false }), undefined);
     res.end();
   };
   const dest = join(dir, 'undigested');
   await mkdir(dest);
-  assert.equal(await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: false }), undefined);
+  assert.equal(await fetchTree(base, { 'x-test-token': 'secret' }, dest, { scratch, digest: false }), undefined);
   await verifyTree(dest, await treeManifest(src));
   assert.ok((await readFile(join(dest, 'big'))).equals(await readFile(join(src, 'big'))));
   assert.ok((await stat(join(dest, 'upper', 'gone'))).isCharacterDevice());
@@ -110,7 +113,7 @@ test('without a digest (a copy over TLS, whose channel checks it), the tree arri
     res.destroy();
   };
   await mkdir(join(dir, 'undigested-cut'));
-  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, join(dir, 'undigested-cut'), { digest: false }), /failed \(exit code/);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, join(dir, 'undigested-cut'), { scratch, digest: false }), /failed \(exit code/);
 });
 
 test('bytes changed on the way give another digest; a changed, missing or extra file fails the manifest check', async () => {
@@ -148,7 +151,7 @@ test('a transfer cut short fails the fetch; so does a tree the sender cannot rea
   await assert.rejects(fetchInto('cut'), /failed \(exit code/);
   handle = (res) => send(join(dir, 'absent'), res);
   await assert.rejects(fetchInto('unreadable'), /failed \(exit code/);
-  await assert.rejects(fetchTree(base, { 'x-test-token': 'wrong' }, dir, { digest: true }), /401/);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'wrong' }, dir, { scratch, digest: true }), /401/);
 });
 
 test('a copy cut short resumes: the sender sends only the files the receiver lacks (with every directory and device node), and the tree arrives whole', async () => {
@@ -182,11 +185,11 @@ test('a copy cut short resumes: the sender sends only the files the receiver lac
       },
     });
     cutting.on('error', () => undefined);
-    await sendTree(tree, cutting, { digest: true }).catch(() => undefined);
+    await sendTree(tree, cutting, { scratch, digest: true }).catch(() => undefined);
   };
   const dest = join(dir, 'resumed');
   await mkdir(dest);
-  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true }), /failed \(exit code/);
+  await assert.rejects(fetchTree(base, { 'x-test-token': 'secret' }, dest, { scratch, digest: true }), /failed \(exit code/);
   const missing = await stillMissing(dest, manifest);
   assert.ok(missing.includes(false) && missing.includes(true), `some files whole, some not: ${JSON.stringify(missing)}`);
 
@@ -203,10 +206,10 @@ test('a copy cut short resumes: the sender sends only the files the receiver lac
         res.write(chunk, cb);
       },
     });
-    sentDigests.push((await sendTree(tree, counted, { digest: true, select: decodeSelection(body.select, body.files) }))!);
+    sentDigests.push((await sendTree(tree, counted, { scratch, digest: true, select: decodeSelection(body.select, body.files) }))!);
     res.end();
   };
-  const digest = await fetchTree(base, { 'x-test-token': 'secret' }, dest, { digest: true, body: { select: encodeSelection(missing), files: missing.length } });
+  const digest = await fetchTree(base, { 'x-test-token': 'secret' }, dest, { scratch, digest: true, body: { select: encodeSelection(missing), files: missing.length } });
   assert.equal(digest, sentDigests.at(-1), "the resumed attempt's bytes are checked by their own digest");
   const whole = missing.filter((m) => !m).length;
   assert.ok(resumedBytes < (5 - whole) * (1 << 20) + (512 << 10), `only what was missing was sent again (${resumedBytes} bytes)`);
@@ -215,4 +218,13 @@ test('a copy cut short resumes: the sender sends only the files the receiver lac
   for (const f of manifest) assert.ok((await readFile(join(dest, f.path))).equals(await readFile(join(tree, f.path))), `${f.path} is whole`);
   assert.ok((await stat(join(dest, 'd1', 'gone'))).isCharacterDevice(), 'a device node of a resumed copy arrives too');
   assert.throws(() => decodeSelection(encodeSelection([true, false]), 9), /a selection of 9 files is 2 bytes, got 1/);
+});
+
+test("the FIFOs stay in the node's data directory: none is left after transfers whole, cut or resumed, and one a killed node left is cleared at its next start", async () => {
+  assert.deepEqual(await readdir(scratch), [], 'every transfer above removed its FIFO');
+  // What a node killed mid-transfer leaves: its FIFO's directory.
+  await mkdir(join(scratch, 'fifo-left'));
+  execFileSync('mkfifo', [join(scratch, 'fifo-left', 'tar')]);
+  assert.equal(await transferScratch(dir), scratch);
+  assert.deepEqual(await readdir(scratch), []);
 });

@@ -18,9 +18,12 @@ export class NodePeers {
   readonly #tokens: TokenCache;
   readonly #lostMs: number;
   readonly #channel: InternalChannel;
+  /** Where fetches place their FIFO (transferScratch). */
+  readonly #scratch: string;
 
-  constructor(nodes: NodeStore, tokens: TokenCache, lostMs: number, channel: InternalChannel) {
+  constructor(nodes: NodeStore, tokens: TokenCache, lostMs: number, channel: InternalChannel, scratch: string) {
     this.#channel = channel;
+    this.#scratch = scratch;
     this.#nodes = nodes;
     this.#tokens = tokens;
     this.#lostMs = lostMs;
@@ -84,7 +87,7 @@ export class NodePeers {
     const target = this.#channel.curlTarget(new URL(`${path}?transfer=${transfer}`, n.url), n.id);
     const body = select && { select: encodeSelection(select), files: select.length };
     const digest = !this.#channel.secure;
-    const got = await fetchTree(target.url, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest, { digest, config: target.config, body });
+    const got = await fetchTree(target.url, { [INTERNAL_HEADER]: this.#tokens.for(nodeAudience(n.id)) }, dest, { digest, scratch: this.#scratch, config: target.config, body });
     if (!digest) return;
     const sent = (await this.json<{ digest: string }>(n, `${path}/digest?transfer=${transfer}`)).digest;
     if (sent !== got) throw new DigestMismatch(`the copy of ${path} from node '${n.id}' differs from what it sent (BLAKE2b)`);

@@ -17,7 +17,7 @@ const sent = new Map<string, { digest: Promise<string>; at: number }>();
  * With `resume` (a POST: the receiver's copy was cut), only the files it still lacks.
  * A tar that fails cuts the answer, so the receiver's fetch fails too.
  */
-export async function servePart(reply: FastifyReply, root: string, transfer: string | undefined, resume?: ResumeBody): Promise<void> {
+export async function servePart(reply: FastifyReply, scratch: string, root: string, transfer: string | undefined, resume?: ResumeBody): Promise<void> {
   let select: boolean[] | undefined;
   try {
     select = resume && decodeSelection(resume.select, resume.files);
@@ -28,7 +28,7 @@ export async function servePart(reply: FastifyReply, root: string, transfer: str
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'application/x-tar' });
   const digest = (res.socket as TLSSocket | null)?.encrypted !== true;
-  const sending = sendTree(root, res, { digest, select });
+  const sending = sendTree(root, res, { digest, scratch, select });
   if (transfer !== undefined && digest) {
     const now = Date.now();
     for (const [k, v] of sent) if (now - v.at > KEEP_MS) sent.delete(k);

@@ -13,7 +13,7 @@ type Params = { sandbox_id: string };
  * changes into a sandbox on another node reads what this sandbox's layer starts from, then its upper
  * dir as one tar stream, then the digest of what was sent.
  */
-export async function sandboxLayerRoutes(app: FastifyInstance, driver: RuntimeDriver): Promise<void> {
+export async function sandboxLayerRoutes(app: FastifyInstance, driver: RuntimeDriver, scratch: string): Promise<void> {
   const layerOf = async (id: string): Promise<WritableLayer> => {
     if (!driver.writableLayer) throw unavailable(`the ${driver.name} driver does not show sandbox layers`);
     const layer = await driver.writableLayer(id);
@@ -26,7 +26,7 @@ export async function sandboxLayerRoutes(app: FastifyInstance, driver: RuntimeDr
     { schema: { hide: true, params, querystring: Transfer } },
     async (req: FastifyRequest<{ Params: Params; Querystring: { transfer?: string } }>, reply: FastifyReply) => {
       const layer = await layerOf(req.params.sandbox_id);
-      await servePart(reply, layer.upper, req.query.transfer);
+      await servePart(reply, scratch, layer.upper, req.query.transfer);
     },
   );
   app.get<{ Params: Params; Querystring: { transfer: string } }>(

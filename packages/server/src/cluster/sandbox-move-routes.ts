@@ -15,7 +15,7 @@ const NodeRef = (name: string) => Type.Object({ [name]: Type.String({ minLength:
  * part streamed and its digest); the source switches a paused one over, the target commits a running one (switches it
  * over and resumes it); a target drops a copy the switch did not take.
  */
-export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDriver, mover: SandboxMover) {
+export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDriver, mover: SandboxMover, scratch: string) {
   const moves = (): SandboxMoves => {
     if (!driver.moves) throw unavailable(`the ${driver.name} driver cannot move sandboxes`);
     return driver.moves;
@@ -34,7 +34,7 @@ export async function sandboxMoveRoutes(app: FastifyInstance, driver: RuntimeDri
     } catch {
       throw notFound(`a sandbox has no part '${req.params.part}'`);
     }
-    await servePart(reply, root, req.query.transfer, req.body);
+    await servePart(reply, scratch, root, req.query.transfer, req.body);
   };
   // GET: the whole part; POST: a resumed copy's rest (ResumeBody).
   app.get('/internal/sandboxes/:sandbox_id/move/parts/:part', { schema: { hide, params: Part, querystring: Transfer } }, part);

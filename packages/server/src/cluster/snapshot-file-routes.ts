@@ -11,7 +11,7 @@ const params = Type.Object({ snapshot_id: Type.String({ pattern: '^[0-9a-f-]{36}
  * a node without the snapshot fetches them from here, the manifest first, then each part as a stream,
  * then the digest of what was sent.
  */
-export async function snapshotFileRoutes(app: FastifyInstance, driver: RuntimeDriver) {
+export async function snapshotFileRoutes(app: FastifyInstance, driver: RuntimeDriver, scratch: string) {
   const transfer = (): SnapshotTransfer => {
     const t = driver.snapshots?.transfer;
     if (!t) throw unavailable(`the ${driver.name} driver cannot ship snapshots`);
@@ -32,7 +32,7 @@ export async function snapshotFileRoutes(app: FastifyInstance, driver: RuntimeDr
     } catch {
       throw notFound(`a snapshot has no part '${req.params.part}'`);
     }
-    await servePart(reply, root, req.query.transfer, req.body);
+    await servePart(reply, scratch, root, req.query.transfer, req.body);
   };
   // GET: the whole part; POST: a resumed copy's rest (ResumeBody).
   app.get('/internal/snapshots/:snapshot_id/parts/:part', { schema: { hide: true, params, querystring: Transfer } }, part);

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdtemp, open, readdir, lstat, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, open, readdir, lstat, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { growPipe } from './host/pipe-size.ts';
@@ -101,9 +100,9 @@ const CHUNK = 1 << 20;
  * selected go, with every directory, link and device node again (tar sets a directory's attributes last).
  * Rejects when tar fails; the caller then cuts `out`, and the receiver never takes a cut archive for a whole one.
  */
-export async function sendTree(root: string, out: Writable, opts: { digest: boolean; select?: boolean[] }): Promise<string | undefined> {
+export async function sendTree(root: string, out: Writable, opts: { digest: boolean; scratch: string; select?: boolean[] }): Promise<string | undefined> {
   const { select } = opts;
-  return withFifo(async (fifo) => {
+  return withFifo(opts.scratch, async (fifo) => {
     const names = select && (await selectedNames(root, select));
     let list: string[] = ['.'];
     if (names) {
@@ -156,9 +155,20 @@ async function selectedNames(root: string, select: boolean[]): Promise<string[]>
   return [...others, ...files.filter((_, i) => select[i]).map((f) => f.path)].sort();
 }
 
-/** Runs `fn` with a FIFO in a private temporary directory, removed afterwards. */
-async function withFifo<T>(fn: (fifo: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'sandpit-transfer-'));
+/**
+ * The directory of a node's transfer FIFOs: `transfers` in its data directory, emptied when the node
+ * starts (a node killed mid-transfer leaves its FIFO behind) and removed with the data directory.
+ */
+export async function transferScratch(dataDir: string): Promise<string> {
+  const dir = join(dataDir, 'transfers');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Runs `fn` with a FIFO in a private directory under `scratch` (transferScratch), removed afterwards. */
+async function withFifo<T>(scratch: string, fn: (fifo: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(scratch, 'fifo-'));
   try {
     const fifo = join(dir, 'tar');
     await runCaptured('mkfifo', ['-m', '600', fifo]);
@@ -180,8 +190,13 @@ function writeOut(out: Writable, chunk: Buffer): Promise<void> {
  * (more lines of curl's `-K` format: TLS files, say). With `body`, a POST of that JSON (a resumed copy's
  * selection). A transfer cut short fails curl (the body's chunked encoding does not end) and so this.
  */
-export async function fetchTree(url: string, headers: Record<string, string>, dest: string, opts: { digest: boolean; config?: string[]; body?: unknown }): Promise<string | undefined> {
-  return withFifo(async (fifo) => {
+export async function fetchTree(
+  url: string,
+  headers: Record<string, string>,
+  dest: string,
+  opts: { digest: boolean; scratch: string; config?: string[]; body?: unknown },
+): Promise<string | undefined> {
+  return withFifo(opts.scratch, async (fifo) => {
     const untar = `${['tar', '-x', ...TAR_KEEP, '--same-permissions', '--ignore-zeros'].map((a) => `'${a}'`).join(' ')} -C "$2" -f`;
     const curl = 'curl -sS --fail --http1.1 -K - "$1"';
     const script = opts.digest ? `set -o pipefail; ${untar} "$3" & t=$!; ${curl} | tee "$3" | b2sum; s=$?; wait $t || exit 90; exit $s` : `set -o pipefail; ${curl} | ${untar} -`;
