@@ -746,6 +746,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           ['snapshot shipping', () => shipping?.stop()],
           ['engine watch', () => engineWatch.stop()],
           ['sandbox teardowns', () => sandboxes.teardownsSettled()],
+          ['moved sandboxes removed', () => (edge?.role === 'node' ? edge.mover.removalsSettled() : undefined)],
           [
             'billing job',
             () => {

@@ -254,6 +254,12 @@ test('migrate moves a running sandbox with its memory: migrating while it moves,
   await new Promise((r) => setTimeout(r, 1100));
   assert.equal(await exec(id, 'cat /home/user/mark; pgrep -f "count[.]new" >/dev/null && echo running || echo booted'), 'kept\nbooted');
   assert.equal((await api.get(`/sandboxes/${id}`)).body.node, from);
+  // A move answers before its source's copy is removed; the copy still goes. (The move back above came
+  // while the first move's copy on `from` was being removed, and waited for that.)
+  const bare = id.replace(/^sb-[a-z0-9]+-/, '');
+  const held = (node: string) => existsSync(join(nodes.get(node)!.dataDir, 'gvisor', 'sandboxes', bare));
+  assert.ok(held(from));
+  await until(`no copy left on ${to}`, async () => !held(to), 30_000);
   assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 

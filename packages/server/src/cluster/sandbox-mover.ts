@@ -48,6 +48,8 @@ export class SandboxMover {
   readonly #d: SandboxMoverDeps;
   /** The latest copy received of each sandbox, until it is claimed or dropped. */
   readonly #copies = new Map<string, symbol>();
+  /** Source copies of sandboxes that moved away, being removed after the move answered. */
+  readonly #leaving = new Map<string, Promise<void>>();
 
   constructor(deps: SandboxMoverDeps) {
     this.#d = deps;
@@ -82,11 +84,27 @@ export class SandboxMover {
     // A move that failed after the switch (the target could not resume it) still left this node.
     if (failure !== undefined && (await d.store.get(id))?.nodeId !== to) throw failure;
     // It lives on `to` now. Requests that waited for its lock here are sent on at once; this node's
-    // copy and namespace go after (its secret bindings stay, for the target).
-    await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
-    await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
+    // copy and namespace go after the answer (its secret bindings stay, for the target), so a drain
+    // goes on to its next sandbox meanwhile. A crash before they are gone leaves them to reconciliation.
+    this.#removeSource(id);
     if (failure !== undefined) throw failure;
     d.log.info({ sandbox: id, to, ms: d.clock.now() - started, ...moved }, 'sandbox moved to another node');
+  }
+
+  #removeSource(id: string): void {
+    const d = this.#d;
+    const removal = (async () => {
+      await d.driver.destroy(id).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: removing the source copy failed; reconcile removes it'));
+      await d.network?.release(id, true).catch((err: Error) => d.log.error({ sandbox: id, err: err.message }, 'move: releasing the source namespace failed'));
+    })().finally(() => {
+      if (this.#leaving.get(id) === removal) this.#leaving.delete(id);
+    });
+    this.#leaving.set(id, removal);
+  }
+
+  /** Resolves once the source copies of every sandbox moved away so far are gone (shutdown, tests). */
+  async removalsSettled(): Promise<void> {
+    while (this.#leaving.size > 0) await Promise.allSettled([...this.#leaving.values()]);
   }
 
   async #movePaused(rec: SandboxRecord, target: NodeRecord): Promise<Record<string, number>> {
@@ -155,6 +173,8 @@ export class SandboxMover {
     const rec = await d.store.get(id);
     if (!rec || rec.nodeId !== from || (rec.status !== 'paused' && rec.status !== 'migrating')) throw conflict(`sandbox ${id} is not paused or being moved on node '${from}'`);
     const source = await d.peers.live(from, 'the move source');
+    // A sandbox moving back before this node's old copy of it is gone waits for that removal.
+    await this.#leaving.get(id);
     // A copy left by an earlier attempt that was never switched over (the source failed in between) goes first.
     if ((await d.driver.state(id)) !== 'missing') await this.discard(id);
     const path = `/internal/sandboxes/${id}/move`;
