@@ -1,10 +1,12 @@
 /*
  * sandpit-mount-into PID PATH UID: runs on the host, never in a sandbox. Attaches the detached mount
- * it inherits as fd 3 (an open_tree clone the host made, idmapped already) at PATH in the mount
- * namespace of process PID, making PATH's missing directories owned by UID. A running crun
- * container's root is private to its namespace, so a volume mounted on the host under it would not
- * reach it; this enters the namespace instead. Once entered, paths resolve inside the container's
- * root, and no component may be a symlink, so nothing inside can steer the mount elsewhere.
+ * it inherits as fd 3 (an open_tree clone the host made, idmapped already for crun) at PATH under the
+ * root of process PID, in its mount namespace, making PATH's missing directories owned by UID. A
+ * running crun container's root is private to its namespace, and so is the view of a gVisor
+ * sandbox's gofer (which serves its files from a chroot inside its own namespace), so a volume
+ * mounted on the host under either would not reach it; this enters the namespace instead. Paths
+ * resolve from the process's root, and no component may be a symlink, so nothing can steer the
+ * mount elsewhere.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,14 +34,15 @@ int main(int argc, char **argv) {
   uid_t uid = (uid_t)strtoul(argv[3], NULL, 10);
   char ns[64];
   snprintf(ns, sizeof ns, "/proc/%s/ns/mnt", argv[1]);
+  /* Opened before entering: the namespace's root is not the process's own under a chroot (the gofer's). */
+  char root_path[64];
+  snprintf(root_path, sizeof root_path, "/proc/%s/root", argv[1]);
+  int dir = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return fail("open", root_path);
   int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
   if (nsfd < 0) return fail("open", ns);
-  /* Also makes the namespace's root (the container's) this process's root and working directory. */
   if (setns(nsfd, CLONE_NEWNS) < 0) return fail("setns", ns);
   close(nsfd);
-
-  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return fail("open", "/");
   char *path = strdup(argv[2]);
   for (char *part = strtok(path, "/"); part; part = strtok(NULL, "/")) {
     if (!strcmp(part, "..") || !strcmp(part, ".")) {

@@ -27,6 +27,7 @@
 #define T_READ 0x0c
 #define T_DESCRIPTORS 0x0d
 #define T_FILE_NOW 0x0e
+#define T_MOUNT 0x0f
 
 /* Agent -> host. */
 #define T_HELLO 0x80
@@ -84,6 +85,11 @@ enum { FT_FILE = 0, FT_DIR, FT_SYMLINK, FT_OTHER };
 enum { EV_CREATE = 1, EV_WRITE, EV_REMOVE, EV_RENAME_FROM, EV_RENAME_TO, EV_CHMOD };
 
 #define ATTACH_PID 1
+
+#define MOUNT_SOURCE 1
+#define MOUNT_TARGET 2
+#define MOUNT_FLAGS 3
+#define MOUNT_FLAG_READ_ONLY 1u
 
 #define READ_PATH 1
 #define READ_MAX (1u << 20)

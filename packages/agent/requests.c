@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,14 @@
 #include "spawn.h"
 #include "wire.h"
 
+/* A TLV string value into a PATH_MAX buffer; -1 (a broken payload) when it does not fit or holds a NUL. */
+static int copy_path(char *dst, const uint8_t *v, uint32_t len) {
+  if (len >= PATH_MAX || memchr(v, 0, len)) return -1;
+  memcpy(dst, v, len);
+  dst[len] = 0;
+  return 0;
+}
+
 /* READ: a small file read by the agent itself, as root, to EOF, answered with OK and the bytes:
    no child process, so a /proc file costs a few syscalls (the host checks /proc/net/tcp before a
    gVisor checkpoint). Regular files only, opened non-blocking: the loop must never wait on a FIFO. */
@@ -32,12 +41,8 @@ static int handle_read(struct conn *c, uint32_t id, const uint8_t *pl, size_t pl
   uint32_t len;
   int rc;
   char path[PATH_MAX] = "";
-  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
-    if (tag != READ_PATH) continue;
-    if (len >= sizeof path || memchr(v, 0, len)) return -1;
-    memcpy(path, v, len);
-    path[len] = 0;
-  }
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1)
+    if (tag == READ_PATH && copy_path(path, v, len) < 0) return -1;
   if (rc < 0) return -1;
   if (!path[0]) {
     send_error(c, id, EINVAL, "read: no path");
@@ -72,6 +77,55 @@ static int handle_read(struct conn *c, uint32_t id, const uint8_t *pl, size_t pl
   else if (n > READ_MAX) send_error(c, id, EFBIG, "read %s: larger than %u bytes", path, READ_MAX);
   else send_frame(c, T_OK, id, b, n);
   free(b);
+  return 0;
+}
+
+/* MOUNT: binds SOURCE at TARGET inside the sandbox, making TARGET's missing directories (root's,
+   0755), read-only with flag 1. Under gVisor the host hands a volume to a running sandbox in its gofer's
+   view of a directory mounted at start (runtime/gvisor/volume-hub.ts); this binds it where the caller
+   asked. Needs CAP_SYS_ADMIN, which only the agent holds (children drop it, spawn.c). */
+static int handle_mount(struct conn *c, uint32_t id, const uint8_t *pl, size_t plen) {
+  struct tlv_it it = {pl, pl + plen};
+  uint16_t tag;
+  const uint8_t *v;
+  uint32_t len;
+  int rc;
+  char source[PATH_MAX] = "", target[PATH_MAX] = "";
+  uint32_t flags = 0;
+  while ((rc = tlv_next(&it, &tag, &v, &len)) == 1) {
+    char *dst = tag == MOUNT_SOURCE ? source : tag == MOUNT_TARGET ? target : NULL;
+    if (dst) {
+      if (copy_path(dst, v, len) < 0) return -1;
+    } else if (tag == MOUNT_FLAGS) {
+      if (len != 4) return -1;
+      flags = get32(v);
+    }
+  }
+  if (rc < 0) return -1;
+  if (source[0] != '/' || target[0] != '/') {
+    send_error(c, id, EINVAL, "mount: source and target must be absolute paths");
+    return 0;
+  }
+  for (char *p = target + 1;; p++) {
+    if (*p != '/' && *p) continue;
+    char was = *p;
+    *p = 0;
+    int made = mkdir(target, 0755);
+    int e = errno;
+    *p = was;
+    if (made < 0 && e != EEXIST) {
+      send_error(c, id, e, "mount: mkdir %s: %s", target, strerror(e));
+      return 0;
+    }
+    if (!was) break;
+  }
+  unsigned long ro = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
+  if (mount(source, target, NULL, MS_BIND, NULL) < 0 || ((flags & MOUNT_FLAG_READ_ONLY) && mount(NULL, target, NULL, ro, NULL) < 0)) {
+    int e = errno;
+    send_error(c, id, e, "mount %s at %s: %s", source, target, strerror(e));
+    return 0;
+  }
+  send_frame(c, T_OK, id, NULL, 0);
   return 0;
 }
 
@@ -146,6 +200,8 @@ int handle_frame(struct conn *c, uint8_t type, uint32_t id, const uint8_t *pl, s
       return 0;
     case T_FILE_NOW:
       return handle_file_now(c, id, pl, plen);
+    case T_MOUNT:
+      return handle_mount(c, id, pl, plen);
     case T_STDIN:
       p = find_proc(c, id); /* unknown ids are ignored: the process may have just exited */
       if (p && p->in.fd >= 0 && !p->stdin_close_pending && plen) stdin_push(p, pl, plen);

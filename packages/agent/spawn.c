@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "env.h"
 #include "files.h"
 #include "procs.h"
@@ -205,6 +206,7 @@ static void __attribute__((noreturn)) child_run(const struct child_plan *s) {
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (setsid() < 0) child_fail(s->exec_w, "setsid", "");
+  if (drop_agent_caps() < 0) child_fail(s->exec_w, "prctl", "PR_CAPBSET_DROP");
   if (s->pty_slave >= 0) {
     if (ioctl(s->pty_slave, TIOCSCTTY, 0) < 0) child_fail(s->exec_w, "ioctl", "TIOCSCTTY");
     for (int fd = 0; fd < 3; fd++) dup2(s->pty_slave, fd);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "sudo.h"
+#include "caps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,6 +204,10 @@ static void __attribute__((noreturn)) child(const int *fds, const struct ucred *
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   setsid();
+  if (drop_agent_caps() < 0) {
+    dprintf(2, "sudo: cannot drop the agent's capabilities: %s\n", strerror(errno));
+    _exit(1);
+  }
   for (int i = 0; i < 3; i++) dup2(fds[i], i);
   if (fchdir(fds[3]) < 0 && chdir("/") < 0) _exit(126);
   syscall(SYS_close_range, 3u, (unsigned)INT_MAX, 0u);

@@ -42,6 +42,8 @@ const TABLES: [string, Record<string, number>][] = [
   ['REC_', proto.RecordTag],
   ['ENTRY_', proto.EntryTag],
   ['EVENT_', proto.EventTag],
+  ['MOUNT_FLAG_', proto.MountFlag],
+  ['MOUNT_', proto.MountTag],
   ['ATTACH_', proto.AttachTag],
   ['PROCS_', proto.ProcsTag],
   ['PROC_FLAG_', proto.ProcFlag],

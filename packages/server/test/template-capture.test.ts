@@ -134,6 +134,59 @@ describe('template captures on the gvisor driver', () => {
     await until('the capture, tried again', async () => ((await api.get(`/templates/${id}`)).body.captured === true ? true : undefined), 60_000);
     assert.equal((await api.del(`/templates/${id}`)).status, 204);
   });
+
+  test('volumes go into a sandbox restored from the capture (no boot): shared, read-only, kept by pause, a disk-only pause, a snapshot and its fork', async () => {
+    const res = await api.post('/templates', {
+      name: 'captured-volumes',
+      start_cmd: 'echo "$$-$(date +%s%N)" > /tmp/started; exec sleep infinity',
+      ready_cmd: 'test -s /tmp/started',
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const tid = res.body.id as string;
+    await until('the capture', async () => ((await api.get(`/templates/${tid}`)).body.captured === true ? true : undefined), 90_000);
+    const vol = await api.post('/volumes', { name: 'given', size_mib: 16 });
+    assert.equal(vol.status, 201, JSON.stringify(vol.body));
+    const plain = await api.post('/sandboxes', { from_template: tid });
+    const a = await api.post('/sandboxes', { from_template: tid, volumes: [{ volume: 'given', path: '/data' }] });
+    const b = await api.post('/sandboxes', { from_template: tid, volumes: [{ volume: 'given', path: '/mnt/ro/deep', read_only: true }] });
+    for (const r of [plain, a, b]) assert.equal(r.status, 201, JSON.stringify(r.body));
+    const [ida, idb] = [a.body.id as string, b.body.id as string];
+    const marker = (await exec(api, plain.body.id, 'cat /tmp/started')).stdout;
+    // start_cmd ran once, in the capture: the sandboxes with volumes were restored from it, not booted.
+    for (const id of [ida, idb]) assert.equal((await exec(api, id, 'cat /tmp/started')).stdout, marker);
+
+    assert.equal((await exec(api, ida, 'stat -c %U /data')).stdout.trim(), 'user', "the volume's root is the sandbox user's");
+    const wrote = await exec(api, ida, 'echo hello > /data/f && cat /data/f');
+    assert.deepEqual([wrote.exit_code, wrote.stdout], [0, 'hello\n'], wrote.stderr);
+    assert.equal((await exec(api, idb, 'cat /mnt/ro/deep/f')).stdout, 'hello\n', 'another sandbox sees the write');
+    assert.match((await exec(api, idb, 'echo no > /mnt/ro/deep/g')).stderr, /Read-only file system/);
+    // Only the agent may mount: what it starts, root included, has no CAP_SYS_ADMIN (bit 21).
+    const caps = await exec(api, ida, 'sudo -n grep -E "^Cap(Eff|Bnd)" /proc/self/status; sudo -n mount -t tmpfs none /mnt 2>&1 || echo refused');
+    for (const line of caps.stdout.trim().split('\n').slice(0, 2)) assert.equal(BigInt(`0x${line.split(/\s+/)[1]}`) & (1n << 21n), 0n, caps.stdout);
+    assert.match(caps.stdout, /refused/);
+
+    assert.equal((await api.post(`/sandboxes/${ida}/pause`)).status, 200);
+    assert.equal((await api.post(`/sandboxes/${ida}/resume`)).status, 200);
+    await exec(api, ida, 'echo after-resume >> /data/f');
+    assert.equal((await exec(api, idb, 'cat /mnt/ro/deep/f')).stdout, 'hello\nafter-resume\n', 'the mount survives pause and resume');
+
+    const snap = await api.post(`/sandboxes/${ida}/snapshot`, {});
+    assert.equal(snap.status, 201, JSON.stringify(snap.body));
+    const fork = await api.post('/sandboxes', { from_snapshot: snap.body.id });
+    assert.equal(fork.status, 201, JSON.stringify(fork.body));
+    await exec(api, fork.body.id, 'echo from-fork >> /data/f');
+    assert.equal((await exec(api, idb, 'tail -1 /mnt/ro/deep/f')).stdout, 'from-fork\n', 'a fork mounts the same volume, live');
+
+    assert.equal((await api.post(`/sandboxes/${ida}/pause`, { keep_memory: false })).status, 200);
+    assert.equal((await api.post(`/sandboxes/${ida}/resume`)).status, 200);
+    const booted = await exec(api, ida, 'tail -1 /data/f; echo again >> /data/f && echo wrote');
+    assert.equal(booted.stdout, 'from-fork\nwrote\n', `a boot after a disk-only pause mounts it too: ${booted.stderr}`);
+
+    for (const id of [plain.body.id, ida, idb, fork.body.id]) assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+    assert.equal((await api.del(`/snapshots/${snap.body.id}`)).status, 204);
+    assert.equal((await api.del('/volumes/given')).status, 204);
+    assert.equal((await api.del(`/templates/${tid}`)).status, 204);
+  });
 });
 
 test("a capture taken under other engine settings is taken again after a restart, and its sandboxes get today's", async () => {

@@ -180,49 +180,51 @@ for (const driver of (process.env.VOLUME_TEST_DRIVERS ?? 'container,gvisor').spl
   });
 }
 
-describe('volumes mounted into a pre-started crun sandbox', () => {
-  let srv: ServerProcess;
-  let api: Api;
-  before(async () => {
-    srv = await ServerProcess.start({ SANDPIT_DRIVER: 'container', SANDPIT_WARM_POOL: '1' });
-    api = new Api(srv.url, srv.key);
-  });
-  after(() => removeAll(api, srv));
+for (const driver of ['container', 'gvisor']) {
+  describe(`volumes mounted into a pre-started ${driver} sandbox`, () => {
+    let srv: ServerProcess;
+    let api: Api;
+    before(async () => {
+      srv = await ServerProcess.start({ SANDPIT_DRIVER: driver, SANDPIT_WARM_POOL: '1' });
+      api = new Api(srv.url, srv.key);
+    });
+    after(() => removeAll(api, srv));
 
-  /** Waits for the pool's sandbox, and answers the engine's sandboxes then (the pooled one among them). */
-  async function pooled(): Promise<Set<string>> {
-    const deadline = Date.now() + 60_000;
-    while ((await api.get('/info')).body.warm_pool?.ready !== 1) {
-      if (Date.now() > deadline) throw new Error('the warm pool never filled');
-      await new Promise((r) => setTimeout(r, 200));
+    /** Waits for the pool's sandbox, and answers the engine's sandboxes then (the pooled one among them). */
+    async function pooled(): Promise<Set<string>> {
+      const deadline = Date.now() + 60_000;
+      while ((await api.get('/info')).body.warm_pool?.ready !== 1) {
+        if (Date.now() > deadline) throw new Error('the warm pool never filled');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return new Set(await readdir(join(srv.dataDir, ...(driver === 'gvisor' ? ['gvisor'] : []), 'sandboxes')));
     }
-    return new Set(await readdir(join(srv.dataDir, 'sandboxes')));
-  }
 
-  test('a create with volumes takes the pre-started sandbox and mounts them into it running: owned by user, shared, read-only', async () => {
-    const vol = (await api.post('/volumes', { name: 'warm', size_mib: 16 })).body;
-    let held = await pooled();
-    const a = await api.post('/sandboxes', { volumes: [{ volume: 'warm', path: '/data' }] });
-    assert.equal(a.status, 201, JSON.stringify(a.body));
-    assert.ok(held.has(a.body.id.replace(/^sb-[a-z0-9]+-/, '')), 'the sandbox is the one the pool had started');
-    assert.equal((await exec(api, a.body.id, 'stat -c %U /data')).stdout.trim(), 'user');
-    const wrote = await exec(api, a.body.id, 'echo warm > /data/f && cat /data/f');
-    assert.deepEqual([wrote.exit_code, wrote.stdout], [0, 'warm\n'], wrote.stderr);
-    assert.equal((await stat(join(srv.dataDir, 'volumes', vol.id, 'f'))).uid, 1000, "on disk the file is the sandbox user's");
+    test('a create with volumes takes the pre-started sandbox and mounts them into it running: owned by user, shared, read-only', async () => {
+      const vol = (await api.post('/volumes', { name: 'warm', size_mib: 16 })).body;
+      let held = await pooled();
+      const a = await api.post('/sandboxes', { volumes: [{ volume: 'warm', path: '/data' }] });
+      assert.equal(a.status, 201, JSON.stringify(a.body));
+      assert.ok(held.has(a.body.id.replace(/^sb-[a-z0-9]+-/, '')), 'the sandbox is the one the pool had started');
+      assert.equal((await exec(api, a.body.id, 'stat -c %U /data')).stdout.trim(), 'user');
+      const wrote = await exec(api, a.body.id, 'echo warm > /data/f && cat /data/f');
+      assert.deepEqual([wrote.exit_code, wrote.stdout], [0, 'warm\n'], wrote.stderr);
+      assert.equal((await stat(join(srv.dataDir, 'volumes', vol.id, 'f'))).uid, 1000, "on disk the file is the sandbox user's");
 
-    held = await pooled();
-    const b = await api.post('/sandboxes', { volumes: [{ volume: vol.id, path: '/mnt/ro/deep', read_only: true }] });
-    assert.equal(b.status, 201, JSON.stringify(b.body));
-    assert.ok(held.has(b.body.id.replace(/^sb-[a-z0-9]+-/, '')), 'the second also came from the pool');
-    assert.equal((await exec(api, b.body.id, 'cat /mnt/ro/deep/f')).stdout, 'warm\n');
-    const refused = await exec(api, b.body.id, 'echo no > /mnt/ro/deep/g');
-    assert.match(refused.stderr, /Read-only file system/);
-    assert.deepEqual((await api.get('/volumes/warm')).body.mounted_by.sort(), [a.body.id, b.body.id].map((id: string) => id.replace(/^sb-[a-z0-9]+-/, '')).sort());
+      held = await pooled();
+      const b = await api.post('/sandboxes', { volumes: [{ volume: vol.id, path: '/mnt/ro/deep', read_only: true }] });
+      assert.equal(b.status, 201, JSON.stringify(b.body));
+      assert.ok(held.has(b.body.id.replace(/^sb-[a-z0-9]+-/, '')), 'the second also came from the pool');
+      assert.equal((await exec(api, b.body.id, 'cat /mnt/ro/deep/f')).stdout, 'warm\n');
+      const refused = await exec(api, b.body.id, 'echo no > /mnt/ro/deep/g');
+      assert.match(refused.stderr, /Read-only file system/);
+      assert.deepEqual((await api.get('/volumes/warm')).body.mounted_by.sort(), [a.body.id, b.body.id].map((id: string) => id.replace(/^sb-[a-z0-9]+-/, '')).sort());
 
-    await pooled();
-    assertEnvelope(await api.post('/sandboxes', { volumes: [{ volume: 'missing', path: '/data' }] }), 404, 'not_found');
-    for (const sb of [a.body, b.body]) assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
-    assert.equal((await api.del('/volumes/warm')).status, 204);
-    await assert.rejects(stat(join(srv.dataDir, 'volumes', vol.id)), /ENOENT/);
+      await pooled();
+      assertEnvelope(await api.post('/sandboxes', { volumes: [{ volume: 'missing', path: '/data' }] }), 404, 'not_found');
+      for (const sb of [a.body, b.body]) assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
+      assert.equal((await api.del('/volumes/warm')).status, 204);
+      await assert.rejects(stat(join(srv.dataDir, 'volumes', vol.id)), /ENOENT/);
+    });
   });
-});
+}

@@ -23,6 +23,8 @@ import {
   Msg,
   ProcFlag,
   ProcTag,
+  MountFlag,
+  MountTag,
   ReadTag,
   RecordTag,
   SetEnvFlag,
@@ -493,6 +495,16 @@ export class AgentClient extends EventEmitter<{ close: [] }> {
    */
   descriptors(): Promise<Buffer> {
     return this.#request(Msg.descriptors);
+  }
+
+  /**
+   * Binds `source` at `target` inside the sandbox (read-only when asked), by the agent itself: only a
+   * gVisor sandbox's agent holds the capability it needs (a volume given to it running).
+   */
+  async mount(source: string, target: string, readOnly: boolean): Promise<void> {
+    const w = new TlvWriter().string(MountTag.source, source).string(MountTag.target, target);
+    if (readOnly) w.u32(MountTag.flags, MountFlag.readOnly);
+    await this.#request(Msg.mount, w.finish());
   }
 
   async ping(): Promise<void> {

@@ -25,6 +25,7 @@ export const Msg = {
   read: 0x0c,
   descriptors: 0x0d,
   fileNow: 0x0e,
+  mount: 0x0f,
   hello: 0x80,
   spawned: 0x81,
   stdout: 0x82,
@@ -50,6 +51,8 @@ export const EventTag = { kind: 1, name: 2, isDir: 3 } as const;
 export const EventKind = [undefined, 'create', 'write', 'remove', 'rename_from', 'rename_to', 'chmod'] as const;
 export const AttachTag = { pid: 1 } as const;
 export const ReadTag = { path: 1 } as const;
+export const MountTag = { source: 1, target: 2, flags: 3 } as const;
+export const MountFlag = { readOnly: 1 } as const;
 export const ProcsTag = { entry: 1 } as const;
 export const ProcTag = { pid: 1, name: 2, flags: 3, exitCode: 4, exitSignal: 5 } as const;
 export const ProcFlag = { pty: 1, attached: 2, exited: 4 } as const;

@@ -8,8 +8,7 @@ import { checkAvailable, ensureHugetlbMounted, hardNofileLimit } from '../host/h
 import { KeyedLock } from '../host/keyed-lock.ts';
 import { LayerStore, type Logger } from '../host/layer-store.ts';
 import { unmountUnder } from '../host/mounts.ts';
-import { bindVolumes, volumesOuterFirst, volumeTree } from '../host/volume-binds.ts';
-import { runQuiet } from '../host/posix-spawn.ts';
+import { bindVolumes, mountInto, volumesOuterFirst, volumeTree } from '../host/volume-binds.ts';
 import { cpuViewMounts, pinnedCpus } from '../host/cpu-view.ts';
 import { type EngineHealth, pidHealth } from '../engine-health.ts';
 import { ociConfig } from '../host/oci-config.ts';
@@ -41,7 +40,6 @@ export interface ContainerDriverOptions {
 }
 
 /** Built next to the agent (packages/agent): attaches a volume inside a running container. */
-const MOUNT_INTO_FILE = 'sandpit-mount-into';
 const quietLogger: Logger = { info: () => undefined, warn: (m) => console.warn(m) };
 
 /**
@@ -211,18 +209,11 @@ export class ContainerDriver implements RuntimeDriver {
     return this.mutex.run(id, async () => {
       const base = this.ids.baseOf(id);
       if (base === undefined) throw new Error(`sandbox ${id} has no id range`);
-      const pid = String(await readPidFile(sandboxPaths(this.paths, id).pidFile));
+      const pid = await readPidFile(sandboxPaths(this.paths, id).pidFile);
       // The container's own namespace maps the same ids as the one its root was mounted with.
       const userns = openSync(`/proc/${pid}/ns/user`, constants.O_RDONLY);
       try {
-        for (const m of volumesOuterFirst(mounts)) {
-          const tree = volumeTree(m, userns);
-          try {
-            await runQuiet(join(dirname(this.opts.agentBinary), MOUNT_INTO_FILE), [pid, m.destination, String(base)], undefined, [tree]);
-          } finally {
-            closeSync(tree);
-          }
-        }
+        for (const m of volumesOuterFirst(mounts)) await mountInto(this.opts.agentBinary, pid, m.destination, base, volumeTree(m, userns));
       } finally {
         closeSync(userns);
       }

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { exists } from '../../optional-files.ts';
 import { within } from '../../timeouts.ts';
+import { unmountUnder } from '../host/mounts.ts';
 import { waitForExit } from '../host/pids.ts';
 import { type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, startNewRun } from './launch.ts';
@@ -76,5 +77,8 @@ export async function bootLocked(st: DriverState, id: string): Promise<void> {
   const meta = await readMeta(sp.meta);
   if (!meta) throw new Error(`sandbox ${id} not found`);
   if (!meta.stopped) throw new Error(`sandbox ${id} has no checkpoint to restore and was not stopped`);
-  await startNewRun(st, meta, meta.env ?? {}, (runsc, runscId) => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
+  // A boot mounts the volumes it was given running as those it started with: no process is there to bind them from the hub.
+  await unmountUnder(sp.hub);
+  const booted = { ...meta, mounts: [...(meta.mounts ?? []), ...(meta.hubMounts ?? [])], hubMounts: undefined };
+  await startNewRun(st, booted, meta.env ?? {}, (runsc, runscId) => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
 }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxMoves, type SandboxSpec, type SnapshotEngine, type WritableLayer } from '../driver.ts';
+import { type BindMount, checkId, type EngineState, type EngineStats, type RuntimeDriver, type SandboxMoves, type SandboxSpec, type SnapshotEngine, type WritableLayer } from '../driver.ts';
 import type { EngineHealth } from '../engine-health.ts';
 import { CgroupV1 } from '../host/cgroups.ts';
 import { hardNofileLimit } from '../host/host-checks.ts';
@@ -25,6 +25,7 @@ import { gvisorSandboxMoves } from './sandbox-moves.ts';
 import { gvisorSnapshotTransfer } from './snapshot-transfer.ts';
 import { gvisorSnapshots } from './snapshots.ts';
 import { health, list, runscState, state, stats, templatePaths } from './status.ts';
+import { attachToRun } from './volume-hub.ts';
 
 export type { GvisorDriverOptions } from './driver-state.ts';
 
@@ -145,6 +146,12 @@ export class GvisorDriver implements RuntimeDriver {
 
   create(spec: SandboxSpec): Promise<void> {
     return create(this.st, spec);
+  }
+
+  /** Volumes for a running sandbox (a create that restored its template's capture): through its hub (volume-hub.ts). */
+  attachVolumes(id: string, mounts: readonly BindMount[]): Promise<void> {
+    checkId(id);
+    return this.st.mutex.run(id, () => attachToRun(this.st, id, mounts));
   }
 
   pause(id: string): Promise<void> {

@@ -11,9 +11,10 @@ import { cg, type DriverState, runscOf } from './driver-state.ts';
 import { unpinEngine, withEngineMemory } from './engine-cgroup.ts';
 import { cutsConnections } from './engines.ts';
 import { provisionNet } from './netns.ts';
-import { gvisorSandboxPaths } from './paths.ts';
+import { gvisorSandboxPaths, HUB_DIR } from './paths.ts';
 import type { Runsc } from './runsc.ts';
 import { type SandboxMeta, specOf, writeMeta } from './sandbox-meta.ts';
+import { hubConfigMount, mountHubVolumes } from './volume-hub.ts';
 
 /** Where the agent dials inside the sandbox: the bind-mounted run dir. */
 const CHANNEL_IN_SANDBOX = '/run/sandpit/host.sock';
@@ -45,6 +46,8 @@ export interface RunFeatures {
   sudo: boolean;
   /** Absent: vcpu_count (recorded before engines booted on more). */
   engineCpus?: number;
+  /** Mounts the volume hub (volume-hub.ts), and the agent may mount. */
+  hub: boolean;
 }
 
 /** The sudo shim next to the agent binary, when built. */
@@ -105,7 +108,8 @@ export async function startNewRun(st: DriverState, meta: SandboxMeta, env: Recor
   const runsc = runscOf(st, meta);
   const runscId = `${id}-${Date.now().toString(36)}`;
   await Promise.all([
-    writeConfig(st, { ...specOf(meta), env }, runscId, sp.config, sp.rootfs, sp.runDir, { shim: !!meta.statxShim, sudo: !!meta.sudo, engineCpus: meta.engineCpus }),
+    writeConfig(st, { ...specOf(meta), env }, runscId, sp.config, sp.rootfs, sp.runDir, { shim: !!meta.statxShim, sudo: !!meta.sudo, engineCpus: meta.engineCpus, hub: !!meta.volumeHub }),
+    meta.volumeHub ? mountHubVolumes(sp.hub, meta.hubMounts) : undefined,
     writeMeta(sp.meta, { ...meta, runscId, stopped: undefined, cutsConnections: cutsConnections(meta.engine) }),
     // After a host restart the overlay is gone (the layer store is re-mounted by init).
     isMountPoint(sp.rootfs).then(async (m) => {
@@ -129,13 +133,28 @@ export async function startNewRun(st: DriverState, meta: SandboxMeta, env: Recor
 }
 
 /** The config of a run; its cgroup is named after the runsc container, so runs never share one. */
-export async function writeConfig(st: DriverState, spec: SandboxSpec, runscId: string, path: string, rootfs: string, runDir: string, { shim, sudo, engineCpus: recorded }: RunFeatures): Promise<void> {
+export async function writeConfig(
+  st: DriverState,
+  spec: SandboxSpec,
+  runscId: string,
+  path: string,
+  rootfs: string,
+  runDir: string,
+  { shim, sudo, engineCpus: recorded, hub }: RunFeatures,
+): Promise<void> {
   const vcpus = spec.resources.vcpuCount;
   const engineCpus = recorded ?? vcpus;
   const config = ociConfig({ spec: { ...spec, id: runscId }, rootfs, runDir, agentBinary: st.opts.agentBinary, nofile: st.nofile, engineCpus }) as {
-    process: { args: string[] };
+    process: { args: string[]; capabilities: Record<'bounding' | 'effective' | 'permitted', string[]> };
     mounts: object[];
   };
+  if (hub) {
+    // The sandbox's own directory holds the config; the hub is beside it.
+    config.mounts.push(hubConfigMount(join(dirname(path), HUB_DIR)));
+    // For the agent's MOUNT of a volume given running; every process it starts drops it (packages/agent/caps.h).
+    // Inside gVisor, whose kernel is the boundary.
+    for (const set of ['bounding', 'effective', 'permitted'] as const) config.process.capabilities[set].push('CAP_SYS_ADMIN');
+  }
   // gVisor refuses a listening socket on a host mount, so the agent dials the host instead.
   // gVisor has no OOM killer of its own: the agent's guard kills inside before the host kills the sentry.
   config.process.args = [config.process.args[0]!, '--connect', CHANNEL_IN_SANDBOX, '--oom-guard'];

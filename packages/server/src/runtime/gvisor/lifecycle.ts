@@ -11,6 +11,7 @@ import { engineCpusFor, start, sudoShim, templateSudo, writeConfig } from './lau
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
+import { mountHubVolumes } from './volume-hub.ts';
 
 /** Creates and starts a sandbox from its template; a failed create leaves nothing behind. */
 export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
@@ -32,9 +33,10 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         capped,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         mounted,
-        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, { shim, sudo, engineCpus }),
+        writeConfig(st, spec, spec.id, sp.config, sp.rootfs, sp.runDir, { shim, sudo, engineCpus, hub: true }),
+        mountHubVolumes(sp.hub, undefined),
       ]);
-      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engineCpus, engine, cutsConnections: cutsConnections(engine) });
+      await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engineCpus, volumeHub: true, engine, cutsConnections: cutsConnections(engine) });
       const runsc = runscOf(st, { engine });
       await start(st, spec.id, runsc, spec.id, spec.resources.memoryMib, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {

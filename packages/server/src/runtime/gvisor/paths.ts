@@ -49,6 +49,8 @@ export interface GvisorSandboxPaths {
   meta: string;
   rootfs: string;
   runDir: string;
+  /** Mounted into every run (volume-hub.ts): volumes given to the sandbox while it runs are bound under it, one directory each. */
+  hub: string;
   /** Host end of the agent channel: the agent dials it (runsc --host-uds=open). */
   channel: string;
   log: string;
@@ -61,6 +63,9 @@ export interface GvisorSandboxPaths {
   checkpointLog: string;
 }
 
+/** The volume hub's directory in a sandbox's directory. */
+export const HUB_DIR = 'volumes';
+
 export function gvisorSandboxPaths(p: GvisorPaths, id: string): GvisorSandboxPaths {
   const dir = join(p.sandboxesDir, id);
   const ck = join(p.checkpointsDir, id);
@@ -70,6 +75,7 @@ export function gvisorSandboxPaths(p: GvisorPaths, id: string): GvisorSandboxPat
     meta: join(dir, 'sandbox.json'),
     rootfs: join(dir, 'rootfs'),
     runDir: join(dir, 'run'),
+    hub: join(dir, HUB_DIR),
     channel: join(dir, 'run', 'host.sock'),
     log: join(dir, 'runsc.log'),
     image: join(ck, 'image'),

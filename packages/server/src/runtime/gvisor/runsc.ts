@@ -119,10 +119,18 @@ export class Runsc {
    * the same in both builds in use (20221219, 20240729); undefined when it does not match.
    */
   async sandboxPid(id: string): Promise<number | undefined> {
+    return pidOf((await this.#stateFile(id))?.sandbox?.pid);
+  }
+
+  /** The gofer's pid from runsc's state file, as sandboxPid. */
+  async goferPid(id: string): Promise<number | undefined> {
+    return pidOf((await this.#stateFile(id))?.goferPid);
+  }
+
+  async #stateFile(id: string): Promise<{ sandbox?: { pid?: unknown }; goferPid?: unknown } | undefined> {
     const text = await readFile(join(this.root, stateFileName(id)), 'utf8').catch(() => '');
     try {
-      const pid = (JSON.parse(text) as { sandbox?: { pid?: unknown } }).sandbox?.pid;
-      return typeof pid === 'number' && pid > 0 ? pid : undefined;
+      return JSON.parse(text);
     } catch {
       return undefined;
     }
@@ -182,3 +190,5 @@ export async function probeRunsc(binary: string, platform: string, stateRoot: st
     return `runsc cannot run a sandbox here: ${(err as Error).message.split('\n')[0]}`;
   }
 }
+
+const pidOf = (pid: unknown): number | undefined => (typeof pid === 'number' && pid > 0 ? pid : undefined);

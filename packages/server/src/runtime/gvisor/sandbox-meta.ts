@@ -17,6 +17,10 @@ export interface SandboxMeta extends LayeredSandboxMeta {
    * restores must mount exactly what the checkpoint had. Absent: vcpu_count (created before).
    */
   engineCpus?: number;
+  /** Its runs mount the volume hub (volume-hub.ts), so it can take volumes while it runs; absent: started before the hub. */
+  volumeHub?: boolean;
+  /** Volumes given to it running, slot `i` of the hub each (volume-hub.ts); `mounts` has those it started with. */
+  hubMounts?: BindMount[];
   /** The snapshot it was forked from: its layer started as a copy of that snapshot's. */
   baseSnapshot?: string;
   /** The runsc build and platform it runs on; absent: written before engines were recorded (engines.ts). */

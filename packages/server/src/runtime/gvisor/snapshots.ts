@@ -1,7 +1,7 @@
 import { link, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exists, readJson, subdirNames } from '../../optional-files.ts';
-import { checkId, checkSpec, type SandboxSpec, type SnapshotEngine, type SnapshotFiles } from '../driver.ts';
+import { type BindMount, checkId, checkSpec, type SandboxSpec, type SnapshotEngine, type SnapshotFiles } from '../driver.ts';
 import { checkpointLocked, liveState, restoreLocked } from './checkpoint.ts';
 import { type DriverState, runscOf } from './driver-state.ts';
 import type { RunscEngine } from './engines.ts';
@@ -12,6 +12,7 @@ import { lowerDirs, mountOverlay } from '../host/overlay.ts';
 import { captureNet } from './netns.ts';
 import { gvisorSandboxPaths, type SnapshotPaths, snapshotPaths } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
+import { mountHubVolumes } from './volume-hub.ts';
 
 /** What a fork needs besides the image and the layer. */
 export interface SnapshotMeta {
@@ -24,6 +25,9 @@ export interface SnapshotMeta {
   statxShim?: boolean;
   sudo?: boolean;
   engineCpus?: number;
+  /** As the sandbox's meta (volume-hub.ts): its runs mount the hub, and these volumes were given to it running. */
+  volumeHub?: boolean;
+  hubMounts?: BindMount[];
   /** The build that wrote the image, which forks restore with; absent: the legacy one (engines.ts). */
   engine?: RunscEngine;
   createdAt: string;
@@ -103,6 +107,8 @@ async function captureLocked(st: DriverState, id: string, snapshotId: string, co
       statxShim: meta.statxShim,
       sudo: meta.sudo,
       engineCpus: meta.engineCpus,
+      volumeHub: meta.volumeHub,
+      hubMounts: meta.hubMounts,
       ...(meta.engine ? { engine: meta.engine } : {}),
       createdAt: new Date().toISOString(),
     };
@@ -135,7 +141,8 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
     const sp = gvisorSandboxPaths(st.paths, id);
     if (await exists(sp.dir)) throw new Error(`sandbox ${id} already exists`);
     if (!(await exists(sm.templateRoot))) throw new Error(`the template root of snapshot ${snapshotId} is gone`);
-    const forked: SandboxSpec = { ...spec, templateRoot: sm.templateRoot, templateLayers: sm.templateLayers, hostname: sm.hostname, resources: sm.resources };
+    const { mounts, hubMounts } = forkMounts(spec, sm);
+    const forked: SandboxSpec = { ...spec, mounts, templateRoot: sm.templateRoot, templateLayers: sm.templateLayers, hostname: sm.hostname, resources: sm.resources };
     try {
       const dirs = mkdir(sp.runDir, { recursive: true }).then(() => mkdir(sp.rootfs));
       const thawed = thawLayer(snap.layer, st.layers.dir(id), st.layers.quotas, sm.resources.diskMib);
@@ -143,7 +150,8 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         thawed,
         spec.netnsPath ? (spec.netConfig ?? captureNet(spec.netnsPath)) : undefined,
         Promise.all([dirs, thawed]).then(() => mountOverlay(lowerDirs(sm), st.layers.upper(id), st.layers.work(id), sp.rootfs)),
-        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, { shim: !!sm.statxShim, sudo: !!sm.sudo, engineCpus: sm.engineCpus })),
+        dirs.then(() => writeConfig(st, forked, id, sp.config, sp.rootfs, sp.runDir, { shim: !!sm.statxShim, sudo: !!sm.sudo, engineCpus: sm.engineCpus, hub: !!sm.volumeHub })),
+        sm.volumeHub ? mountHubVolumes(sp.hub, hubMounts) : undefined,
       ]);
       await writeMeta(sp.meta, {
         ...metaOf(forked, id),
@@ -153,6 +161,8 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
         statxShim: sm.statxShim,
         sudo: sm.sudo,
         engineCpus: sm.engineCpus,
+        volumeHub: sm.volumeHub,
+        hubMounts,
         ...(sm.engine ? { engine: sm.engine } : {}),
       });
       const runsc = runscOf(st, sm);
@@ -164,13 +174,30 @@ function createFrom(st: DriverState, spec: SandboxSpec, snapshotId: string): Pro
   });
 }
 
+/**
+ * The fork's own mounts and the volumes it restores through the hub: the snapshot's sandbox had some
+ * volumes from its start (OCI mounts, which a restore must have again) and may have been given others
+ * running (`hubMounts`, matched by path). The spec's volumes are the ones the snapshot recorded.
+ */
+function forkMounts(spec: SandboxSpec, sm: SnapshotMeta): { mounts?: BindMount[]; hubMounts?: BindMount[] } {
+  if (!sm.hubMounts?.length) return { mounts: spec.mounts };
+  const hubMounts = sm.hubMounts.map((h) => {
+    const m = spec.mounts?.find((x) => x.volume && x.destination === h.destination);
+    if (!m) throw new Error(`the snapshot had a volume at ${h.destination} that the fork is not given`);
+    return m;
+  });
+  return { mounts: spec.mounts?.filter((m) => !hubMounts.includes(m)), hubMounts };
+}
+
 async function inspect(st: DriverState, snapshotId: string): Promise<SnapshotFiles | undefined> {
   checkId(snapshotId);
   const snap = snapshotPaths(st.paths, snapshotId);
   if (!(await exists(snap.meta))) return undefined;
   const sm = await readJson<SnapshotMeta>(snap.meta);
   const now = st.engines.default;
-  const stale = !!sm && ((sm.engineCpus ?? sm.resources.vcpuCount) !== engineCpusFor(st, sm.resources.vcpuCount) || sm.engine?.version !== now.version || sm.engine?.platform !== now.platform);
+  // Without the hub a capture could not take volumes: it is taken again.
+  const stale =
+    !!sm && ((sm.engineCpus ?? sm.resources.vcpuCount) !== engineCpusFor(st, sm.resources.vcpuCount) || sm.engine?.version !== now.version || sm.engine?.platform !== now.platform || !sm.volumeHub);
   return { sizeBytes: await snapshotBytes(snap), stale };
 }
 

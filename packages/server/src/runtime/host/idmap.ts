@@ -107,15 +107,19 @@ export class IdRanges {
   }
 }
 
-/** `dir` as a detached mount (an open_tree clone) idmapped through `userns`, with the mount attributes `attrs` too; the caller closes it. */
-export function idmappedTree(dir: string, userns: number, attrs = 0): number {
+/**
+ * `dir` as a detached mount (an open_tree clone) with the mount attributes `attrs`, idmapped through
+ * `userns` when given (crun; gVisor's gofer serves files with their host ids); the caller closes it.
+ */
+export function idmappedTree(dir: string, userns: number | undefined, attrs = 0): number {
   const fd = openTree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   if (fd < 0) throw new Error(`open_tree ${dir}: ${strerror(koffi.errno())}`);
-  const attr = { attr_set: MOUNT_ATTR_IDMAP | attrs, attr_clr: 0, propagation: 0, userns_fd: userns };
+  if (userns === undefined && attrs === 0) return fd;
+  const attr = { attr_set: (userns === undefined ? 0 : MOUNT_ATTR_IDMAP) | attrs, attr_clr: 0, propagation: 0, userns_fd: userns ?? 0 };
   if (mountSetattr(fd, '', AT_EMPTY_PATH, attr, 32) !== 0) {
     const msg = strerror(koffi.errno());
     closeSync(fd);
-    throw new Error(`idmapping ${dir}: ${msg} (the file system must support idmapped mounts)`);
+    throw new Error(`${userns === undefined ? 'setting the mount attributes of' : 'idmapping'} ${dir}: ${msg}${userns === undefined ? '' : ' (the file system must support idmapped mounts)'}`);
   }
   return fd;
 }

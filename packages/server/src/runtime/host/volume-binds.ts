@@ -1,10 +1,14 @@
 import { closeSync } from 'node:fs';
 import { chown, lstat, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import koffi from 'koffi';
 import type { BindMount } from '../driver.ts';
 import { idmappedTree } from './idmap.ts';
 import { libc } from './libc.ts';
+import { runQuiet } from './posix-spawn.ts';
+
+/** The helper built next to the agent binary (packages/agent/mount-into.c). */
+const MOUNT_INTO_FILE = 'sandpit-mount-into';
 
 const AT_FDCWD = -100;
 const MOVE_MOUNT_F_EMPTY_PATH = 0x4;
@@ -26,12 +30,16 @@ const strerror = libc.func('const char *strerror(int errnum)');
 export async function bindVolumes(userns: number, rootfs: string, sandboxRoot: number, mounts: readonly BindMount[]): Promise<void> {
   for (const m of volumesOuterFirst(mounts)) {
     const target = await mountPoint(rootfs, m.destination, sandboxRoot);
-    const fd = volumeTree(m, userns);
-    try {
-      if (moveMount(fd, '', AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) !== 0) throw new Error(`mounting a volume at ${m.destination}: ${strerror(koffi.errno())}`);
-    } finally {
-      closeSync(fd);
-    }
+    attachTree(volumeTree(m, userns), target, m.destination);
+  }
+}
+
+/** Attaches detached mount `fd` at host path `target` and closes it; `what` names it in an error. */
+export function attachTree(fd: number, target: string, what: string): void {
+  try {
+    if (moveMount(fd, '', AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) !== 0) throw new Error(`mounting a volume at ${what}: ${strerror(koffi.errno())}`);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -40,8 +48,8 @@ export function volumesOuterFirst(mounts: readonly BindMount[]): BindMount[] {
   return mounts.filter((m) => m.volume).sort((a, b) => a.destination.length - b.destination.length);
 }
 
-/** The volume of `m` as a detached mount, idmapped through `userns`, nosuid, nodev and read-only when asked; the caller closes it. */
-export function volumeTree(m: BindMount, userns: number): number {
+/** The volume of `m` as a detached mount, idmapped through `userns` when given, nosuid, nodev and read-only when asked; the caller closes it. */
+export function volumeTree(m: BindMount, userns: number | undefined): number {
   return idmappedTree(m.source, userns, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (m.volume?.readOnly ? MOUNT_ATTR_RDONLY : 0));
 }
 
@@ -62,4 +70,16 @@ async function mountPoint(rootfs: string, dest: string, sandboxRoot: number): Pr
     }
   }
   return at;
+}
+
+/**
+ * Attaches detached mount `tree` at `path` under the root of process `pid`, in its mount namespace,
+ * missing directories made owned by `uid`, through the helper next to `agentBinary`; closes `tree`.
+ */
+export async function mountInto(agentBinary: string, pid: number, path: string, uid: number, tree: number): Promise<void> {
+  try {
+    await runQuiet(join(dirname(agentBinary), MOUNT_INTO_FILE), [String(pid), path, String(uid)], undefined, [tree]);
+  } finally {
+    closeSync(tree);
+  }
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../../network/hooks.ts';
 import type { AgentPool } from '../../runtime/agent-pool.ts';
 import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
@@ -24,6 +25,7 @@ export interface LaunchDeps {
   agents: AgentPool;
   network?: SandboxNetworkHooks;
   captures?: TemplateCaptures;
+  log: Logger;
 }
 
 /** A pre-started sandbox of the template, given the caller's volumes, network rules and env. */
@@ -39,10 +41,24 @@ export async function startFork(l: Launch, fork: { engine: SnapshotEngine; snaps
   await Promise.all([fork.engine.createFrom(l.spec, fork.snapshotId), l.net?.ready]);
 }
 
-/** Restores the template version's capture (start_cmd already running); false when it could not, and the sandbox must boot. */
+/**
+ * Restores the template version's capture (start_cmd already running), then gives it the caller's
+ * volumes (the capture was taken without them); false when it could not, and the sandbox must boot.
+ */
 export async function restoreCapture(deps: LaunchDeps, l: Launch, captureId: string): Promise<boolean> {
-  const [restored] = await Promise.all([deps.captures!.restore(l.spec, l.template.id, captureId), l.net?.ready]);
+  const volumes = l.spec.mounts?.filter((m) => m.volume) ?? [];
+  const spec = volumes.length > 0 ? { ...l.spec, mounts: l.spec.mounts!.filter((m) => !m.volume) } : l.spec;
+  const [restored] = await Promise.all([deps.captures!.restore(spec, l.template.id, captureId), l.net?.ready]);
   if (!restored) return false;
+  if (volumes.length > 0) {
+    try {
+      await deps.driver.attachVolumes!(l.id, volumes);
+    } catch (err) {
+      deps.log.warn({ sandbox: l.id, template: l.template.id, err: String(err) }, 'giving volumes to the restored capture failed; booting instead');
+      await deps.driver.destroy(l.id);
+      return false;
+    }
+  }
   l.engineHolds = true;
   // The capture's processes (start_cmd) keep the template's env; the caller's env and secret tokens apply from here on, and are written for them to read.
   const extra = { ...l.env, ...l.net?.secretEnv };

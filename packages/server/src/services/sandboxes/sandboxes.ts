@@ -123,7 +123,7 @@ export class SandboxService {
       if (!warm) [, started] = await this.#starts.acquire();
       const id = warm?.id ?? newId();
       const net = warm ? warm.net : await inSpan('sandbox.network_setup', async () => this.deps.network?.prepare({ teamId: p.teamId, sandboxId: id, templateRoot: template.rootfs, network, secrets }));
-      const capture = warm || fork || withVolumes ? undefined : this.deps.captures?.lookup(template);
+      const capture = warm || fork || (withVolumes && !driver.attachVolumes) ? undefined : this.deps.captures?.lookup(template);
       // Nothing of another owner is in a pre-started sandbox (pool sandboxes are fresh and never handed out twice); a failed create destroys it.
       const launch: Launch = { id, spec: templateSandboxSpec(id, template, net, env), template, net, env, network, engineHolds: warm !== undefined };
       try {
