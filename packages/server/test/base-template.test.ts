@@ -8,7 +8,8 @@ import { type BuildProgress, ensureBaseTemplate } from '../src/templates/base-te
 
 const run = promisify(execFile);
 const imageDir = process.env.SANDPIT_IMAGE_DIR ?? '/var/lib/sandpit/images';
-const ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', LANG: 'C.UTF-8' };
+// npm keeps a compile cache in /tmp: these checks run in the shared template root, which must stay as built.
+const ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', LANG: 'C.UTF-8', NODE_DISABLE_COMPILE_CACHE: '1' };
 
 async function inRoot(root: string, ...args: string[]): Promise<string> {
   const { stdout, stderr } = await run('chroot', [root, ...args], { env: ENV });

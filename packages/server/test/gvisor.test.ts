@@ -130,6 +130,32 @@ test('a pause that keeps only the disk ends every process and is resumed by a fr
   assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
 });
 
+test("/tmp is on the sandbox's disk even when its template's /tmp is empty: no tmpfs over it, its files kept by a disk-only pause", async () => {
+  // runsc mounts a memory tmpfs over an empty /tmp at boot; this template empties it.
+  const built = await api.post('/templates', { name: 'empty-tmp', steps: [{ type: 'run', user: 'root', command: 'find /tmp -mindepth 1 -delete' }] });
+  assert.equal(built.status, 202, JSON.stringify(built.body));
+  await waitFor(
+    'the build',
+    async () => {
+      const t = (await api.get(`/templates/${built.body.id}`)).body;
+      if (t.status === 'failed') throw new Error(t.error);
+      return t.status === 'ready' ? true : undefined;
+    },
+    120_000,
+  );
+  const sb = await api.post('/sandboxes', { from_template: built.body.id });
+  assert.equal(sb.status, 201, JSON.stringify(sb.body));
+  const id = sb.body.id;
+  const mounted = await exec(id, 'grep -c " /tmp " /proc/mounts || true');
+  assert.equal(mounted.stdout.trim(), '0', '/tmp is part of the root file system, not a mount of its own');
+  await exec(id, 'echo kept > /tmp/state');
+  assert.equal((await api.post(`/sandboxes/${id}/pause`, { keep_memory: false })).status, 200);
+  assert.equal((await api.post(`/sandboxes/${id}/resume`)).status, 200);
+  assert.equal((await exec(id, 'cat /tmp/state')).stdout, 'kept\n', 'a file of /tmp outlives a disk-only pause');
+  assert.equal((await api.del(`/sandboxes/${id}`)).status, 204);
+  assert.equal((await api.del(`/templates/${built.body.id}`)).status, 204);
+});
+
 test('a resume that drops the memory a pause kept boots the sandbox from its disk', async () => {
   const sb = await api.post('/sandboxes', {});
   assert.equal(sb.status, 201, JSON.stringify(sb.body));

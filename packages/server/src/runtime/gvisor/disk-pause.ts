@@ -7,6 +7,7 @@ import { type DriverState, forget, runscOf } from './driver-state.ts';
 import { channel, startNewRun } from './launch.ts';
 import { gvisorSandboxPaths } from './paths.ts';
 import type { Runsc } from './runsc.ts';
+import { keepTmpOnDisk } from './tmp-on-disk.ts';
 import { readMeta, writeMeta } from './sandbox-meta.ts';
 
 /**
@@ -80,5 +81,8 @@ export async function bootLocked(st: DriverState, id: string): Promise<void> {
   // A boot mounts the volumes it was given running as those it started with: no process is there to bind them from the hub.
   await unmountUnder(sp.hub);
   const booted = { ...meta, mounts: [...(meta.mounts ?? []), ...(meta.hubMounts ?? [])], hubMounts: undefined };
-  await startNewRun(st, booted, meta.env ?? {}, (runsc, runscId) => runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath));
+  await startNewRun(st, booted, meta.env ?? {}, async (runsc, runscId) => {
+    await keepTmpOnDisk(sp.rootfs);
+    await runsc.run(runscId, sp.dir, sp.log, !!meta.netnsPath);
+  });
 }

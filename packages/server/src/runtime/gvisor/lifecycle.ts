@@ -11,6 +11,7 @@ import { engineCpusFor, start, sudoShim, templateSudo, writeConfig } from './lau
 import { captureNet, provisionNet } from './netns.ts';
 import { gvisorSandboxPaths, sandboxOf } from './paths.ts';
 import { metaOf, readMeta, writeMeta } from './sandbox-meta.ts';
+import { keepTmpOnDisk } from './tmp-on-disk.ts';
 import { mountHubVolumes } from './volume-hub.ts';
 
 /** Creates and starts a sandbox from its template; a failed create leaves nothing behind. */
@@ -37,6 +38,7 @@ export function create(st: DriverState, spec: SandboxSpec): Promise<void> {
         mountHubVolumes(sp.hub, undefined),
       ]);
       await writeMeta(sp.meta, { ...metaOf(spec, spec.id), subvolId, net, statxShim: shim, sudo, engineCpus, volumeHub: true, engine, cutsConnections: cutsConnections(engine) });
+      await keepTmpOnDisk(sp.rootfs);
       const runsc = runscOf(st, { engine });
       await start(st, spec.id, runsc, spec.id, spec.resources.memoryMib, () => runsc.run(spec.id, sp.dir, sp.log, !!spec.netnsPath));
     } catch (err) {

@@ -11,8 +11,11 @@ import { SANDBOX_USER } from '../../templates/sandbox-user.ts';
 import type { SandboxService } from '../sandboxes/sandboxes.ts';
 import type { FileService } from './files.ts';
 
-/** Files the platform writes into every sandbox's layer (its names, resolver, the egress CA's mount point): not the sandbox's changes. */
-const PLATFORM_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf', '/usr/local/share/ca-certificates/sandpit-egress-ca.crt']);
+/**
+ * Files the platform writes into every sandbox's layer (its names, resolver, the egress CA's mount point,
+ * what keeps a gVisor sandbox's /tmp on its disk: runtime/gvisor/tmp-on-disk.ts): not the sandbox's changes.
+ */
+const PLATFORM_FILES = new Set(['/etc/hostname', '/etc/hosts', '/etc/resolv.conf', '/usr/local/share/ca-certificates/sandpit-egress-ca.crt', '/tmp/.sandpit-tmp-on-disk']);
 /** Mount points the engines make in the layer for what they bind in; /proc and /sys are always mounted over. */
 const PLATFORM_DIRS = ['/.sandpit', '/run/sandpit', '/proc', '/sys'];
 /** Files larger than this are not diffed (the diff is built in memory). */
