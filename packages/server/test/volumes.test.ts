@@ -220,6 +220,19 @@ for (const driver of ['container', 'gvisor']) {
       assert.match(refused.stderr, /Read-only file system/);
       assert.deepEqual((await api.get('/volumes/warm')).body.mounted_by.sort(), [a.body.id, b.body.id].map((id: string) => id.replace(/^sb-[a-z0-9]+-/, '')).sort());
 
+      if (driver === 'gvisor') {
+        // Paused, then the service killed and the volume's bind on the host gone (as after a host restart):
+        // the resume binds it again before the restore, and the sandbox finds its mount where it was.
+        assert.equal((await api.post(`/sandboxes/${a.body.id}/pause`)).status, 200);
+        await srv.kill9();
+        const slot = join(srv.dataDir, 'gvisor', 'sandboxes', a.body.id.replace(/^sb-[a-z0-9]+-/, ''), 'volumes', '0');
+        assert.equal(spawnSync('umount', [slot]).status, 0, `the slot ${slot} was bound on the host`);
+        await srv.launch();
+        assert.equal((await api.post(`/sandboxes/${a.body.id}/resume`)).status, 200);
+        assert.equal((await exec(api, a.body.id, 'cat /data/f && echo again >> /data/f && echo ok')).stdout, 'warm\nok\n');
+        assert.equal((await exec(api, b.body.id, 'tail -1 /mnt/ro/deep/f')).stdout, 'again\n');
+      }
+
       await pooled();
       assertEnvelope(await api.post('/sandboxes', { volumes: [{ volume: 'missing', path: '/data' }] }), 404, 'not_found');
       for (const sb of [a.body, b.body]) assert.equal((await api.del(`/sandboxes/${sb.id}`)).status, 204);
