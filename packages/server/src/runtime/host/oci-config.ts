@@ -62,7 +62,8 @@ export function ociConfig({ spec, rootfs, runDir, agentBinary, nofile, idBase, s
       args: [AGENT_PATH, '--listen', AGENT_SOCKET],
       env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       cwd: '/',
-      capabilities: { bounding: CAPS, effective: CAPS, permitted: CAPS, inheritable: [], ambient: [] },
+      // Copies: an engine adds to a run's sets (gVisor's agent), which must reach neither its other sets nor later runs.
+      capabilities: { bounding: [...CAPS], effective: [...CAPS], permitted: [...CAPS], inheritable: [], ambient: [] },
       rlimits: [{ type: 'RLIMIT_NOFILE', hard: nofile, soft: nofile }],
       // Off so that `sudo` works for the agent's user, as in a Docker container.
       noNewPrivileges: false,
