@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BindMount } from '../driver.ts';
-import { isMountPoint } from '../host/mounts.ts';
+import { listMounts } from '../host/mounts.ts';
 import { attachTree, mountInto, volumesOuterFirst, volumeTree } from '../host/volume-binds.ts';
 import { type DriverState, runscOf } from './driver-state.ts';
 import { channel } from './launch.ts';
@@ -31,12 +31,16 @@ export function hubConfigMount(hub: string): object {
  */
 export async function mountHubVolumes(hub: string, mounts: readonly BindMount[] | undefined): Promise<void> {
   await mkdir(hub, { recursive: true });
-  for (const [i, m] of (mounts ?? []).entries()) {
-    const at = join(hub, String(i));
-    if (await isMountPoint(at)) continue;
-    await mkdir(at, { recursive: true });
-    attachTree(volumeTree(m, undefined), at, m.destination);
-  }
+  if (!mounts?.length) return;
+  const bound = new Set((await listMounts()).map((e) => e.mountPoint));
+  for (const [i, m] of mounts.entries()) if (!bound.has(join(hub, String(i)))) await bindSlot(hub, i, m);
+}
+
+/** Binds volume `m` on the host at slot `i` of the hub. */
+async function bindSlot(hub: string, i: number, m: BindMount): Promise<void> {
+  const at = join(hub, String(i));
+  await mkdir(at, { recursive: true });
+  attachTree(volumeTree(m, undefined), at, m.destination);
 }
 
 /**
@@ -62,9 +66,8 @@ export async function attachToRun(st: DriverState, id: string, mounts: readonly 
   }
   const hubMounts = [...(meta.hubMounts ?? [])];
   for (const m of volumesOuterFirst(mounts)) {
-    const slot = String(hubMounts.length);
-    hubMounts.push(m);
-    await mountHubVolumes(sp.hub, hubMounts);
+    const slot = hubMounts.push(m) - 1;
+    await bindSlot(sp.hub, slot, m);
     await mountInto(st.opts.agentBinary, gofer, `${VOLUME_HUB_IN_SANDBOX}/${slot}`, 0, volumeTree(m, undefined));
     await ch.control!.mount(`${VOLUME_HUB_IN_SANDBOX}/${slot}`, m.destination, !!m.volume?.readOnly);
   }

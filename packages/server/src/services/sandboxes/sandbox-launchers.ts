@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PreparedNetwork, SandboxNetworkHooks } from '../../network/hooks.ts';
 import type { AgentPool } from '../../runtime/agent-pool.ts';
-import type { RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
+import type { BindMount, RuntimeDriver, SandboxSpec, SnapshotEngine } from '../../runtime/driver.ts';
 import type { NetworkRules } from '../../store/sandboxes.ts';
 import { bootSandbox } from '../../templates/boot.ts';
 import { inSpan } from '../../tracing.ts';
@@ -28,9 +28,15 @@ export interface LaunchDeps {
   log: Logger;
 }
 
+/** The caller's volumes among a spec's mounts, and the spec without them: what an engine starts before it is given them. */
+function splitVolumes(spec: SandboxSpec): { volumes: BindMount[]; rest: SandboxSpec } {
+  const volumes = spec.mounts?.filter((m) => m.volume) ?? [];
+  return { volumes, rest: volumes.length > 0 ? { ...spec, mounts: spec.mounts!.filter((m) => !m.volume) } : spec };
+}
+
 /** A pre-started sandbox of the template, given the caller's volumes, network rules and env. */
 export async function personalizeWarm(deps: LaunchDeps, l: Launch): Promise<void> {
-  const volumes = l.spec.mounts?.filter((m) => m.volume) ?? [];
+  const { volumes } = splitVolumes(l.spec);
   if (volumes.length > 0) await deps.driver.attachVolumes!(l.id, volumes);
   if (l.network) await deps.network?.update(l.id, l.network);
   if (Object.keys(l.env).length > 0) await giveSandboxEnv(await deps.agents.get(l.id), l.env);
@@ -46,9 +52,8 @@ export async function startFork(l: Launch, fork: { engine: SnapshotEngine; snaps
  * volumes (the capture was taken without them); false when it could not, and the sandbox must boot.
  */
 export async function restoreCapture(deps: LaunchDeps, l: Launch, captureId: string): Promise<boolean> {
-  const volumes = l.spec.mounts?.filter((m) => m.volume) ?? [];
-  const spec = volumes.length > 0 ? { ...l.spec, mounts: l.spec.mounts!.filter((m) => !m.volume) } : l.spec;
-  const [restored] = await Promise.all([deps.captures!.restore(spec, l.template.id, captureId), l.net?.ready]);
+  const { volumes, rest } = splitVolumes(l.spec);
+  const [restored] = await Promise.all([deps.captures!.restore(rest, l.template.id, captureId), l.net?.ready]);
   if (!restored) return false;
   if (volumes.length > 0) {
     try {
